@@ -1,0 +1,132 @@
+//! Feature storage: dense row-major matrices and CSR sparse matrices, borrowed ([`Features`])
+//! or owned ([`FeatureMatrix`]).
+//!
+//! Everything downstream (kernels, problems, models) reads data through [`Features`], so a
+//! solver never knows or cares whether its rows are dense or sparse, and sparse data is never
+//! densified.
+
+mod csr;
+mod dense;
+
+pub use csr::{CsrMatrix, CsrView};
+pub use dense::{DenseMatrix, DenseView};
+
+use crate::error::{FwsvmError, Result};
+
+/// A borrowed feature matrix, one sample per row.
+#[derive(Clone, Copy, Debug)]
+pub enum Features<'a> {
+    /// Dense row-major storage.
+    Dense(DenseView<'a>),
+    /// Compressed sparse rows.
+    Sparse(CsrView<'a>),
+}
+
+impl<'a> Features<'a> {
+    /// Number of samples (rows).
+    pub fn n_rows(&self) -> usize {
+        match self {
+            Features::Dense(d) => d.n_rows(),
+            Features::Sparse(s) => s.n_rows(),
+        }
+    }
+
+    /// Number of features (columns).
+    pub fn n_cols(&self) -> usize {
+        match self {
+            Features::Dense(d) => d.n_cols(),
+            Features::Sparse(s) => s.n_cols(),
+        }
+    }
+
+    /// Whether rows are stored sparsely.
+    pub fn is_sparse(&self) -> bool {
+        matches!(self, Features::Sparse(_))
+    }
+
+    /// Returns an error naming the first row that holds a NaN or infinity.
+    pub fn check_finite(&self, what: &'static str) -> Result<()> {
+        let bad_row = match self {
+            Features::Dense(d) => (0..d.n_rows()).find(|&i| d.row(i).iter().any(|v| !v.is_finite())),
+            Features::Sparse(s) => (0..s.n_rows()).find(|&i| s.row(i).1.iter().any(|v| !v.is_finite())),
+        };
+        match bad_row {
+            Some(row) => Err(FwsvmError::NonFinite { what, row }),
+            None => Ok(()),
+        }
+    }
+
+    /// Copies the given rows (in the given order) into an owned matrix of the same kind.
+    pub fn select_rows(&self, rows: &[usize]) -> FeatureMatrix {
+        match self {
+            Features::Dense(d) => FeatureMatrix::Dense(d.select_rows(rows)),
+            Features::Sparse(s) => FeatureMatrix::Sparse(s.select_rows(rows)),
+        }
+    }
+
+    /// The variance of all entries (zeros included), as used by scikit-learn's `gamma="scale"`.
+    pub fn variance(&self) -> f64 {
+        let count = (self.n_rows() * self.n_cols()) as f64;
+        if count == 0.0 {
+            return 0.0;
+        }
+        let values: &[f64] = match self {
+            Features::Dense(d) => d.as_slice(),
+            Features::Sparse(s) => s.data(),
+        };
+        let mean = values.iter().sum::<f64>() / count;
+        // Zeros not stored in a sparse matrix contribute mean² each.
+        let stored = values.len() as f64;
+        let sq: f64 = values.iter().map(|v| (v - mean) * (v - mean)).sum();
+        (sq + (count - stored) * mean * mean) / count
+    }
+}
+
+/// An owned feature matrix (support vectors of a model, rows read from a file).
+#[derive(Clone, Debug, PartialEq)]
+pub enum FeatureMatrix {
+    /// Dense row-major storage.
+    Dense(DenseMatrix),
+    /// Compressed sparse rows.
+    Sparse(CsrMatrix),
+}
+
+impl FeatureMatrix {
+    /// A borrowed view of this matrix.
+    pub fn view(&self) -> Features<'_> {
+        match self {
+            FeatureMatrix::Dense(d) => Features::Dense(d.view()),
+            FeatureMatrix::Sparse(s) => Features::Sparse(s.view()),
+        }
+    }
+}
+
+impl<'a> From<DenseView<'a>> for Features<'a> {
+    fn from(v: DenseView<'a>) -> Self {
+        Features::Dense(v)
+    }
+}
+
+impl<'a> From<CsrView<'a>> for Features<'a> {
+    fn from(v: CsrView<'a>) -> Self {
+        Features::Sparse(v)
+    }
+}
+
+impl<'a> From<&'a DenseMatrix> for Features<'a> {
+    fn from(m: &'a DenseMatrix) -> Self {
+        Features::Dense(m.view())
+    }
+}
+
+impl<'a> From<&'a CsrMatrix> for Features<'a> {
+    fn from(m: &'a CsrMatrix) -> Self {
+        Features::Sparse(m.view())
+    }
+}
+
+impl<'a> From<&'a FeatureMatrix> for Features<'a> {
+    fn from(m: &'a FeatureMatrix) -> Self {
+        m.view()
+    }
+}

@@ -1,0 +1,53 @@
+//! The crate's error type.
+//!
+//! Every failure a user can cause (bad parameters, bad data, malformed files) is a variant here;
+//! the Python binding maps them once, in `src/python/errors.rs`, to `ValueError`/`OSError`
+//! subclasses. Nothing in the crate panics on user input.
+
+use thiserror::Error;
+
+/// Everything that can go wrong in fwsvm.
+#[derive(Debug, Error, Clone, PartialEq)]
+pub enum FwsvmError {
+    /// A hyper-parameter is outside its valid range.
+    #[error("invalid parameter `{name}`: {reason}")]
+    InvalidParameter {
+        /// The parameter's name as the user spells it (`C`, `tol`, `gamma`, ...).
+        name: &'static str,
+        /// What was wrong and what is allowed.
+        reason: String,
+    },
+    /// The training or test data cannot be used (empty, wrong shape, inconsistent arrays).
+    #[error("invalid input: {0}")]
+    InvalidInput(String),
+    /// A NaN or infinity in the data.
+    #[error("{what} contains a non-finite value (NaN or infinity) in row {row}")]
+    NonFinite {
+        /// Which array (`X`, `y`, `sample_weight`).
+        what: &'static str,
+        /// The first offending row.
+        row: usize,
+    },
+    /// The labels contain fewer or more classes than the problem needs.
+    #[error("{0}")]
+    Classes(String),
+    /// The run was interrupted by the caller's monitor (Ctrl-C in Python).
+    #[error("training was interrupted")]
+    Interrupted,
+    /// The scoped thread pool could not be created.
+    #[error("could not build the thread pool: {0}")]
+    ThreadPool(String),
+}
+
+/// Shorthand for results whose error is [`FwsvmError`].
+pub type Result<T> = std::result::Result<T, FwsvmError>;
+
+impl FwsvmError {
+    /// Shorthand for [`FwsvmError::InvalidParameter`].
+    pub fn param(name: &'static str, reason: impl Into<String>) -> Self {
+        FwsvmError::InvalidParameter {
+            name,
+            reason: reason.into(),
+        }
+    }
+}

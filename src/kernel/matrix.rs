@@ -1,0 +1,310 @@
+//! [`KernelMatrix`]: a kernel bound to a data set, evaluated a column (or a query row) at a time.
+//! The m×m matrix is never formed.
+
+use super::dot::{
+    dense_dot, dense_l1, l1_norm, sparse_dense_dot, sparse_dense_l1, sparse_sparse_dot, sparse_sparse_l1,
+    sq_norm,
+};
+use super::{Kernel, NormKind};
+use crate::data::Features;
+use crate::error::{FwsvmError, Result};
+use crate::parallel::for_each_chunk;
+
+/// Rows per parallel task when computing a column.
+const ROW_CHUNK: usize = 2048;
+
+/// Reusable scatter buffer for evaluating sparse-against-sparse kernel rows.
+///
+/// A sparse query row is scattered into a dense buffer of length `n_features` so each training
+/// row's inner product becomes a gather (no sorted merge per row); the touched entries are
+/// cleared afterwards, so the buffer costs O(nnz) per query, not O(n_features).
+#[derive(Debug, Default, Clone)]
+pub struct QueryScratch {
+    dense: Vec<f64>,
+}
+
+impl QueryScratch {
+    /// An empty scratch buffer; it grows on first use.
+    pub fn new() -> Self {
+        QueryScratch::default()
+    }
+}
+
+/// A borrowed query vector.
+#[derive(Clone, Copy)]
+enum Query<'q> {
+    Dense(&'q [f64]),
+    Sparse(&'q [u32], &'q [f64]),
+}
+
+/// The kernel evaluated on one data set, with per-row norms and the diagonal precomputed.
+#[derive(Debug, Clone)]
+pub struct KernelMatrix<'a> {
+    kernel: Kernel,
+    data: Features<'a>,
+    norms: Vec<f64>,
+    diag: Vec<f64>,
+}
+
+impl<'a> KernelMatrix<'a> {
+    /// Binds `kernel` to `data`, computing the norms the kernel needs and k(x_i, x_i).
+    pub fn new(kernel: Kernel, data: Features<'a>) -> Self {
+        let m = data.n_rows();
+        let kind = kernel.norm_kind();
+        let mut norms = vec![0.0; if kind == NormKind::None { 0 } else { m }];
+        let per_row = data.n_cols().max(1);
+        for_each_chunk(&mut norms, ROW_CHUNK, m * per_row, |lo, out| {
+            for (r, o) in out.iter_mut().enumerate() {
+                let i = lo + r;
+                *o = match (kind, &data) {
+                    (NormKind::SquaredL2, Features::Dense(d)) => sq_norm(d.row(i)),
+                    (NormKind::SquaredL2, Features::Sparse(s)) => sq_norm(s.row(i).1),
+                    (NormKind::L1, Features::Dense(d)) => l1_norm(d.row(i)),
+                    (NormKind::L1, Features::Sparse(s)) => l1_norm(s.row(i).1),
+                    (NormKind::None, _) => 0.0,
+                };
+            }
+        });
+        let mut diag = vec![0.0; m];
+        for_each_chunk(&mut diag, ROW_CHUNK, m * per_row, |lo, out| {
+            for (r, o) in out.iter_mut().enumerate() {
+                let i = lo + r;
+                *o = match kernel {
+                    // Exactly 1: avoids ‖x‖² + ‖x‖² − 2⟨x,x⟩ round-off on the diagonal.
+                    Kernel::Rbf { .. } | Kernel::Laplacian { .. } => 1.0,
+                    _ => {
+                        let d = match &data {
+                            Features::Dense(d) => sq_norm(d.row(i)),
+                            Features::Sparse(s) => sq_norm(s.row(i).1),
+                        };
+                        kernel.from_dot(d, d, d)
+                    }
+                };
+            }
+        });
+        KernelMatrix {
+            kernel,
+            data,
+            norms,
+            diag,
+        }
+    }
+
+    /// The kernel function.
+    pub fn kernel(&self) -> Kernel {
+        self.kernel
+    }
+
+    /// The data the kernel is evaluated on.
+    pub fn data(&self) -> Features<'a> {
+        self.data
+    }
+
+    /// Number of rows m.
+    pub fn n_rows(&self) -> usize {
+        self.data.n_rows()
+    }
+
+    /// k(x_i, x_i) for every row.
+    pub fn diagonal(&self) -> &[f64] {
+        &self.diag
+    }
+
+    /// One entry k(x_i, x_j), computed directly in O(nnz) without a scratch buffer.
+    pub fn entry(&self, i: usize, j: usize) -> f64 {
+        if i == j {
+            return self.diag[i];
+        }
+        match self.kernel.norm_kind() {
+            NormKind::L1 => {
+                let l1 = match &self.data {
+                    Features::Dense(d) => dense_l1(d.row(i), d.row(j)),
+                    Features::Sparse(s) => {
+                        let ((ai, av), (bi, bv)) = (s.row(i), s.row(j));
+                        sparse_sparse_l1(ai, av, bi, bv)
+                    }
+                };
+                self.kernel.from_l1(l1)
+            }
+            kind => {
+                let dot = match &self.data {
+                    Features::Dense(d) => dense_dot(d.row(i), d.row(j)),
+                    Features::Sparse(s) => {
+                        let ((ai, av), (bi, bv)) = (s.row(i), s.row(j));
+                        sparse_sparse_dot(ai, av, bi, bv)
+                    }
+                };
+                let (ni, nj) = if kind == NormKind::SquaredL2 {
+                    (self.norms[i], self.norms[j])
+                } else {
+                    (0.0, 0.0)
+                };
+                self.kernel.from_dot(dot, ni, nj)
+            }
+        }
+    }
+
+    /// The column k(x_i, x_j) for all rows i, written into `out` (length m), in parallel over
+    /// rows when m is large.
+    pub fn column(&self, j: usize, out: &mut [f64], scratch: &mut QueryScratch) {
+        let qnorm = if self.norms.is_empty() { 0.0 } else { self.norms[j] };
+        match &self.data {
+            Features::Dense(d) => self.eval_all(Query::Dense(d.row(j)), qnorm, &[], out),
+            Features::Sparse(s) => {
+                let (idx, val) = s.row(j);
+                self.eval_sparse_query(idx, val, qnorm, out, scratch);
+            }
+        }
+        // The diagonal entry is exact (see `new`), keep the column consistent with it.
+        out[j] = self.diag[j];
+    }
+
+    /// k(x_i, q) for all rows i of this matrix, where q is row `t` of `queries` (a test set
+    /// with the same number of features). Serial: callers parallelise over queries.
+    ///
+    /// # Errors
+    /// [`FwsvmError::InvalidInput`] if the feature counts differ.
+    pub fn query_row(
+        &self,
+        queries: &Features<'_>,
+        t: usize,
+        out: &mut [f64],
+        scratch: &mut QueryScratch,
+    ) -> Result<()> {
+        if queries.n_cols() != self.data.n_cols() {
+            return Err(FwsvmError::InvalidInput(format!(
+                "X has {} features, but the model was trained with {}",
+                queries.n_cols(),
+                self.data.n_cols()
+            )));
+        }
+        let kind = self.kernel.norm_kind();
+        match queries {
+            Features::Dense(q) => {
+                let row = q.row(t);
+                let qnorm = match kind {
+                    NormKind::SquaredL2 => sq_norm(row),
+                    NormKind::L1 => l1_norm(row),
+                    NormKind::None => 0.0,
+                };
+                self.eval_range(Query::Dense(row), qnorm, &[], 0, out);
+            }
+            Features::Sparse(q) => {
+                let (idx, val) = q.row(t);
+                let qnorm = match kind {
+                    NormKind::SquaredL2 => sq_norm(val),
+                    NormKind::L1 => l1_norm(val),
+                    NormKind::None => 0.0,
+                };
+                match &self.data {
+                    Features::Dense(_) => self.eval_range(Query::Sparse(idx, val), qnorm, &[], 0, out),
+                    Features::Sparse(_) => {
+                        let dense = scatter(scratch, self.data.n_cols(), idx, val);
+                        self.eval_range(Query::Sparse(idx, val), qnorm, dense, 0, out);
+                        clear(scratch, idx);
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn eval_sparse_query(&self, idx: &[u32], val: &[f64], qnorm: f64, out: &mut [f64], scratch: &mut QueryScratch) {
+        let dense = scatter(scratch, self.data.n_cols(), idx, val);
+        self.eval_all(Query::Sparse(idx, val), qnorm, dense, out);
+        clear(scratch, idx);
+    }
+
+    fn eval_all(&self, q: Query<'_>, qnorm: f64, scattered: &[f64], out: &mut [f64]) {
+        let work = match &self.data {
+            Features::Dense(d) => d.n_rows() * d.n_cols(),
+            Features::Sparse(s) => s.nnz() + s.n_rows(),
+        };
+        for_each_chunk(out, ROW_CHUNK, work, |lo, chunk| {
+            self.eval_range(q, qnorm, scattered, lo, chunk);
+        });
+    }
+
+    /// out[r] = k(x_{lo+r}, q). `scattered` is q as a dense vector when both q and the data are
+    /// sparse (the gather path), empty otherwise.
+    fn eval_range(&self, q: Query<'_>, qnorm: f64, scattered: &[f64], lo: usize, out: &mut [f64]) {
+        let l1 = self.kernel.norm_kind() == NormKind::L1;
+        // Pass 1: inner products (or L1 distances) — the vectorisable, memory-bound part.
+        for (r, o) in out.iter_mut().enumerate() {
+            let i = lo + r;
+            *o = match (&self.data, q) {
+                (Features::Dense(d), Query::Dense(qv)) => {
+                    if l1 {
+                        dense_l1(d.row(i), qv)
+                    } else {
+                        dense_dot(d.row(i), qv)
+                    }
+                }
+                (Features::Dense(d), Query::Sparse(qi, qv)) => {
+                    if l1 {
+                        sparse_dense_l1(qi, qv, d.row(i), self.norms[i])
+                    } else {
+                        sparse_dense_dot(qi, qv, d.row(i))
+                    }
+                }
+                (Features::Sparse(s), Query::Dense(qv)) => {
+                    let (ri, rv) = s.row(i);
+                    if l1 {
+                        sparse_dense_l1(ri, rv, qv, qnorm)
+                    } else {
+                        sparse_dense_dot(ri, rv, qv)
+                    }
+                }
+                (Features::Sparse(s), Query::Sparse(..)) => {
+                    let (ri, rv) = s.row(i);
+                    if l1 {
+                        sparse_dense_l1(ri, rv, scattered, qnorm)
+                    } else {
+                        sparse_dense_dot(ri, rv, scattered)
+                    }
+                }
+            };
+        }
+        // Pass 2: the kernel's outer function, with the match hoisted out of the loop.
+        match self.kernel {
+            Kernel::Linear => {}
+            Kernel::Rbf { gamma } => {
+                let norms = &self.norms[lo..lo + out.len()];
+                for (o, &n) in out.iter_mut().zip(norms) {
+                    *o = (-gamma * (n + qnorm - 2.0 * *o).max(0.0)).exp();
+                }
+            }
+            Kernel::Laplacian { gamma } => {
+                for o in out.iter_mut() {
+                    *o = (-gamma * o.max(0.0)).exp();
+                }
+            }
+            Kernel::Poly { gamma, coef0, degree } => {
+                for o in out.iter_mut() {
+                    *o = (gamma * *o + coef0).powi(degree as i32);
+                }
+            }
+            Kernel::Sigmoid { gamma, coef0 } => {
+                for o in out.iter_mut() {
+                    *o = (gamma * *o + coef0).tanh();
+                }
+            }
+        }
+    }
+}
+
+fn scatter<'s>(scratch: &'s mut QueryScratch, n_cols: usize, idx: &[u32], val: &[f64]) -> &'s [f64] {
+    if scratch.dense.len() < n_cols {
+        scratch.dense.resize(n_cols, 0.0);
+    }
+    for (&i, &v) in idx.iter().zip(val) {
+        scratch.dense[i as usize] = v;
+    }
+    &scratch.dense[..n_cols]
+}
+
+fn clear(scratch: &mut QueryScratch, idx: &[u32]) {
+    for &i in idx {
+        scratch.dense[i as usize] = 0.0;
+    }
+}

@@ -1,0 +1,42 @@
+//! # fwsvm — kernel SVMs trained by Frank-Wolfe methods on the unit simplex
+//!
+//! fwsvm trains the L2-SVM of the Core Vector Machine: with Q_ij = y_i y_j (k(x_i, x_j) + 1)
+//! + δ_ij/C, it maximises −αᵀQα over the unit simplex {α ≥ 0, Σα = 1} — equivalently, finds the
+//! minimum enclosing ball of the augmented points — with Frank-Wolfe variants (FW, MFW, SWAP,
+//! SWAP-2o) that touch one or two kernel columns per step. The solution equals the
+//! squared-hinge SVM with a regularised bias and the same C.
+//!
+//! Data flows one way through the modules:
+//! [`data`] (dense / CSR features) → [`kernel`] (columns, cache) → [`problem`] (Q and b on the
+//! simplex) → [`solver`] (the Frank-Wolfe engine) → [`model`] (support vectors, prediction).
+//!
+//! ```
+//! use fwsvm::{DenseMatrix, Kernel, Svc};
+//!
+//! let x = DenseMatrix::from_rows(&[[0.0, 0.0], [0.1, 0.2], [1.0, 1.0], [0.9, 1.1]]).unwrap();
+//! let y = [-1.0, -1.0, 1.0, 1.0];
+//! let model = Svc::params().c(10.0).kernel(Kernel::rbf(1.0)).fit(&x, &y).unwrap();
+//! assert_eq!(model.predict(&x).unwrap(), y.to_vec());
+//! println!("{} support vectors, stopped: {:?}", model.n_support(), model.stats().exit_reason);
+//! ```
+
+pub mod data;
+pub mod error;
+pub mod kernel;
+pub mod model;
+pub mod params;
+pub mod parallel;
+pub mod problem;
+pub mod random;
+pub mod solver;
+
+#[cfg(feature = "python")]
+mod python;
+
+pub use data::{CsrMatrix, CsrView, DenseMatrix, DenseView, FeatureMatrix, Features};
+pub use error::{FwsvmError, Result};
+pub use kernel::Kernel;
+pub use model::{KernelExpansion, SvcModel};
+pub use params::{Svc, SvcParams, SvcValidParams};
+pub use problem::SimplexProblem;
+pub use solver::{Algorithm, ExitReason, Init, SolverParams, SolverStats, StepKind, Stopping};

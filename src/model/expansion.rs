@@ -1,0 +1,110 @@
+//! Evaluating f(x) = Σ_s coef_s k(x_s, x) + intercept, in parallel over test rows.
+
+use crate::data::{FeatureMatrix, Features};
+use crate::error::{FwsvmError, Result};
+use crate::kernel::{Kernel, KernelMatrix, QueryScratch};
+use crate::parallel::for_each_chunk;
+
+/// Test rows per parallel task.
+const ROWS_PER_TASK: usize = 64;
+
+/// A kernel expansion over owned support vectors.
+#[derive(Clone, Debug, PartialEq)]
+pub struct KernelExpansion {
+    kernel: Kernel,
+    vectors: FeatureMatrix,
+    coef: Vec<f64>,
+    intercept: f64,
+}
+
+impl KernelExpansion {
+    /// # Errors
+    /// [`FwsvmError::InvalidInput`] if `coef` and `vectors` disagree in length.
+    pub fn new(kernel: Kernel, vectors: FeatureMatrix, coef: Vec<f64>, intercept: f64) -> Result<Self> {
+        if vectors.view().n_rows() != coef.len() {
+            return Err(FwsvmError::InvalidInput(format!(
+                "{} support vectors but {} coefficients",
+                vectors.view().n_rows(),
+                coef.len()
+            )));
+        }
+        Ok(KernelExpansion {
+            kernel,
+            vectors,
+            coef,
+            intercept,
+        })
+    }
+
+    /// The kernel.
+    pub fn kernel(&self) -> Kernel {
+        self.kernel
+    }
+
+    /// The support vectors, one per row.
+    pub fn vectors(&self) -> &FeatureMatrix {
+        &self.vectors
+    }
+
+    /// The coefficients, one per support vector.
+    pub fn coef(&self) -> &[f64] {
+        &self.coef
+    }
+
+    /// The constant term.
+    pub fn intercept(&self) -> f64 {
+        self.intercept
+    }
+
+    /// f(x) for every row of `x`.
+    ///
+    /// # Errors
+    /// [`FwsvmError::InvalidInput`] if `x` has a different number of features.
+    pub fn decision_function<'x>(&self, x: impl Into<Features<'x>>) -> Result<Vec<f64>> {
+        decision_values(self.kernel, self.vectors.view(), &self.coef, self.intercept, x.into())
+    }
+}
+
+/// f(x) = Σ_s coef_s k(v_s, x) + intercept for every row x of `x`, with borrowed vectors `v`
+/// (the Python binding calls this on NumPy/SciPy arrays without copying them).
+///
+/// # Errors
+/// [`FwsvmError::InvalidInput`] for mismatched lengths or feature counts.
+pub fn decision_values(
+    kernel: Kernel,
+    vectors: Features<'_>,
+    coef: &[f64],
+    intercept: f64,
+    x: Features<'_>,
+) -> Result<Vec<f64>> {
+    if vectors.n_rows() != coef.len() {
+        return Err(FwsvmError::InvalidInput(format!(
+            "{} support vectors but {} coefficients",
+            vectors.n_rows(),
+            coef.len()
+        )));
+    }
+    if x.n_cols() != vectors.n_cols() {
+        return Err(FwsvmError::InvalidInput(format!(
+            "X has {} features, but the model was trained with {}",
+            x.n_cols(),
+            vectors.n_cols()
+        )));
+    }
+    kernel.validate()?;
+    let km = KernelMatrix::new(kernel, vectors);
+    let n_sv = coef.len();
+    let mut out = vec![intercept; x.n_rows()];
+    let work = x.n_rows() * n_sv * vectors.n_cols().max(1);
+    for_each_chunk(&mut out, ROWS_PER_TASK, work, |lo, chunk| {
+        let mut row = vec![0.0; n_sv];
+        let mut scratch = QueryScratch::new();
+        for (r, o) in chunk.iter_mut().enumerate() {
+            // Feature counts were checked above, so this cannot fail.
+            if km.query_row(&x, lo + r, &mut row, &mut scratch).is_ok() {
+                *o += row.iter().zip(coef).map(|(k, c)| k * c).sum::<f64>();
+            }
+        }
+    });
+    Ok(out)
+}

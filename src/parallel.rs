@@ -1,0 +1,103 @@
+//! Thread control: a scoped rayon pool per fit, and the serial/parallel crossover.
+//!
+//! Every parallel loop in the crate goes through [`for_each_chunk`] or
+//! [`map_chunks`], which run serially below a work threshold (rayon's per-task overhead
+//! dominates on small problems) and when the `parallel` feature is off. Chunk results are
+//! always combined in index order, so results never depend on the number of threads.
+
+use crate::error::{FwsvmError, Result};
+
+/// Below this many "work units" (roughly: floating point operations) a loop runs serially.
+pub const PARALLEL_MIN_WORK: usize = 1 << 16;
+
+/// Runs `f` in a rayon pool of `n_threads` threads (`None`: the `FWSVM_NUM_THREADS` environment
+/// variable if set, else all cores). Without the `parallel` feature `f` simply runs.
+///
+/// # Errors
+/// [`FwsvmError::ThreadPool`] if the pool cannot be created, [`FwsvmError::InvalidParameter`] if
+/// `n_threads` is zero.
+pub fn with_threads<T: Send>(n_threads: Option<usize>, f: impl FnOnce() -> T + Send) -> Result<T> {
+    let n = match n_threads {
+        Some(0) => return Err(FwsvmError::param("n_jobs", "must be a positive number of threads")),
+        Some(n) => Some(n),
+        None => default_threads(),
+    };
+    #[cfg(feature = "parallel")]
+    {
+        let mut builder = rayon::ThreadPoolBuilder::new();
+        if let Some(n) = n {
+            builder = builder.num_threads(n);
+        }
+        let pool = builder.build().map_err(|e| FwsvmError::ThreadPool(e.to_string()))?;
+        Ok(pool.install(f))
+    }
+    #[cfg(not(feature = "parallel"))]
+    {
+        let _ = n;
+        Ok(f())
+    }
+}
+
+/// The thread count from `FWSVM_NUM_THREADS`, if it is set to a positive integer.
+pub fn default_threads() -> Option<usize> {
+    std::env::var("FWSVM_NUM_THREADS")
+        .ok()
+        .and_then(|v| v.trim().parse::<usize>().ok())
+        .filter(|&n| n > 0)
+}
+
+/// Number of threads of the current pool (1 without the `parallel` feature).
+pub fn current_num_threads() -> usize {
+    #[cfg(feature = "parallel")]
+    {
+        rayon::current_num_threads()
+    }
+    #[cfg(not(feature = "parallel"))]
+    {
+        1
+    }
+}
+
+/// Calls `f(offset, chunk)` on consecutive chunks of `out`, in parallel when `work` (an estimate of
+/// the total cost) is large enough and more than one thread is available.
+pub fn for_each_chunk<T: Send>(out: &mut [T], chunk: usize, work: usize, f: impl Fn(usize, &mut [T]) + Sync) {
+    let chunk = chunk.max(1);
+    #[cfg(feature = "parallel")]
+    {
+        if work >= PARALLEL_MIN_WORK && out.len() > chunk && rayon::current_num_threads() > 1 {
+            use rayon::prelude::*;
+            out.par_chunks_mut(chunk)
+                .enumerate()
+                .for_each(|(c, s)| f(c * chunk, s));
+            return;
+        }
+    }
+    let _ = work;
+    for (c, s) in out.chunks_mut(chunk).enumerate() {
+        f(c * chunk, s);
+    }
+}
+
+/// Like [`for_each_chunk`], but each chunk also returns a value; the values come back in chunk
+/// order so that a sequential fold over them is deterministic.
+pub fn map_chunks<T: Send, R: Send>(
+    out: &mut [T],
+    chunk: usize,
+    work: usize,
+    f: impl Fn(usize, &mut [T]) -> R + Sync,
+) -> Vec<R> {
+    let chunk = chunk.max(1);
+    #[cfg(feature = "parallel")]
+    {
+        if work >= PARALLEL_MIN_WORK && out.len() > chunk && rayon::current_num_threads() > 1 {
+            use rayon::prelude::*;
+            return out
+                .par_chunks_mut(chunk)
+                .enumerate()
+                .map(|(c, s)| f(c * chunk, s))
+                .collect();
+        }
+    }
+    let _ = work;
+    out.chunks_mut(chunk).enumerate().map(|(c, s)| f(c * chunk, s)).collect()
+}

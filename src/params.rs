@@ -1,0 +1,308 @@
+//! Hyper-parameters: an unchecked builder ([`SvcParams`]), checked parameters
+//! ([`SvcValidParams`]) and `fit`, which returns a [`SvcModel`] (linfa's three-type pattern).
+
+use std::time::Duration;
+
+use crate::data::Features;
+use crate::error::{FwsvmError, Result};
+use crate::kernel::{Kernel, KernelMatrix};
+use crate::model::{KernelExpansion, SvcModel};
+use crate::parallel::with_threads;
+use crate::problem::SimplexProblem;
+use crate::solver::{Algorithm, Init, Monitor, NoMonitor, SolverParams, Stopping, solve};
+
+/// Entry point of the binary L2-SVC: `Svc::params().c(1.0).kernel(Kernel::rbf(0.1)).fit(&x, &y)`.
+#[derive(Debug, Clone, Copy)]
+pub struct Svc;
+
+impl Svc {
+    /// Default parameters: C = 1, RBF kernel with γ = 1, `swap`, relative gap 1e-3.
+    pub fn params() -> SvcParams {
+        SvcParams::default()
+    }
+}
+
+/// Unchecked SVC hyper-parameters (a consuming builder).
+#[derive(Debug, Clone, PartialEq)]
+pub struct SvcParams {
+    c: f64,
+    kernel: Kernel,
+    solver: SolverParams,
+    n_threads: Option<usize>,
+}
+
+impl Default for SvcParams {
+    fn default() -> Self {
+        SvcParams {
+            c: 1.0,
+            kernel: Kernel::rbf(1.0),
+            solver: SolverParams::default(),
+            n_threads: None,
+        }
+    }
+}
+
+impl SvcParams {
+    /// The penalty C > 0 of the squared slacks (larger C: fewer margin violations).
+    pub fn c(mut self, c: f64) -> Self {
+        self.c = c;
+        self
+    }
+
+    /// The kernel.
+    pub fn kernel(mut self, kernel: Kernel) -> Self {
+        self.kernel = kernel;
+        self
+    }
+
+    /// The Frank-Wolfe variant.
+    pub fn algorithm(mut self, algorithm: Algorithm) -> Self {
+        self.solver.algorithm = algorithm;
+        self
+    }
+
+    /// Tolerance of the stopping rule.
+    pub fn tol(mut self, tol: f64) -> Self {
+        self.solver.tol = tol;
+        self
+    }
+
+    /// The stopping rule.
+    pub fn stopping(mut self, stopping: Stopping) -> Self {
+        self.solver.stopping = stopping;
+        self
+    }
+
+    /// Maximum number of solver steps (`None`: no limit).
+    pub fn max_iter(mut self, max_iter: Option<u64>) -> Self {
+        self.solver.max_iter = max_iter;
+        self
+    }
+
+    /// Wall-clock limit of the solve.
+    pub fn time_limit(mut self, limit: Option<Duration>) -> Self {
+        self.solver.time_limit = limit;
+        self
+    }
+
+    /// Kernel-column cache budget in MB.
+    pub fn cache_size_mb(mut self, mb: f64) -> Self {
+        self.solver.cache_size_mb = mb;
+        self
+    }
+
+    /// Initialisation.
+    pub fn init(mut self, init: Init) -> Self {
+        self.solver.init = init;
+        self
+    }
+
+    /// Seed for the random initialisation.
+    pub fn seed(mut self, seed: u64) -> Self {
+        self.solver.seed = seed;
+        self
+    }
+
+    /// Progress lines on stderr.
+    pub fn verbose(mut self, verbose: bool) -> Self {
+        self.solver.verbose = verbose;
+        self
+    }
+
+    /// Keep a per-step history in the model.
+    pub fn record_history(mut self, record: bool) -> Self {
+        self.solver.record_history = record;
+        self
+    }
+
+    /// Replace all solver settings at once.
+    pub fn solver(mut self, solver: SolverParams) -> Self {
+        self.solver = solver;
+        self
+    }
+
+    /// Threads for this fit (`None`: `FWSVM_NUM_THREADS`, else all cores).
+    pub fn n_threads(mut self, n: Option<usize>) -> Self {
+        self.n_threads = n;
+        self
+    }
+
+    /// Validates every parameter.
+    ///
+    /// # Errors
+    /// [`FwsvmError::InvalidParameter`] naming the first invalid one.
+    pub fn check(&self) -> Result<SvcValidParams> {
+        if !(self.c.is_finite() && self.c > 0.0) {
+            return Err(FwsvmError::param("C", format!("must be a positive finite number, got {}", self.c)));
+        }
+        self.kernel.validate()?;
+        self.solver.validate()?;
+        if self.n_threads == Some(0) {
+            return Err(FwsvmError::param("n_jobs", "must be a positive number of threads"));
+        }
+        Ok(SvcValidParams(self.clone()))
+    }
+
+    /// Checks the parameters and fits; see [`SvcValidParams::fit`].
+    ///
+    /// # Errors
+    /// As [`Self::check`] and [`SvcValidParams::fit`].
+    pub fn fit<'x>(&self, x: impl Into<Features<'x>>, y: &[f64]) -> Result<SvcModel> {
+        self.check()?.fit(x, y)
+    }
+}
+
+/// Checked SVC hyper-parameters.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SvcValidParams(SvcParams);
+
+impl SvcValidParams {
+    /// C.
+    pub fn c(&self) -> f64 {
+        self.0.c
+    }
+
+    /// The kernel.
+    pub fn kernel(&self) -> Kernel {
+        self.0.kernel
+    }
+
+    /// The solver settings.
+    pub fn solver(&self) -> &SolverParams {
+        &self.0.solver
+    }
+
+    /// Fits on `x` with labels `y` (exactly two distinct values).
+    ///
+    /// # Errors
+    /// [`FwsvmError::InvalidInput`] / [`FwsvmError::NonFinite`] for bad data,
+    /// [`FwsvmError::Classes`] unless `y` has exactly two classes.
+    pub fn fit<'x>(&self, x: impl Into<Features<'x>>, y: &[f64]) -> Result<SvcModel> {
+        self.fit_weighted(x.into(), y, None, &mut NoMonitor)
+    }
+
+    /// Fits with optional per-sample weights (each sample's penalty is C·w_i; samples with
+    /// weight 0 are left out) and a [`Monitor`] for progress and interrupts.
+    ///
+    /// # Errors
+    /// As [`Self::fit`], plus [`FwsvmError::InvalidInput`] for negative or non-finite weights and
+    /// whatever the monitor returns.
+    pub fn fit_weighted(
+        &self,
+        x: Features<'_>,
+        y: &[f64],
+        sample_weight: Option<&[f64]>,
+        monitor: &mut (dyn Monitor + Send),
+    ) -> Result<SvcModel> {
+        let m = x.n_rows();
+        if m == 0 {
+            return Err(FwsvmError::InvalidInput("X has no rows (0 samples)".into()));
+        }
+        if x.n_cols() == 0 {
+            return Err(FwsvmError::InvalidInput("X has no columns (0 features)".into()));
+        }
+        if y.len() != m {
+            return Err(FwsvmError::InvalidInput(format!("X has {m} rows but y has {} labels", y.len())));
+        }
+        x.check_finite("X")?;
+        if let Some(row) = y.iter().position(|v| !v.is_finite()) {
+            return Err(FwsvmError::NonFinite { what: "y", row });
+        }
+        let weights = match sample_weight {
+            Some(w) if w.len() != m => {
+                return Err(FwsvmError::InvalidInput(format!(
+                    "sample_weight has {} entries but X has {m} rows",
+                    w.len()
+                )));
+            }
+            Some(w) => {
+                if let Some(row) = w.iter().position(|v| !(v.is_finite() && *v >= 0.0)) {
+                    return Err(FwsvmError::InvalidInput(format!(
+                        "sample_weight must be finite and non-negative, got {} at row {row}",
+                        w[row]
+                    )));
+                }
+                Some(w)
+            }
+            None => None,
+        };
+        // Samples with zero weight do not take part (scikit-learn's convention).
+        let rows: Vec<usize> = (0..m).filter(|&i| weights.is_none_or(|w| w[i] > 0.0)).collect();
+        let classes = two_classes(rows.iter().map(|&i| y[i]))?;
+        let params = &self.0;
+        let y_pm: Vec<f64> = rows.iter().map(|&i| if y[i] == classes[1] { 1.0 } else { -1.0 }).collect();
+        let c: Vec<f64> = rows.iter().map(|&i| params.c * weights.map_or(1.0, |w| w[i])).collect();
+        with_threads(params.n_threads, || {
+            let kept;
+            let x_used = if rows.len() == m {
+                x
+            } else {
+                kept = x.select_rows(&rows);
+                kept.view()
+            };
+            let problem = SimplexProblem::l2_svc(KernelMatrix::new(params.kernel, x_used), &y_pm, &c)?;
+            let solution = solve(&problem, &params.solver, monitor)?;
+            build_model(x_used, &rows, &y_pm, classes, params.kernel, solution)
+        })?
+    }
+}
+
+/// The two distinct labels, ascending.
+fn two_classes(labels: impl Iterator<Item = f64>) -> Result<[f64; 2]> {
+    let mut seen: Vec<f64> = Vec::with_capacity(3);
+    for v in labels {
+        if !seen.contains(&v) {
+            seen.push(v);
+            if seen.len() > 2 {
+                seen.sort_by(f64::total_cmp);
+                return Err(FwsvmError::Classes(format!(
+                    "y has more than two classes ({:?}, ...); the binary SVC needs exactly two",
+                    seen
+                )));
+            }
+        }
+    }
+    match seen.len() {
+        0 => Err(FwsvmError::Classes("y is empty (every sample has zero weight)".into())),
+        1 => Err(FwsvmError::Classes(format!(
+            "y contains a single class ({}); a classifier needs two",
+            seen[0]
+        ))),
+        _ => {
+            seen.sort_by(f64::total_cmp);
+            Ok([seen[0], seen[1]])
+        }
+    }
+}
+
+/// Turns the simplex solution into support vectors and coefficients scaled by 1/ρ.
+fn build_model(
+    x: Features<'_>,
+    rows: &[usize],
+    y_pm: &[f64],
+    classes: [f64; 2],
+    kernel: Kernel,
+    solution: crate::solver::Solution,
+) -> Result<SvcModel> {
+    let mut support: Vec<usize> = (0..y_pm.len()).filter(|&i| solution.alpha[i] > 0.0).collect();
+    // scikit-learn's order: negative class first, ascending index within a class.
+    support.sort_by_key(|&i| (y_pm[i] > 0.0, i));
+    let n_neg = support.iter().filter(|&&i| y_pm[i] < 0.0).count();
+    let rho = solution.stats.quadratic;
+    // ρ = αᵀQα > 0 for positive-definite Q; an indefinite kernel (sigmoid) may break that, and
+    // then the unscaled expansion (same signs) is used.
+    let scale = if rho.is_finite() && rho > 0.0 { 1.0 / rho } else { 1.0 };
+    let coef: Vec<f64> = support.iter().map(|&i| y_pm[i] * solution.alpha[i] * scale).collect();
+    let intercept: f64 = support.iter().map(|&i| y_pm[i] * solution.alpha[i]).sum::<f64>() * scale;
+    let alpha = support.iter().map(|&i| solution.alpha[i]).collect();
+    let vectors = x.select_rows(&support);
+    Ok(SvcModel {
+        classes,
+        expansion: KernelExpansion::new(kernel, vectors, coef, intercept)?,
+        support: support.iter().map(|&i| rows[i]).collect(),
+        n_support: [n_neg, support.len() - n_neg],
+        alpha,
+        stats: solution.stats,
+        history: solution.history,
+    })
+}

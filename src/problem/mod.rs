@@ -1,0 +1,182 @@
+//! Problems on the unit simplex: maximise g(α) = bᵀα − αᵀQα subject to Σα = 1, α ≥ 0.
+//!
+//! Every problem fwsvm solves with the single-simplex engine has the same structure
+//!
+//! ```text
+//! Q_ab = σ · ( s_a s_b (k(x_{i(a)}, x_{i(b)}) + κ) + δ_ab d_a ),     b_a = linear term
+//! ```
+//!
+//! over simplex *slots* a, each tied to a training sample i(a) (one slot per sample, or two for
+//! the L2-SVR), with signs s_a = ±1, a kernel shift κ (1 folds a regularised bias into the
+//! kernel), a per-slot ridge d_a = 1/C_a on the diagonal (by training index only; it never
+//! appears at prediction time) and a scale σ. [`SimplexProblem`] holds these pieces; the
+//! constructors for each SVM live in their own files ([`svc`]). Q is never formed: columns come
+//! from the base kernel through a [`ColumnCache`](crate::kernel::ColumnCache) and the signs,
+//! shift and ridge are applied on the fly.
+
+pub mod svc;
+
+use crate::kernel::KernelMatrix;
+
+/// A concave quadratic on the unit simplex in the structured form above.
+#[derive(Debug, Clone)]
+pub struct SimplexProblem<'a> {
+    kernel: KernelMatrix<'a>,
+    copies: usize,
+    sign: Vec<f64>,
+    ridge: Vec<f64>,
+    linear: Vec<f64>,
+    shift: f64,
+    scale: f64,
+    meb: MebForm,
+}
+
+/// How (and whether) the problem is a minimum enclosing ball, decided once at construction.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum MebForm {
+    /// Constant diagonal D and b = 0: R² = D − αᵀQα.
+    ConstantDiagonal(f64),
+    /// b = diag Q: R² = g(α).
+    LinearIsDiagonal,
+    /// Not an MEB.
+    None,
+}
+
+impl<'a> SimplexProblem<'a> {
+    /// Assembles a problem from its parts (`sign`, `ridge`, `linear` have one entry per slot;
+    /// the number of slots must be a multiple of the number of samples). Used by the
+    /// per-problem constructors, which validate their inputs.
+    pub(crate) fn from_parts(
+        kernel: KernelMatrix<'a>,
+        sign: Vec<f64>,
+        ridge: Vec<f64>,
+        linear: Vec<f64>,
+        shift: f64,
+        scale: f64,
+    ) -> Self {
+        let m = kernel.n_rows();
+        let n = sign.len();
+        debug_assert!(m > 0 && n % m == 0 && ridge.len() == n && linear.len() == n);
+        let diag0 = kernel.diagonal().first().copied().unwrap_or(0.0) + shift + ridge.first().copied().unwrap_or(0.0);
+        let constant_kernel_diag = kernel.kernel().has_constant_diagonal();
+        let constant_ridge = ridge.iter().all(|&d| d == ridge[0]);
+        let mut problem = SimplexProblem {
+            kernel,
+            copies: n / m,
+            sign,
+            ridge,
+            linear,
+            shift,
+            scale,
+            meb: MebForm::None,
+        };
+        problem.meb = if constant_kernel_diag && constant_ridge && problem.linear.iter().all(|&b| b == 0.0) {
+            MebForm::ConstantDiagonal(scale * diag0)
+        } else if (0..n).all(|a| {
+            let d = problem.q_diag(a);
+            (problem.linear[a] - d).abs() <= 1e-12 * d.abs().max(1.0)
+        }) {
+            MebForm::LinearIsDiagonal
+        } else {
+            MebForm::None
+        };
+        problem
+    }
+
+    /// Number of simplex coordinates (slots).
+    #[inline]
+    pub fn n_slots(&self) -> usize {
+        self.sign.len()
+    }
+
+    /// Number of training samples m.
+    #[inline]
+    pub fn n_samples(&self) -> usize {
+        self.kernel.n_rows()
+    }
+
+    /// How many slots share each sample (1, or 2 for the SVR).
+    #[inline]
+    pub fn copies(&self) -> usize {
+        self.copies
+    }
+
+    /// The training sample behind slot `a`.
+    #[inline]
+    pub fn sample(&self, a: usize) -> usize {
+        a % self.n_samples()
+    }
+
+    /// The kernel bound to the training data.
+    pub fn kernel(&self) -> &KernelMatrix<'a> {
+        &self.kernel
+    }
+
+    /// Signs s_a (labels for the SVC).
+    #[inline]
+    pub fn signs(&self) -> &[f64] {
+        &self.sign
+    }
+
+    /// Linear term b.
+    #[inline]
+    pub fn linear(&self) -> &[f64] {
+        &self.linear
+    }
+
+    /// The ridge d_a = 1/C_a of slot `a`.
+    #[inline]
+    pub fn ridge(&self, a: usize) -> f64 {
+        self.ridge[a]
+    }
+
+    /// Kernel shift κ.
+    #[inline]
+    pub fn shift(&self) -> f64 {
+        self.shift
+    }
+
+    /// Scale σ.
+    #[inline]
+    pub fn scale(&self) -> f64 {
+        self.scale
+    }
+
+    /// Q_aa.
+    #[inline]
+    pub fn q_diag(&self, a: usize) -> f64 {
+        self.scale * (self.kernel.diagonal()[self.sample(a)] + self.shift + self.ridge[a])
+    }
+
+    /// Q_ab computed from scratch (one kernel evaluation).
+    pub fn q_entry(&self, a: usize, b: usize) -> f64 {
+        if a == b {
+            return self.q_diag(a);
+        }
+        let k = self.kernel.entry(self.sample(a), self.sample(b));
+        self.scale * self.sign[a] * self.sign[b] * (k + self.shift)
+    }
+
+    /// Q_ab given the base-kernel column of slot b's sample.
+    #[inline]
+    pub fn q_entry_from_column(&self, a: usize, b: usize, column_of_b: &[f64]) -> f64 {
+        let off = if a == b { self.ridge[a] } else { 0.0 };
+        self.scale * (self.sign[a] * self.sign[b] * (column_of_b[self.sample(a)] + self.shift) + off)
+    }
+
+    /// For a minimum-enclosing-ball problem (constant diagonal, b = 0), the squared radius of the
+    /// current ball, diag − αᵀQα; `None` when the problem is not an MEB (non-constant diagonal:
+    /// linear/poly kernels or per-sample weights), where the CVM (1+ε) rule has no meaning.
+    pub fn meb_squared_radius(&self, lin: f64, quad: f64) -> Option<f64> {
+        match self.meb {
+            MebForm::ConstantDiagonal(d) => Some(d - quad),
+            MebForm::LinearIsDiagonal => Some(lin - quad),
+            MebForm::None => None,
+        }
+    }
+
+    /// Whether the CVM/MEB stopping rule applies (see [`Self::meb_squared_radius`]).
+    pub fn is_meb(&self) -> bool {
+        self.meb != MebForm::None
+    }
+}

@@ -1,0 +1,67 @@
+//! A small seeded generator (SplitMix64) so that `random_state` gives the same model on every
+//! platform and crate version, independent of any external RNG crate's stream.
+
+/// SplitMix64 (Steele, Lea, Flood 2014): fast, 64-bit state, passes BigCrush.
+#[derive(Debug, Clone)]
+pub struct SplitMix64 {
+    state: u64,
+}
+
+impl SplitMix64 {
+    /// A generator seeded with `seed`.
+    pub fn new(seed: u64) -> Self {
+        SplitMix64 { state: seed }
+    }
+
+    /// The next 64 random bits.
+    pub fn next_u64(&mut self) -> u64 {
+        self.state = self.state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// A uniform integer in `0..n` (n > 0), by Lemire's multiply-shift (bias < n / 2⁶⁴).
+    pub fn below(&mut self, n: usize) -> usize {
+        ((self.next_u64() as u128 * n as u128) >> 64) as usize
+    }
+
+    /// `k` distinct indices from `0..n` (all of them, shuffled, when k ≥ n), in O(k) memory.
+    pub fn sample_distinct(&mut self, n: usize, k: usize) -> Vec<usize> {
+        let k = k.min(n);
+        // Floyd's algorithm, then a shuffle so the order is random too.
+        let mut chosen: Vec<usize> = Vec::with_capacity(k);
+        let mut set = std::collections::HashSet::with_capacity(k);
+        for j in (n - k)..n {
+            let t = self.below(j + 1);
+            let pick = if set.contains(&t) { j } else { t };
+            set.insert(pick);
+            chosen.push(pick);
+        }
+        for i in (1..chosen.len()).rev() {
+            let j = self.below(i + 1);
+            chosen.swap(i, j);
+        }
+        chosen
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sample_distinct_is_distinct_and_in_range() {
+        let mut r = SplitMix64::new(7);
+        for &(n, k) in &[(10, 3), (10, 10), (5, 20), (1000, 20)] {
+            let s = r.sample_distinct(n, k);
+            assert_eq!(s.len(), k.min(n));
+            let mut u = s.clone();
+            u.sort();
+            u.dedup();
+            assert_eq!(u.len(), s.len());
+            assert!(s.iter().all(|&i| i < n));
+        }
+    }
+}

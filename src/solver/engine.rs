@@ -1,0 +1,343 @@
+//! The solver loop shared by every Frank-Wolfe variant.
+
+use std::time::Instant;
+
+use super::init::initial_iterate;
+use super::monitor::{Monitor, Progress};
+use super::scan::{ColumnTerm, Vertices, scan, update_and_scan};
+use super::state::State;
+use super::{
+    Algorithm, ExitReason, HistoryEntry, Solution, SolverParams, SolverStats, StepCounts, StepKind, Stopping, fw,
+    mfw, swap,
+};
+use crate::error::{FwsvmError, Result};
+use crate::kernel::ColumnCache;
+use crate::problem::SimplexProblem;
+
+/// A step chosen by an algorithm, with its step size.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum Step {
+    /// α ← (1−λ)α + λe_i.
+    Toward { i: usize, lambda: f64 },
+    /// α ← (1+λ)α − λe_j; `drop` when λ = α_j/(1−α_j).
+    Away { j: usize, lambda: f64, drop: bool },
+    /// α ← α + λ(e_i − e_j); `drop` when λ = α_j. `curvature` = Q_ii − 2Q_ij + Q_jj.
+    Swap {
+        i: usize,
+        j: usize,
+        lambda: f64,
+        drop: bool,
+        curvature: f64,
+    },
+}
+
+impl Step {
+    fn lambda(&self) -> f64 {
+        match *self {
+            Step::Toward { lambda, .. } | Step::Away { lambda, .. } | Step::Swap { lambda, .. } => lambda,
+        }
+    }
+}
+
+/// How often (in steps) the clock is read for time limits, progress and interrupts.
+const CLOCK_EVERY: u64 = 64;
+
+/// Maximises the problem's objective on the unit simplex.
+///
+/// # Errors
+/// [`FwsvmError::InvalidParameter`] for invalid `params` (including the MEB rule on a problem
+/// that is not a ball), or whatever the monitor returns (e.g. [`FwsvmError::Interrupted`]).
+pub fn solve(problem: &SimplexProblem<'_>, params: &SolverParams, monitor: &mut (dyn Monitor + Send)) -> Result<Solution> {
+    params.validate()?;
+    if params.stopping == Stopping::Meb && !problem.is_meb() {
+        return Err(FwsvmError::param(
+            "stopping",
+            "the 'meb' (CVM) rule needs a minimum enclosing ball problem: a kernel with constant k(x,x) \
+             (rbf, laplacian) and no sample or class weights; use 'gap' instead",
+        ));
+    }
+    let start = Instant::now();
+    let n = problem.n_slots();
+    let budget = (params.cache_size_mb * 1024.0 * 1024.0) as usize;
+    let mut cache = ColumnCache::new(problem.n_samples(), budget);
+    let mut state = State::zeros(n);
+    let (support, values) = initial_iterate(problem, params)?;
+    state.set_iterate(problem, &mut cache, &support, &values);
+    let mut v = scan(problem, &mut state.grad_q, &state.alpha);
+
+    // Round-off in G grows by about one ulp of max|Q| per step (notes F.1).
+    let q_max = (0..n).map(|a| problem.q_diag(a).abs()).fold(0.0, f64::max);
+    let mut steps = StepCounts::default();
+    let mut history = Vec::new();
+    let mut n_iter: u64 = 0;
+    let mut since_resync: u64 = 0;
+    let mut resyncs: u64 = 0;
+    let mut certified = false;
+    let mut stalled = false;
+    let mut last_poll = 0.0;
+    let mut last_print = f64::NEG_INFINITY;
+    let wants_steps = monitor.wants_steps();
+    if params.verbose {
+        eprintln!(
+            "fwsvm: {} on {n} slots, {} init, tol {:e} ({}), cache {} columns",
+            params.algorithm,
+            params.init.name(),
+            params.tol,
+            params.stopping.name(),
+            cache.capacity()
+        );
+    }
+
+    let exit_reason = loop {
+        let gap = v.toward_grad - state.alpha_dot_grad();
+        let objective = state.objective();
+        let threshold = stopping_threshold(problem, params, &state);
+        if gap <= threshold {
+            if certified {
+                break ExitReason::Converged;
+            }
+            // Certify with exact scalars, and a fresh G if drift could matter (SPEC §2).
+            state.refresh_scalars(problem);
+            let drift = since_resync as f64 * 8.0 * f64::EPSILON * q_max;
+            let forced = params.resync_every.is_some() && since_resync > 0;
+            if drift > 0.01 * threshold.abs() || forced {
+                resync(problem, &mut state, &mut cache, &mut v);
+                since_resync = 0;
+                resyncs += 1;
+            }
+            certified = true;
+            continue;
+        }
+        if params.max_iter.is_some_and(|k| n_iter >= k) {
+            break ExitReason::MaxIterations;
+        }
+        if n_iter % CLOCK_EVERY == 0 {
+            let seconds = start.elapsed().as_secs_f64();
+            if params.time_limit.is_some_and(|t| seconds >= t.as_secs_f64()) {
+                break ExitReason::TimeLimit;
+            }
+            let progress = Progress {
+                iteration: n_iter,
+                objective,
+                gap,
+                relative_gap: relative(gap, objective),
+                coreset_size: state.active.len(),
+                seconds,
+            };
+            if seconds - last_poll >= 0.1 {
+                monitor.progress(&progress)?;
+                last_poll = seconds;
+            }
+            if params.verbose && seconds - last_print >= 1.0 {
+                print_progress(&progress, cache.columns_computed());
+                last_print = seconds;
+            }
+        }
+
+        let step = match params.algorithm {
+            Algorithm::Fw => fw::select(problem, &state, &v),
+            Algorithm::Mfw => mfw::select(problem, &state, &v),
+            Algorithm::Swap => swap::select(problem, &state, &v, &mut cache, false),
+            Algorithm::Swap2o => swap::select(problem, &state, &v, &mut cache, true),
+        };
+        if !(step.lambda() > 0.0) {
+            // The gap says "not optimal" but no step improves g in floating point: resync once
+            // (drift can fake a gap); if that does not help, the tolerance is below what double
+            // precision can certify.
+            if stalled {
+                break ExitReason::NoProgress;
+            }
+            stalled = true;
+            resync(problem, &mut state, &mut cache, &mut v);
+            since_resync = 0;
+            resyncs += 1;
+            continue;
+        }
+        stalled = false;
+        certified = false;
+        let kind = apply(problem, &mut state, &mut cache, &mut v, step);
+        steps.count(kind);
+        n_iter += 1;
+        since_resync += 1;
+        if params.record_history || wants_steps {
+            let entry = HistoryEntry {
+                iteration: n_iter - 1,
+                objective,
+                gap,
+                kind,
+                coreset_size: state.active.len(),
+                seconds: start.elapsed().as_secs_f64(),
+            };
+            if wants_steps {
+                monitor.step(&state.alpha, &entry);
+            }
+            if params.record_history {
+                history.push(entry);
+            }
+        }
+        if params.resync_every.is_some_and(|k| since_resync >= k) {
+            resync(problem, &mut state, &mut cache, &mut v);
+            since_resync = 0;
+            resyncs += 1;
+        }
+    };
+
+    state.refresh_scalars(problem);
+    let objective = state.objective();
+    let gap = v.toward_grad - state.alpha_dot_grad();
+    let stats = SolverStats {
+        exit_reason,
+        n_iter,
+        gap,
+        relative_gap: relative(gap, objective),
+        objective,
+        quadratic: state.quad,
+        steps,
+        n_active: state.active.len(),
+        columns_computed: cache.columns_computed(),
+        cache_hits: cache.hits(),
+        cache_capacity: cache.capacity(),
+        resyncs,
+        seconds: start.elapsed().as_secs_f64(),
+    };
+    if params.verbose {
+        eprintln!(
+            "fwsvm: {} after {} steps: objective {:.10e}, gap {:.3e} (relative {:.3e}), {} active, {} kernel columns, {:.3} s",
+            exit_reason.name(),
+            n_iter,
+            objective,
+            gap,
+            stats.relative_gap,
+            stats.n_active,
+            stats.columns_computed,
+            stats.seconds
+        );
+    }
+    Ok(Solution {
+        alpha: state.alpha,
+        stats,
+        history,
+    })
+}
+
+fn relative(gap: f64, objective: f64) -> f64 {
+    if objective != 0.0 { gap / objective.abs() } else { gap }
+}
+
+/// The gap below which the stopping rule holds.
+fn stopping_threshold(problem: &SimplexProblem<'_>, params: &SolverParams, state: &State) -> f64 {
+    match params.stopping {
+        Stopping::RelativeGap => params.tol * state.objective().abs(),
+        Stopping::AbsoluteGap => params.tol,
+        Stopping::Meb => {
+            // 1 + δ⁺ ≤ (1+ε)² with δ⁺ = Δ/R² (papers 000 §3.3.4, 003).
+            let r2 = problem.meb_squared_radius(state.lin, state.quad).unwrap_or(0.0);
+            ((1.0 + params.tol).powi(2) - 1.0) * r2
+        }
+    }
+}
+
+fn resync(problem: &SimplexProblem<'_>, state: &mut State, cache: &mut ColumnCache, v: &mut Vertices) {
+    // Renormalise the ulps of drift in Σα too, then rebuild G from the coreset's columns.
+    let total: f64 = state.active.iter().map(|&a| state.alpha[a]).sum();
+    if total > 0.0 {
+        state.scale_active(1.0 / total);
+    }
+    state.resync(problem, cache);
+    *v = scan(problem, &mut state.grad_q, &state.alpha);
+}
+
+/// Applies a step to α, the coreset, the scalars and (fused with the next scan) to G.
+fn apply(
+    problem: &SimplexProblem<'_>,
+    state: &mut State,
+    cache: &mut ColumnCache,
+    v: &mut Vertices,
+    step: Step,
+) -> StepKind {
+    let b = problem.linear();
+    match step {
+        Step::Toward { i, lambda } => {
+            let slot = cache.fetch(problem.kernel(), problem.sample(i), None);
+            let (lin, quad, gi) = (state.lin, state.quad, state.grad_q[i]);
+            state.lin = (1.0 - lambda) * lin + lambda * b[i];
+            state.quad = (1.0 - lambda).powi(2) * quad + 2.0 * lambda * (1.0 - lambda) * gi + lambda * lambda * problem.q_diag(i);
+            if lambda >= 1.0 {
+                for a in state.active.clone() {
+                    state.drop_point(a);
+                }
+                state.alpha[i] = 1.0;
+            } else {
+                state.scale_active(1.0 - lambda);
+                state.alpha[i] += lambda;
+            }
+            state.activate(i);
+            let term = ColumnTerm {
+                coef: lambda,
+                slot: i,
+                column: cache.column(slot),
+            };
+            *v = update_and_scan(problem, &mut state.grad_q, &state.alpha, 1.0 - lambda, &[term]);
+            StepKind::Toward
+        }
+        Step::Away { j, lambda, drop } => {
+            let slot = cache.fetch(problem.kernel(), problem.sample(j), None);
+            let (lin, quad, gj) = (state.lin, state.quad, state.grad_q[j]);
+            state.lin = (1.0 + lambda) * lin - lambda * b[j];
+            state.quad = (1.0 + lambda).powi(2) * quad - 2.0 * lambda * (1.0 + lambda) * gj + lambda * lambda * problem.q_diag(j);
+            state.scale_active(1.0 + lambda);
+            if drop {
+                state.drop_point(j);
+            } else {
+                state.alpha[j] -= lambda;
+            }
+            let term = ColumnTerm {
+                coef: -lambda,
+                slot: j,
+                column: cache.column(slot),
+            };
+            *v = update_and_scan(problem, &mut state.grad_q, &state.alpha, 1.0 + lambda, &[term]);
+            if drop { StepKind::Drop } else { StepKind::Away }
+        }
+        Step::Swap {
+            i,
+            j,
+            lambda,
+            drop,
+            curvature,
+        } => {
+            let si = cache.fetch(problem.kernel(), problem.sample(i), None);
+            let sj = cache.fetch(problem.kernel(), problem.sample(j), Some(si));
+            state.lin += lambda * (b[i] - b[j]);
+            state.quad += 2.0 * lambda * (state.grad_q[i] - state.grad_q[j]) + lambda * lambda * curvature;
+            state.alpha[i] += lambda;
+            state.activate(i);
+            if drop {
+                state.drop_point(j);
+            } else {
+                state.alpha[j] -= lambda;
+            }
+            let terms = [
+                ColumnTerm {
+                    coef: lambda,
+                    slot: i,
+                    column: cache.column(si),
+                },
+                ColumnTerm {
+                    coef: -lambda,
+                    slot: j,
+                    column: cache.column(sj),
+                },
+            ];
+            *v = update_and_scan(problem, &mut state.grad_q, &state.alpha, 1.0, &terms);
+            if drop { StepKind::SwapDrop } else { StepKind::SwapAdd }
+        }
+    }
+}
+
+fn print_progress(p: &Progress, columns: u64) {
+    eprintln!(
+        "fwsvm: iter {:>9}  obj {:>+.8e}  gap {:.3e}  rel {:.3e}  coreset {:>7}  columns {:>7}  {:>8.2}s",
+        p.iteration, p.objective, p.gap, p.relative_gap, p.coreset_size, columns, p.seconds
+    );
+}

@@ -1,0 +1,362 @@
+//! The Frank-Wolfe solver family on the unit simplex (SPEC §2).
+//!
+//! One engine ([`solve`]) keeps the state shared by all variants — α, the active set (coreset),
+//! the gradient cache G = Qα and the scalars bᵀα, αᵀQα — and runs the loop: stopping test on
+//! the duality gap, step selection (one file per algorithm), and a fused pass that applies the
+//! step to G and finds the next toward/away vertices. Papers: 000 (MFW report), 002 (SWAP,
+//! Allende et al.), 003 (Frandi et al.); formulas and errata in `notes/seeds_001_002.md`.
+
+mod engine;
+mod fw;
+mod init;
+mod line_search;
+mod mfw;
+mod monitor;
+mod scan;
+mod state;
+mod subproblem;
+mod swap;
+
+use std::fmt;
+use std::str::FromStr;
+use std::time::Duration;
+
+pub use engine::solve;
+pub use monitor::{Monitor, NoMonitor, Progress};
+pub use subproblem::solve_dense;
+
+use crate::error::{FwsvmError, Result};
+
+/// Which Frank-Wolfe variant to run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum Algorithm {
+    /// Plain Frank-Wolfe (Gilbert): toward steps only; weights never drop to zero.
+    /// Paper 003 Alg. 2, paper 002 Alg. 1.
+    Fw,
+    /// Modified FW: toward or Wolfe away steps chosen by first-order gain; away steps may drop
+    /// a point. Papers 000 and 003 Alg. 3.
+    Mfw,
+    /// SWAP: toward or pairwise (e_i − e_j) steps chosen by their exact line-search gains.
+    /// Paper 002 Alg. 4. The default.
+    #[default]
+    Swap,
+    /// SWAP with the away vertex chosen by second-order gain (WSS2). Paper 002 Alg. 5.
+    Swap2o,
+}
+
+impl Algorithm {
+    /// All variants, in documentation order.
+    pub const ALL: [Algorithm; 4] = [Algorithm::Fw, Algorithm::Mfw, Algorithm::Swap, Algorithm::Swap2o];
+
+    /// The name used by the Python API and the command line.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Algorithm::Fw => "fw",
+            Algorithm::Mfw => "mfw",
+            Algorithm::Swap => "swap",
+            Algorithm::Swap2o => "swap2o",
+        }
+    }
+}
+
+impl fmt::Display for Algorithm {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Algorithm {
+    type Err = FwsvmError;
+    fn from_str(s: &str) -> Result<Self> {
+        Algorithm::ALL
+            .into_iter()
+            .find(|a| a.name() == s)
+            .ok_or_else(|| FwsvmError::param("algorithm", format!("unknown algorithm {s:?}; expected one of fw, mfw, swap, swap2o")))
+    }
+}
+
+/// The stopping rule. All are tests on the Frank-Wolfe duality gap
+/// Δ(α) = max_i ∇g_i − αᵀ∇g ≥ g(α*) − g(α).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Stopping {
+    /// Δ(α) ≤ tol·|g(α)|. Scale-free: for the SVC, |g| = ρ is the margin, so this bounds the
+    /// margin violation relative to the margin. The default.
+    #[default]
+    RelativeGap,
+    /// Δ(α) ≤ tol (paper 002's criterion, ε = 1e-6 there).
+    AbsoluteGap,
+    /// The CVM/MEB rule 1 + δ⁺ ≤ (1 + tol)², δ⁺ = Δ(α)/R² (papers 000, 003). Only for problems
+    /// that are minimum enclosing balls (constant k(x,x), no per-sample weights).
+    Meb,
+}
+
+impl Stopping {
+    /// The name used by the Python API.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Stopping::RelativeGap => "gap",
+            Stopping::AbsoluteGap => "absolute_gap",
+            Stopping::Meb => "meb",
+        }
+    }
+}
+
+impl FromStr for Stopping {
+    type Err = FwsvmError;
+    fn from_str(s: &str) -> Result<Self> {
+        match s {
+            "gap" | "relative_gap" => Ok(Stopping::RelativeGap),
+            "absolute_gap" => Ok(Stopping::AbsoluteGap),
+            "meb" | "cvm" => Ok(Stopping::Meb),
+            _ => Err(FwsvmError::param("stopping", format!("unknown rule {s:?}; expected gap, absolute_gap or meb"))),
+        }
+    }
+}
+
+/// How the first iterate is chosen.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Init {
+    /// Solve the problem exactly on p = 20 random points (CVM's and paper 003's default).
+    #[default]
+    Random,
+    /// A random point and the point farthest from it (Kumar et al. 2004), solved exactly.
+    Farthest,
+    /// The closest pair of opposite-sign points in feature space (paper 000), solved exactly.
+    /// Pairs are searched on random subsets of at most 2,000 points per class.
+    ClosestPair,
+}
+
+impl Init {
+    /// The name used by the Python API.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Init::Random => "random",
+            Init::Farthest => "farthest",
+            Init::ClosestPair => "closest_pair",
+        }
+    }
+}
+
+impl FromStr for Init {
+    type Err = FwsvmError;
+    fn from_str(s: &str) -> Result<Self> {
+        match s {
+            "random" => Ok(Init::Random),
+            "farthest" => Ok(Init::Farthest),
+            "closest_pair" => Ok(Init::ClosestPair),
+            _ => Err(FwsvmError::param("init", format!("unknown initialisation {s:?}; expected random, farthest or closest_pair"))),
+        }
+    }
+}
+
+/// Solver settings shared by every problem type.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SolverParams {
+    /// The Frank-Wolfe variant.
+    pub algorithm: Algorithm,
+    /// Tolerance of the stopping rule.
+    pub tol: f64,
+    /// The stopping rule.
+    pub stopping: Stopping,
+    /// Maximum number of steps (`None`: unlimited).
+    pub max_iter: Option<u64>,
+    /// Wall-clock limit for the solve (`None`: unlimited).
+    pub time_limit: Option<Duration>,
+    /// Memory budget of the kernel-column cache in MB.
+    pub cache_size_mb: f64,
+    /// Initialisation.
+    pub init: Init,
+    /// Seed of the random initialisation.
+    pub seed: u64,
+    /// Print progress lines to stderr.
+    pub verbose: bool,
+    /// Record one [`HistoryEntry`] per step.
+    pub record_history: bool,
+    /// Recompute the gradient cache from scratch every this many steps (`None`: only when the
+    /// accumulated round-off could affect the stopping test).
+    pub resync_every: Option<u64>,
+}
+
+impl Default for SolverParams {
+    fn default() -> Self {
+        SolverParams {
+            algorithm: Algorithm::Swap,
+            tol: 1e-3,
+            stopping: Stopping::RelativeGap,
+            max_iter: None,
+            time_limit: None,
+            cache_size_mb: 200.0,
+            init: Init::Random,
+            seed: 0,
+            verbose: false,
+            record_history: false,
+            resync_every: None,
+        }
+    }
+}
+
+impl SolverParams {
+    /// Checks every field.
+    ///
+    /// # Errors
+    /// [`FwsvmError::InvalidParameter`] naming the first bad field.
+    pub fn validate(&self) -> Result<()> {
+        if !(self.tol.is_finite() && self.tol > 0.0) {
+            return Err(FwsvmError::param("tol", format!("must be a positive finite number, got {}", self.tol)));
+        }
+        if !(self.cache_size_mb.is_finite() && self.cache_size_mb > 0.0) {
+            return Err(FwsvmError::param(
+                "cache_size",
+                format!("must be a positive number of MB, got {}", self.cache_size_mb),
+            ));
+        }
+        if self.max_iter == Some(0) {
+            return Err(FwsvmError::param("max_iter", "must be positive (or -1 for no limit)"));
+        }
+        if self.resync_every == Some(0) {
+            return Err(FwsvmError::param("resync_every", "must be positive"));
+        }
+        Ok(())
+    }
+}
+
+/// Why the solver stopped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ExitReason {
+    /// The stopping rule was met.
+    Converged,
+    /// `max_iter` steps were taken first.
+    MaxIterations,
+    /// The wall-clock limit was reached first.
+    TimeLimit,
+    /// No step could improve the objective in floating point although the gap is above the
+    /// tolerance (the tolerance is below what double precision can certify).
+    NoProgress,
+}
+
+impl ExitReason {
+    /// A short name (`converged`, `max_iter`, `time_limit`, `no_progress`).
+    pub fn name(&self) -> &'static str {
+        match self {
+            ExitReason::Converged => "converged",
+            ExitReason::MaxIterations => "max_iter",
+            ExitReason::TimeLimit => "time_limit",
+            ExitReason::NoProgress => "no_progress",
+        }
+    }
+}
+
+/// The kind of a step (paper 002's vocabulary).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StepKind {
+    /// Toward (Frank-Wolfe) step: α ← (1−λ)α + λe_i.
+    Toward,
+    /// Wolfe away step that keeps the away vertex: α ← (1+λ)α − λe_j.
+    Away,
+    /// Away step clipped at α_j/(1−α_j): the away vertex leaves the coreset.
+    Drop,
+    /// Pairwise step α ← α + λ(e_i − e_j) with λ < α_j.
+    SwapAdd,
+    /// Pairwise step clipped at λ = α_j: j leaves the coreset.
+    SwapDrop,
+}
+
+impl StepKind {
+    /// A short name.
+    pub fn name(&self) -> &'static str {
+        match self {
+            StepKind::Toward => "toward",
+            StepKind::Away => "away",
+            StepKind::Drop => "drop",
+            StepKind::SwapAdd => "swap_add",
+            StepKind::SwapDrop => "swap_drop",
+        }
+    }
+}
+
+/// How many steps of each kind were taken.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct StepCounts {
+    /// Toward steps.
+    pub toward: u64,
+    /// Away steps that kept the away vertex.
+    pub away: u64,
+    /// Away steps that dropped it.
+    pub drop: u64,
+    /// Pairwise steps that kept j.
+    pub swap_add: u64,
+    /// Pairwise steps that dropped j.
+    pub swap_drop: u64,
+}
+
+impl StepCounts {
+    pub(crate) fn count(&mut self, kind: StepKind) {
+        match kind {
+            StepKind::Toward => self.toward += 1,
+            StepKind::Away => self.away += 1,
+            StepKind::Drop => self.drop += 1,
+            StepKind::SwapAdd => self.swap_add += 1,
+            StepKind::SwapDrop => self.swap_drop += 1,
+        }
+    }
+}
+
+/// What the solver did and where it ended.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SolverStats {
+    /// Why it stopped.
+    pub exit_reason: ExitReason,
+    /// Steps taken.
+    pub n_iter: u64,
+    /// Final duality gap Δ(α) (absolute).
+    pub gap: f64,
+    /// Final Δ(α)/|g(α)|.
+    pub relative_gap: f64,
+    /// Final objective g(α) = bᵀα − αᵀQα.
+    pub objective: f64,
+    /// Final αᵀQα.
+    pub quadratic: f64,
+    /// Step counts by kind.
+    pub steps: StepCounts,
+    /// Size of the final coreset (points with α > 0).
+    pub n_active: usize,
+    /// Kernel columns computed (each is m kernel evaluations).
+    pub columns_computed: u64,
+    /// Kernel column requests served by the cache.
+    pub cache_hits: u64,
+    /// Capacity of the column cache in columns.
+    pub cache_capacity: usize,
+    /// Full recomputations of the gradient cache.
+    pub resyncs: u64,
+    /// Wall time of the solve in seconds.
+    pub seconds: f64,
+}
+
+/// One recorded step (when [`SolverParams::record_history`] is set).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct HistoryEntry {
+    /// Step number (0-based).
+    pub iteration: u64,
+    /// Objective g(α) before the step.
+    pub objective: f64,
+    /// Duality gap before the step.
+    pub gap: f64,
+    /// The step taken.
+    pub kind: StepKind,
+    /// Coreset size after the step.
+    pub coreset_size: usize,
+    /// Seconds since the solve started.
+    pub seconds: f64,
+}
+
+/// The solver's output: the full α (one entry per simplex slot), statistics and the optional
+/// per-step history.
+#[derive(Clone, Debug)]
+pub struct Solution {
+    /// The final iterate on the simplex.
+    pub alpha: Vec<f64>,
+    /// Statistics.
+    pub stats: SolverStats,
+    /// Per-step history (empty unless requested).
+    pub history: Vec<HistoryEntry>,
+}

@@ -1,0 +1,197 @@
+//! The fused O(m) pass: apply a step to the gradient cache and find the next toward and away
+//! vertices in the same sweep over memory.
+//!
+//! A step changes G by G ← c₀·G + Σ_t coef_t·Q_{:,a_t} with one or two columns (toward:
+//! c₀ = 1−λ, +λ col i; away: c₀ = 1+λ, −λ col j; swap: c₀ = 1, +λ col i, −λ col j; SPEC §2).
+//! The pass then yields argmax_b ∇g_b (toward vertex, over all slots) and
+//! argmin_{b active} ∇g_b (away vertex), ties to the lowest index. It runs in parallel chunks
+//! on large problems; chunk results are merged in order, so the vertices do not depend on
+//! the number of threads.
+
+use crate::parallel::map_chunks;
+use crate::problem::SimplexProblem;
+
+/// Slots per parallel task.
+const CHUNK: usize = 8192;
+
+/// A column contribution coef·Q_{:,slot}, given the base-kernel column of slot's sample.
+#[derive(Clone, Copy)]
+pub(crate) struct ColumnTerm<'c> {
+    pub coef: f64,
+    pub slot: usize,
+    pub column: &'c [f64],
+}
+
+/// The toward and away vertices found by a pass.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Vertices {
+    pub toward: usize,
+    pub toward_grad: f64,
+    /// `None` only when the coreset is empty (never after initialisation).
+    pub away: Option<usize>,
+    pub away_grad: f64,
+}
+
+impl Vertices {
+    fn empty() -> Self {
+        Vertices {
+            toward: usize::MAX,
+            toward_grad: f64::NEG_INFINITY,
+            away: None,
+            away_grad: f64::INFINITY,
+        }
+    }
+
+    #[inline(always)]
+    fn consider(&mut self, b: usize, grad: f64, active: bool) {
+        // Strict comparisons keep the lowest index on ties; NaN never wins.
+        if grad > self.toward_grad || self.toward == usize::MAX {
+            self.toward = b;
+            self.toward_grad = grad;
+        }
+        if active && grad < self.away_grad {
+            self.away = Some(b);
+            self.away_grad = grad;
+        }
+    }
+
+    /// Merges a later chunk's result (higher indices) into this one.
+    fn merge(&mut self, later: Vertices) {
+        if later.toward != usize::MAX && (self.toward == usize::MAX || later.toward_grad > self.toward_grad) {
+            self.toward = later.toward;
+            self.toward_grad = later.toward_grad;
+        }
+        if later.away.is_some() && (self.away.is_none() || later.away_grad < self.away_grad) {
+            self.away = later.away;
+            self.away_grad = later.away_grad;
+        }
+    }
+}
+
+/// Applies G ← c₀G + Σ_t coef_t Q_{:,slot_t} and returns the next vertices. `alpha` must already
+/// hold the new iterate (it decides which slots are active).
+pub(crate) fn update_and_scan(
+    problem: &SimplexProblem<'_>,
+    grad_q: &mut [f64],
+    alpha: &[f64],
+    c0: f64,
+    terms: &[ColumnTerm<'_>],
+) -> Vertices {
+    let n = grad_q.len();
+    let work = n * (1 + terms.len());
+    let parts = map_chunks(grad_q, CHUNK, work * 4, |lo, chunk| {
+        process_chunk(problem, chunk, lo, alpha, c0, terms)
+    });
+    let mut out = Vertices::empty();
+    for p in parts {
+        out.merge(p);
+    }
+    out
+}
+
+/// Finds the vertices without changing G.
+pub(crate) fn scan(problem: &SimplexProblem<'_>, grad_q: &mut [f64], alpha: &[f64]) -> Vertices {
+    update_and_scan(problem, grad_q, alpha, 1.0, &[])
+}
+
+fn process_chunk(
+    problem: &SimplexProblem<'_>,
+    g: &mut [f64],
+    lo: usize,
+    alpha: &[f64],
+    c0: f64,
+    terms: &[ColumnTerm<'_>],
+) -> Vertices {
+    let hi = lo + g.len();
+    let mut out = Vertices::empty();
+    // The ridge δ_ab/C_a touches only the step's own slots: split the range around them so the
+    // bulk loop stays branch-free.
+    let mut specials: [usize; 2] = [usize::MAX; 2];
+    for (k, t) in terms.iter().enumerate().take(2) {
+        specials[k] = t.slot;
+    }
+    specials.sort_unstable();
+    let mut start = lo;
+    for &s in specials.iter() {
+        if s == usize::MAX || s < start || s >= hi {
+            continue;
+        }
+        bulk(problem, g, lo, start, s, alpha, c0, terms, &mut out);
+        // The special slot: bulk formula, plus the ridge of every term on this slot.
+        bulk(problem, g, lo, s, s + 1, alpha, c0, terms, &mut out_discard());
+        for t in terms {
+            if t.slot == s {
+                g[s - lo] += t.coef * problem.scale() * problem.ridge(s);
+            }
+        }
+        let grad = problem.linear()[s] - 2.0 * g[s - lo];
+        out.consider(s, grad, alpha[s] > 0.0);
+        start = s + 1;
+    }
+    bulk(problem, g, lo, start, hi, alpha, c0, terms, &mut out);
+    out
+}
+
+fn out_discard() -> Vertices {
+    Vertices::empty()
+}
+
+/// The branch-free update + scan over slots [from, to) (absolute indices; `g` starts at `lo`).
+#[inline]
+fn bulk(
+    problem: &SimplexProblem<'_>,
+    g: &mut [f64],
+    lo: usize,
+    from: usize,
+    to: usize,
+    alpha: &[f64],
+    c0: f64,
+    terms: &[ColumnTerm<'_>],
+    out: &mut Vertices,
+) {
+    if from >= to {
+        return;
+    }
+    let m = problem.n_samples();
+    let signs = problem.signs();
+    let lin = problem.linear();
+    let shift = problem.shift();
+    let scale = problem.scale();
+    // Split at copy boundaries (multiples of m) so sample = slot − copy·m is a plain offset.
+    let mut b0 = from;
+    while b0 < to {
+        let copy_end = ((b0 / m) + 1) * m;
+        let b1 = to.min(copy_end);
+        let base = (b0 / m) * m;
+        match terms {
+            [] => {
+                for b in b0..b1 {
+                    let v = c0 * g[b - lo];
+                    g[b - lo] = v;
+                    out.consider(b, lin[b] - 2.0 * v, alpha[b] > 0.0);
+                }
+            }
+            [t] => {
+                let w = t.coef * scale * signs[t.slot];
+                let col = &t.column[b0 - base..b1 - base];
+                for (k, b) in (b0..b1).enumerate() {
+                    let v = c0 * g[b - lo] + w * signs[b] * (col[k] + shift);
+                    g[b - lo] = v;
+                    out.consider(b, lin[b] - 2.0 * v, alpha[b] > 0.0);
+                }
+            }
+            [t, u, ..] => {
+                let wt = t.coef * scale * signs[t.slot];
+                let wu = u.coef * scale * signs[u.slot];
+                let ct = &t.column[b0 - base..b1 - base];
+                let cu = &u.column[b0 - base..b1 - base];
+                for (k, b) in (b0..b1).enumerate() {
+                    let v = c0 * g[b - lo] + signs[b] * (wt * (ct[k] + shift) + wu * (cu[k] + shift));
+                    g[b - lo] = v;
+                    out.consider(b, lin[b] - 2.0 * v, alpha[b] > 0.0);
+                }
+            }
+        }
+        b0 = b1;
+    }
+}

@@ -1,0 +1,134 @@
+//! The iterate and its caches.
+
+use crate::kernel::ColumnCache;
+use crate::problem::SimplexProblem;
+
+const NOT_ACTIVE: u32 = u32::MAX;
+
+/// α on the simplex, its support (the coreset) as an explicit list, the gradient cache
+/// G = Qα and the scalars bᵀα and αᵀQα.
+///
+/// The active list is authoritative (notes F.4): a coordinate leaves it only through a drop
+/// branch, where it is set to exactly zero, never through a `== 0` test after arithmetic.
+#[derive(Debug, Clone)]
+pub(crate) struct State {
+    pub alpha: Vec<f64>,
+    /// G = Qα (so ∇g = b − 2G).
+    pub grad_q: Vec<f64>,
+    pub active: Vec<usize>,
+    position: Vec<u32>,
+    /// bᵀα.
+    pub lin: f64,
+    /// αᵀQα.
+    pub quad: f64,
+}
+
+impl State {
+    pub fn zeros(n: usize) -> Self {
+        State {
+            alpha: vec![0.0; n],
+            grad_q: vec![0.0; n],
+            active: Vec::new(),
+            position: vec![NOT_ACTIVE; n],
+            lin: 0.0,
+            quad: 0.0,
+        }
+    }
+
+    /// g(α) = bᵀα − αᵀQα.
+    #[inline]
+    pub fn objective(&self) -> f64 {
+        self.lin - self.quad
+    }
+
+    /// αᵀ∇g(α) = bᵀα − 2αᵀQα.
+    #[inline]
+    pub fn alpha_dot_grad(&self) -> f64 {
+        self.lin - 2.0 * self.quad
+    }
+
+    /// ∇g_a = b_a − 2G_a.
+    #[inline]
+    pub fn grad(&self, problem: &SimplexProblem<'_>, a: usize) -> f64 {
+        problem.linear()[a] - 2.0 * self.grad_q[a]
+    }
+
+    pub fn activate(&mut self, a: usize) {
+        if self.position[a] == NOT_ACTIVE {
+            self.position[a] = self.active.len() as u32;
+            self.active.push(a);
+        }
+    }
+
+    /// Removes `a` from the coreset and sets α_a to exactly zero.
+    pub fn drop_point(&mut self, a: usize) {
+        let p = self.position[a];
+        if p != NOT_ACTIVE {
+            let last = *self.active.last().expect("active set is non-empty");
+            self.active.swap_remove(p as usize);
+            if last != a {
+                self.position[last] = p;
+            }
+            self.position[a] = NOT_ACTIVE;
+        }
+        self.alpha[a] = 0.0;
+    }
+
+    /// Sets α to `values` on `support` (zero elsewhere) and recomputes G and the scalars.
+    pub fn set_iterate(
+        &mut self,
+        problem: &SimplexProblem<'_>,
+        cache: &mut ColumnCache,
+        support: &[usize],
+        values: &[f64],
+    ) {
+        for &a in &self.active.clone() {
+            self.drop_point(a);
+        }
+        for (&a, &v) in support.iter().zip(values) {
+            if v > 0.0 {
+                self.alpha[a] = v;
+                self.activate(a);
+            }
+        }
+        self.resync(problem, cache);
+    }
+
+    /// Recomputes G = Qα from scratch from the columns of the active points, then the scalars.
+    pub fn resync(&mut self, problem: &SimplexProblem<'_>, cache: &mut ColumnCache) {
+        self.grad_q.iter_mut().for_each(|g| *g = 0.0);
+        let n = problem.n_slots();
+        let m = problem.n_samples();
+        let (shift, scale) = (problem.shift(), problem.scale());
+        let signs = problem.signs();
+        for &a in &self.active {
+            let slot = cache.fetch(problem.kernel(), problem.sample(a), None);
+            let col = cache.column(slot);
+            let w = self.alpha[a] * scale * signs[a];
+            for b in 0..n {
+                self.grad_q[b] += w * signs[b] * (col[b % m] + shift);
+            }
+            self.grad_q[a] += self.alpha[a] * scale * problem.ridge(a);
+        }
+        self.refresh_scalars(problem);
+    }
+
+    /// Recomputes bᵀα and αᵀQα = Σ_{a active} α_a G_a exactly from α and G, in O(|coreset|).
+    pub fn refresh_scalars(&mut self, problem: &SimplexProblem<'_>) {
+        let b = problem.linear();
+        let (mut lin, mut quad) = (0.0, 0.0);
+        for &a in &self.active {
+            lin += self.alpha[a] * b[a];
+            quad += self.alpha[a] * self.grad_q[a];
+        }
+        self.lin = lin;
+        self.quad = quad;
+    }
+
+    /// Rescales every active weight (toward and away steps move all of them).
+    pub fn scale_active(&mut self, factor: f64) {
+        for &a in &self.active {
+            self.alpha[a] *= factor;
+        }
+    }
+}

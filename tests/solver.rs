@@ -1,0 +1,199 @@
+//! Every algorithm against an exact reference optimum, with the reported gap checked against a
+//! gap recomputed from scratch from α.
+
+mod common;
+
+use common::{blobs, dense_q, objective_and_gap, reference_optimum};
+use fwsvm::solver::{HistoryEntry, Monitor, NoMonitor, solve};
+use fwsvm::{Algorithm, ExitReason, Features, Init, Kernel, SimplexProblem, SolverParams, Stopping};
+use fwsvm::kernel::KernelMatrix;
+
+fn params(algorithm: Algorithm, tol: f64) -> SolverParams {
+    SolverParams {
+        algorithm,
+        tol,
+        stopping: Stopping::AbsoluteGap,
+        max_iter: Some(2_000_000),
+        ..SolverParams::default()
+    }
+}
+
+fn check_against_reference(kernel: Kernel, c: f64, m: usize, seed: u64) {
+    let (x, y) = blobs(m, 3, 1.5, seed);
+    let cs = vec![c; m];
+    let problem = SimplexProblem::l2_svc(KernelMatrix::new(kernel, Features::from(&x)), &y, &cs).unwrap();
+    let (q, b) = dense_q(&problem);
+    let (_, best) = reference_optimum(&q, &b);
+    for algorithm in Algorithm::ALL {
+        // Plain FW converges sublinearly: give it a looser target.
+        let tol = if algorithm == Algorithm::Fw { 1e-2 * best.abs() } else { 1e-10 };
+        let sol = solve(&problem, &params(algorithm, tol), &mut NoMonitor).unwrap();
+        let s = &sol.stats;
+        assert_eq!(s.exit_reason, ExitReason::Converged, "{algorithm} {kernel:?}");
+        let (obj, gap) = objective_and_gap(&q, &b, &sol.alpha);
+        // Reported objective and gap agree with the from-scratch values.
+        assert!((obj - s.objective).abs() <= 1e-12 * obj.abs().max(1.0), "{algorithm}: objective {obj} vs reported {}", s.objective);
+        assert!((gap - s.gap).abs() <= 1e-10 * obj.abs().max(1.0), "{algorithm}: gap {gap} vs reported {}", s.gap);
+        assert!(gap <= tol * 1.0001 + 1e-13, "{algorithm}: gap {gap} above tol {tol}");
+        // The certified suboptimality: 0 ≤ g* − g(α) ≤ gap.
+        let sub = best - obj;
+        assert!(sub >= -1e-11 * best.abs().max(1.0), "{algorithm}: objective {obj} above the optimum {best}");
+        assert!(sub <= gap + 1e-11 * best.abs().max(1.0), "{algorithm}: suboptimality {sub} exceeds gap {gap}");
+        // Feasible.
+        let total: f64 = sol.alpha.iter().sum();
+        assert!((total - 1.0).abs() < 1e-12 && sol.alpha.iter().all(|&a| a >= 0.0));
+    }
+}
+
+#[test]
+fn rbf_problems_reach_the_reference_optimum() {
+    for (seed, c) in [(1, 1.0), (2, 10.0), (3, 0.1)] {
+        check_against_reference(Kernel::rbf(0.5), c, 40, seed);
+    }
+}
+
+#[test]
+fn linear_problems_reach_the_reference_optimum() {
+    // Non-constant diagonal: the step formulas must use the true Q_ii.
+    for (seed, c) in [(4, 1.0), (5, 100.0)] {
+        check_against_reference(Kernel::linear(), c, 36, seed);
+    }
+}
+
+#[test]
+fn poly_and_laplacian_problems_reach_the_reference_optimum() {
+    check_against_reference(Kernel::poly(0.5, 1.0, 2), 1.0, 30, 6);
+    check_against_reference(Kernel::laplacian(0.3), 5.0, 30, 7);
+}
+
+#[test]
+fn every_initialisation_reaches_the_optimum() {
+    let (x, y) = blobs(50, 2, 1.0, 11);
+    let cs = vec![2.0; 50];
+    let problem = SimplexProblem::l2_svc(KernelMatrix::new(Kernel::rbf(1.0), Features::from(&x)), &y, &cs).unwrap();
+    let (q, b) = dense_q(&problem);
+    let (_, best) = reference_optimum(&q, &b);
+    for init in [Init::Random, Init::Farthest, Init::ClosestPair] {
+        let p = SolverParams {
+            init,
+            ..params(Algorithm::Swap, 1e-11)
+        };
+        let sol = solve(&problem, &p, &mut NoMonitor).unwrap();
+        assert!((sol.stats.objective - best).abs() < 1e-9 * best.abs(), "{init:?}");
+    }
+}
+
+/// Checks simplex feasibility and a non-decreasing objective at every step.
+struct Invariants {
+    last_objective: f64,
+    steps: u64,
+    problem_q: Vec<f64>,
+    b: Vec<f64>,
+}
+
+impl Monitor for Invariants {
+    fn wants_steps(&self) -> bool {
+        true
+    }
+    fn step(&mut self, alpha: &[f64], entry: &HistoryEntry) {
+        let total: f64 = alpha.iter().sum();
+        assert!((total - 1.0).abs() < 1e-12, "Σα = {total} at step {}", entry.iteration);
+        assert!(alpha.iter().all(|&a| a >= 0.0), "negative α at step {}", entry.iteration);
+        let (obj, _) = objective_and_gap(&self.problem_q, &self.b, alpha);
+        assert!(obj >= self.last_objective - 1e-14 * obj.abs().max(1.0), "objective decreased at step {}", entry.iteration);
+        assert!(entry.objective <= obj + 1e-12 * obj.abs().max(1.0));
+        self.last_objective = obj;
+        self.steps += 1;
+    }
+}
+
+#[test]
+fn feasible_and_monotone_at_every_step() {
+    let (x, y) = blobs(60, 2, 1.0, 21);
+    let cs = vec![5.0; 60];
+    for kernel in [Kernel::rbf(0.7), Kernel::linear()] {
+        let problem = SimplexProblem::l2_svc(KernelMatrix::new(kernel, Features::from(&x)), &y, &cs).unwrap();
+        let (q, b) = dense_q(&problem);
+        for algorithm in Algorithm::ALL {
+            let mut mon = Invariants {
+                last_objective: f64::NEG_INFINITY,
+                steps: 0,
+                problem_q: q.clone(),
+                b: b.clone(),
+            };
+            let p = SolverParams {
+                record_history: true,
+                ..params(algorithm, 1e-9)
+            };
+            let sol = solve(&problem, &p, &mut mon).unwrap();
+            assert_eq!(mon.steps, sol.stats.n_iter);
+            assert_eq!(sol.history.len() as u64, sol.stats.n_iter);
+            let s = sol.stats.steps;
+            assert_eq!(s.toward + s.away + s.drop + s.swap_add + s.swap_drop, sol.stats.n_iter);
+            match algorithm {
+                Algorithm::Fw => assert_eq!(s.toward, sol.stats.n_iter),
+                Algorithm::Mfw => assert_eq!(s.swap_add + s.swap_drop, 0),
+                _ => assert_eq!(s.away + s.drop, 0),
+            }
+        }
+    }
+}
+
+#[test]
+fn max_iter_stops_with_its_reason() {
+    let (x, y) = blobs(80, 2, 0.5, 3);
+    let cs = vec![100.0; 80];
+    let problem = SimplexProblem::l2_svc(KernelMatrix::new(Kernel::rbf(1.0), Features::from(&x)), &y, &cs).unwrap();
+    let p = SolverParams {
+        max_iter: Some(5),
+        ..params(Algorithm::Fw, 1e-12)
+    };
+    let sol = solve(&problem, &p, &mut NoMonitor).unwrap();
+    assert_eq!(sol.stats.exit_reason, ExitReason::MaxIterations);
+    assert_eq!(sol.stats.n_iter, 5);
+}
+
+#[test]
+fn stopping_rules_are_ordered_by_strictness() {
+    let (x, y) = blobs(100, 2, 1.0, 8);
+    let cs = vec![1.0; 100];
+    let problem = SimplexProblem::l2_svc(KernelMatrix::new(Kernel::rbf(1.0), Features::from(&x)), &y, &cs).unwrap();
+    let loose = solve(&problem, &SolverParams { tol: 1e-2, ..SolverParams::default() }, &mut NoMonitor).unwrap();
+    let tight = solve(&problem, &SolverParams { tol: 1e-6, ..SolverParams::default() }, &mut NoMonitor).unwrap();
+    assert!(loose.stats.relative_gap <= 1e-2 && tight.stats.relative_gap <= 1e-6);
+    assert!(tight.stats.n_iter >= loose.stats.n_iter);
+    let meb = solve(
+        &problem,
+        &SolverParams {
+            stopping: Stopping::Meb,
+            tol: 1e-6,
+            ..SolverParams::default()
+        },
+        &mut NoMonitor,
+    )
+    .unwrap();
+    assert_eq!(meb.stats.exit_reason, ExitReason::Converged);
+    // The MEB rule on a non-ball problem is refused.
+    let lin = SimplexProblem::l2_svc(KernelMatrix::new(Kernel::linear(), Features::from(&x)), &y, &cs).unwrap();
+    let err = solve(&lin, &SolverParams { stopping: Stopping::Meb, ..SolverParams::default() }, &mut NoMonitor).unwrap_err();
+    assert!(err.to_string().contains("minimum enclosing ball"));
+}
+
+#[test]
+fn forced_resyncs_do_not_change_the_answer() {
+    let (x, y) = blobs(70, 2, 1.0, 9);
+    let cs = vec![3.0; 70];
+    let problem = SimplexProblem::l2_svc(KernelMatrix::new(Kernel::rbf(1.0), Features::from(&x)), &y, &cs).unwrap();
+    let a = solve(&problem, &params(Algorithm::Swap, 1e-10), &mut NoMonitor).unwrap();
+    let b = solve(
+        &problem,
+        &SolverParams {
+            resync_every: Some(7),
+            ..params(Algorithm::Swap, 1e-10)
+        },
+        &mut NoMonitor,
+    )
+    .unwrap();
+    assert!(b.stats.resyncs > 0);
+    assert!((a.stats.objective - b.stats.objective).abs() < 1e-10 * a.stats.objective.abs());
+}
