@@ -22,10 +22,16 @@ fn rings(m: usize, seed: u64) -> (DenseMatrix, Vec<f64>) {
         let label = if i % 2 == 0 { 1.0 } else { -1.0 };
         let radius = if label > 0.0 { 1.0 } else { 2.0 };
         let angle = 2.0 * std::f64::consts::PI * (rng.next_u64() as f64 / u64::MAX as f64);
-        rows.push([radius * angle.cos() + 0.25 * normal(&mut rng), radius * angle.sin() + 0.25 * normal(&mut rng)]);
+        rows.push([
+            radius * angle.cos() + 0.25 * normal(&mut rng),
+            radius * angle.sin() + 0.25 * normal(&mut rng),
+        ]);
         y.push(label);
     }
-    (DenseMatrix::from_rows(&rows).expect("rows are equally long"), y)
+    (
+        DenseMatrix::from_rows(&rows).expect("rows are equally long"),
+        y,
+    )
 }
 
 fn main() -> fwsvm::Result<()> {
@@ -41,7 +47,12 @@ fn main() -> fwsvm::Result<()> {
             .fit(&x_train, &y_train)?;
         let seconds = start.elapsed().as_secs_f64();
         let predicted = model.predict(&x_test)?;
-        let accuracy = predicted.iter().zip(&y_test).filter(|(p, t)| p == t).count() as f64 / y_test.len() as f64;
+        let accuracy = predicted
+            .iter()
+            .zip(&y_test)
+            .filter(|(p, t)| p == t)
+            .count() as f64
+            / y_test.len() as f64;
         let s = model.stats();
         println!(
             "{algorithm:>7}: accuracy {:.4}  fit {seconds:.3} s  {} support vectors  {} steps  {} ({:.1e} relative gap)",

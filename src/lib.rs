@@ -1,10 +1,10 @@
 //! # fwsvm — kernel SVMs trained by Frank-Wolfe methods on the unit simplex
 //!
-//! fwsvm trains the L2-SVM of the Core Vector Machine: with Q_ij = y_i y_j (k(x_i, x_j) + 1)
-//! + δ_ij/C, it maximises −αᵀQα over the unit simplex {α ≥ 0, Σα = 1} — equivalently, finds the
-//! minimum enclosing ball of the augmented points — with Frank-Wolfe variants (FW, MFW, SWAP,
-//! SWAP-2o) that touch one or two kernel columns per step. The solution equals the
-//! squared-hinge SVM with a regularised bias and the same C.
+//! fwsvm trains the L2-SVM of the Core Vector Machine. With
+//! `Q_ij = y_i y_j (k(x_i, x_j) + 1) + δ_ij / C` it maximises −αᵀQα over the unit simplex
+//! {α ≥ 0, Σα = 1} (equivalently, it finds the minimum enclosing ball of the augmented points)
+//! with Frank-Wolfe variants (FW, MFW, SWAP, SWAP-2o) that touch one or two kernel columns per
+//! step. The solution equals the squared-hinge SVM with a regularised bias and the same C.
 //!
 //! Data flows one way through the modules:
 //! [`data`] (dense / CSR features) → [`kernel`] (columns, cache) → [`problem`] (Q and b on the
@@ -24,8 +24,8 @@ pub mod data;
 pub mod error;
 pub mod kernel;
 pub mod model;
-pub mod params;
 pub mod parallel;
+pub mod params;
 pub mod problem;
 pub mod random;
 pub mod solver;

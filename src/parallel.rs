@@ -18,7 +18,12 @@ pub const PARALLEL_MIN_WORK: usize = 1 << 16;
 /// `n_threads` is zero.
 pub fn with_threads<T: Send>(n_threads: Option<usize>, f: impl FnOnce() -> T + Send) -> Result<T> {
     let n = match n_threads {
-        Some(0) => return Err(FwsvmError::param("n_jobs", "must be a positive number of threads")),
+        Some(0) => {
+            return Err(FwsvmError::param(
+                "n_jobs",
+                "must be a positive number of threads",
+            ));
+        }
         Some(n) => Some(n),
         None => default_threads(),
     };
@@ -28,7 +33,9 @@ pub fn with_threads<T: Send>(n_threads: Option<usize>, f: impl FnOnce() -> T + S
         if let Some(n) = n {
             builder = builder.num_threads(n);
         }
-        let pool = builder.build().map_err(|e| FwsvmError::ThreadPool(e.to_string()))?;
+        let pool = builder
+            .build()
+            .map_err(|e| FwsvmError::ThreadPool(e.to_string()))?;
         Ok(pool.install(f))
     }
     #[cfg(not(feature = "parallel"))]
@@ -60,7 +67,12 @@ pub fn current_num_threads() -> usize {
 
 /// Calls `f(offset, chunk)` on consecutive chunks of `out`, in parallel when `work` (an estimate of
 /// the total cost) is large enough and more than one thread is available.
-pub fn for_each_chunk<T: Send>(out: &mut [T], chunk: usize, work: usize, f: impl Fn(usize, &mut [T]) + Sync) {
+pub fn for_each_chunk<T: Send>(
+    out: &mut [T],
+    chunk: usize,
+    work: usize,
+    f: impl Fn(usize, &mut [T]) + Sync,
+) {
     let chunk = chunk.max(1);
     #[cfg(feature = "parallel")]
     {
@@ -99,5 +111,8 @@ pub fn map_chunks<T: Send, R: Send>(
         }
     }
     let _ = work;
-    out.chunks_mut(chunk).enumerate().map(|(c, s)| f(c * chunk, s)).collect()
+    out.chunks_mut(chunk)
+        .enumerate()
+        .map(|(c, s)| f(c * chunk, s))
+        .collect()
 }

@@ -133,12 +133,18 @@ impl SvcParams {
     /// [`FwsvmError::InvalidParameter`] naming the first invalid one.
     pub fn check(&self) -> Result<SvcValidParams> {
         if !(self.c.is_finite() && self.c > 0.0) {
-            return Err(FwsvmError::param("C", format!("must be a positive finite number, got {}", self.c)));
+            return Err(FwsvmError::param(
+                "C",
+                format!("must be a positive finite number, got {}", self.c),
+            ));
         }
         self.kernel.validate()?;
         self.solver.validate()?;
         if self.n_threads == Some(0) {
-            return Err(FwsvmError::param("n_jobs", "must be a positive number of threads"));
+            return Err(FwsvmError::param(
+                "n_jobs",
+                "must be a positive number of threads",
+            ));
         }
         Ok(SvcValidParams(self.clone()))
     }
@@ -199,10 +205,15 @@ impl SvcValidParams {
             return Err(FwsvmError::InvalidInput("X has no rows (0 samples)".into()));
         }
         if x.n_cols() == 0 {
-            return Err(FwsvmError::InvalidInput("X has no columns (0 features)".into()));
+            return Err(FwsvmError::InvalidInput(
+                "X has no columns (0 features)".into(),
+            ));
         }
         if y.len() != m {
-            return Err(FwsvmError::InvalidInput(format!("X has {m} rows but y has {} labels", y.len())));
+            return Err(FwsvmError::InvalidInput(format!(
+                "X has {m} rows but y has {} labels",
+                y.len()
+            )));
         }
         x.check_finite("X")?;
         if let Some(row) = y.iter().position(|v| !v.is_finite()) {
@@ -227,11 +238,19 @@ impl SvcValidParams {
             None => None,
         };
         // Samples with zero weight do not take part (scikit-learn's convention).
-        let rows: Vec<usize> = (0..m).filter(|&i| weights.is_none_or(|w| w[i] > 0.0)).collect();
+        let rows: Vec<usize> = (0..m)
+            .filter(|&i| weights.is_none_or(|w| w[i] > 0.0))
+            .collect();
         let classes = two_classes(rows.iter().map(|&i| y[i]))?;
         let params = &self.0;
-        let y_pm: Vec<f64> = rows.iter().map(|&i| if y[i] == classes[1] { 1.0 } else { -1.0 }).collect();
-        let c: Vec<f64> = rows.iter().map(|&i| params.c * weights.map_or(1.0, |w| w[i])).collect();
+        let y_pm: Vec<f64> = rows
+            .iter()
+            .map(|&i| if y[i] == classes[1] { 1.0 } else { -1.0 })
+            .collect();
+        let c: Vec<f64> = rows
+            .iter()
+            .map(|&i| params.c * weights.map_or(1.0, |w| w[i]))
+            .collect();
         with_threads(params.n_threads, || {
             let kept;
             let x_used = if rows.len() == m {
@@ -240,7 +259,8 @@ impl SvcValidParams {
                 kept = x.select_rows(&rows);
                 kept.view()
             };
-            let problem = SimplexProblem::l2_svc(KernelMatrix::new(params.kernel, x_used), &y_pm, &c)?;
+            let problem =
+                SimplexProblem::l2_svc(KernelMatrix::new(params.kernel, x_used), &y_pm, &c)?;
             let solution = solve(&problem, &params.solver, monitor)?;
             build_model(x_used, &rows, &y_pm, classes, params.kernel, solution)
         })?
@@ -263,7 +283,9 @@ fn two_classes(labels: impl Iterator<Item = f64>) -> Result<[f64; 2]> {
         }
     }
     match seen.len() {
-        0 => Err(FwsvmError::Classes("y is empty (every sample has zero weight)".into())),
+        0 => Err(FwsvmError::Classes(
+            "y is empty (every sample has zero weight)".into(),
+        )),
         1 => Err(FwsvmError::Classes(format!(
             "y contains a single class ({}); a classifier needs two",
             seen[0]
@@ -284,16 +306,29 @@ fn build_model(
     kernel: Kernel,
     solution: crate::solver::Solution,
 ) -> Result<SvcModel> {
-    let mut support: Vec<usize> = (0..y_pm.len()).filter(|&i| solution.alpha[i] > 0.0).collect();
+    let mut support: Vec<usize> = (0..y_pm.len())
+        .filter(|&i| solution.alpha[i] > 0.0)
+        .collect();
     // scikit-learn's order: negative class first, ascending index within a class.
     support.sort_by_key(|&i| (y_pm[i] > 0.0, i));
     let n_neg = support.iter().filter(|&&i| y_pm[i] < 0.0).count();
     let rho = solution.stats.quadratic;
     // ρ = αᵀQα > 0 for positive-definite Q; an indefinite kernel (sigmoid) may break that, and
     // then the unscaled expansion (same signs) is used.
-    let scale = if rho.is_finite() && rho > 0.0 { 1.0 / rho } else { 1.0 };
-    let coef: Vec<f64> = support.iter().map(|&i| y_pm[i] * solution.alpha[i] * scale).collect();
-    let intercept: f64 = support.iter().map(|&i| y_pm[i] * solution.alpha[i]).sum::<f64>() * scale;
+    let scale = if rho.is_finite() && rho > 0.0 {
+        1.0 / rho
+    } else {
+        1.0
+    };
+    let coef: Vec<f64> = support
+        .iter()
+        .map(|&i| y_pm[i] * solution.alpha[i] * scale)
+        .collect();
+    let intercept: f64 = support
+        .iter()
+        .map(|&i| y_pm[i] * solution.alpha[i])
+        .sum::<f64>()
+        * scale;
     let alpha = support.iter().map(|&i| solution.alpha[i]).collect();
     let vectors = x.select_rows(&support);
     Ok(SvcModel {

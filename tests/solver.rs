@@ -4,9 +4,11 @@
 mod common;
 
 use common::{blobs, dense_q, objective_and_gap, reference_optimum};
-use fwsvm::solver::{HistoryEntry, Monitor, NoMonitor, solve};
-use fwsvm::{Algorithm, ExitReason, Features, Init, Kernel, SimplexProblem, SolverParams, Stopping};
 use fwsvm::kernel::KernelMatrix;
+use fwsvm::solver::{HistoryEntry, Monitor, NoMonitor, solve};
+use fwsvm::{
+    Algorithm, ExitReason, Features, Init, Kernel, SimplexProblem, SolverParams, Stopping,
+};
 
 fn params(algorithm: Algorithm, tol: f64) -> SolverParams {
     SolverParams {
@@ -21,24 +23,50 @@ fn params(algorithm: Algorithm, tol: f64) -> SolverParams {
 fn check_against_reference(kernel: Kernel, c: f64, m: usize, seed: u64) {
     let (x, y) = blobs(m, 3, 1.5, seed);
     let cs = vec![c; m];
-    let problem = SimplexProblem::l2_svc(KernelMatrix::new(kernel, Features::from(&x)), &y, &cs).unwrap();
+    let problem =
+        SimplexProblem::l2_svc(KernelMatrix::new(kernel, Features::from(&x)), &y, &cs).unwrap();
     let (q, b) = dense_q(&problem);
     let (_, best) = reference_optimum(&q, &b);
     for algorithm in Algorithm::ALL {
         // Plain FW converges sublinearly: give it a looser target.
-        let tol = if algorithm == Algorithm::Fw { 1e-2 * best.abs() } else { 1e-10 };
+        let tol = if algorithm == Algorithm::Fw {
+            1e-2 * best.abs()
+        } else {
+            1e-10
+        };
         let sol = solve(&problem, &params(algorithm, tol), &mut NoMonitor).unwrap();
         let s = &sol.stats;
-        assert_eq!(s.exit_reason, ExitReason::Converged, "{algorithm} {kernel:?}");
+        assert_eq!(
+            s.exit_reason,
+            ExitReason::Converged,
+            "{algorithm} {kernel:?}"
+        );
         let (obj, gap) = objective_and_gap(&q, &b, &sol.alpha);
         // Reported objective and gap agree with the from-scratch values.
-        assert!((obj - s.objective).abs() <= 1e-12 * obj.abs().max(1.0), "{algorithm}: objective {obj} vs reported {}", s.objective);
-        assert!((gap - s.gap).abs() <= 1e-10 * obj.abs().max(1.0), "{algorithm}: gap {gap} vs reported {}", s.gap);
-        assert!(gap <= tol * 1.0001 + 1e-13, "{algorithm}: gap {gap} above tol {tol}");
+        assert!(
+            (obj - s.objective).abs() <= 1e-12 * obj.abs().max(1.0),
+            "{algorithm}: objective {obj} vs reported {}",
+            s.objective
+        );
+        assert!(
+            (gap - s.gap).abs() <= 1e-10 * obj.abs().max(1.0),
+            "{algorithm}: gap {gap} vs reported {}",
+            s.gap
+        );
+        assert!(
+            gap <= tol * 1.0001 + 1e-13,
+            "{algorithm}: gap {gap} above tol {tol}"
+        );
         // The certified suboptimality: 0 ≤ g* − g(α) ≤ gap.
         let sub = best - obj;
-        assert!(sub >= -1e-11 * best.abs().max(1.0), "{algorithm}: objective {obj} above the optimum {best}");
-        assert!(sub <= gap + 1e-11 * best.abs().max(1.0), "{algorithm}: suboptimality {sub} exceeds gap {gap}");
+        assert!(
+            sub >= -1e-11 * best.abs().max(1.0),
+            "{algorithm}: objective {obj} above the optimum {best}"
+        );
+        assert!(
+            sub <= gap + 1e-11 * best.abs().max(1.0),
+            "{algorithm}: suboptimality {sub} exceeds gap {gap}"
+        );
         // Feasible.
         let total: f64 = sol.alpha.iter().sum();
         assert!((total - 1.0).abs() < 1e-12 && sol.alpha.iter().all(|&a| a >= 0.0));
@@ -70,7 +98,12 @@ fn poly_and_laplacian_problems_reach_the_reference_optimum() {
 fn every_initialisation_reaches_the_optimum() {
     let (x, y) = blobs(50, 2, 1.0, 11);
     let cs = vec![2.0; 50];
-    let problem = SimplexProblem::l2_svc(KernelMatrix::new(Kernel::rbf(1.0), Features::from(&x)), &y, &cs).unwrap();
+    let problem = SimplexProblem::l2_svc(
+        KernelMatrix::new(Kernel::rbf(1.0), Features::from(&x)),
+        &y,
+        &cs,
+    )
+    .unwrap();
     let (q, b) = dense_q(&problem);
     let (_, best) = reference_optimum(&q, &b);
     for init in [Init::Random, Init::Farthest, Init::ClosestPair] {
@@ -79,7 +112,10 @@ fn every_initialisation_reaches_the_optimum() {
             ..params(Algorithm::Swap, 1e-11)
         };
         let sol = solve(&problem, &p, &mut NoMonitor).unwrap();
-        assert!((sol.stats.objective - best).abs() < 1e-9 * best.abs(), "{init:?}");
+        assert!(
+            (sol.stats.objective - best).abs() < 1e-9 * best.abs(),
+            "{init:?}"
+        );
     }
 }
 
@@ -97,10 +133,22 @@ impl Monitor for Invariants {
     }
     fn step(&mut self, alpha: &[f64], entry: &HistoryEntry) {
         let total: f64 = alpha.iter().sum();
-        assert!((total - 1.0).abs() < 1e-12, "Σα = {total} at step {}", entry.iteration);
-        assert!(alpha.iter().all(|&a| a >= 0.0), "negative α at step {}", entry.iteration);
+        assert!(
+            (total - 1.0).abs() < 1e-12,
+            "Σα = {total} at step {}",
+            entry.iteration
+        );
+        assert!(
+            alpha.iter().all(|&a| a >= 0.0),
+            "negative α at step {}",
+            entry.iteration
+        );
         let (obj, _) = objective_and_gap(&self.problem_q, &self.b, alpha);
-        assert!(obj >= self.last_objective - 1e-14 * obj.abs().max(1.0), "objective decreased at step {}", entry.iteration);
+        assert!(
+            obj >= self.last_objective - 1e-14 * obj.abs().max(1.0),
+            "objective decreased at step {}",
+            entry.iteration
+        );
         assert!(entry.objective <= obj + 1e-12 * obj.abs().max(1.0));
         self.last_objective = obj;
         self.steps += 1;
@@ -112,7 +160,8 @@ fn feasible_and_monotone_at_every_step() {
     let (x, y) = blobs(60, 2, 1.0, 21);
     let cs = vec![5.0; 60];
     for kernel in [Kernel::rbf(0.7), Kernel::linear()] {
-        let problem = SimplexProblem::l2_svc(KernelMatrix::new(kernel, Features::from(&x)), &y, &cs).unwrap();
+        let problem =
+            SimplexProblem::l2_svc(KernelMatrix::new(kernel, Features::from(&x)), &y, &cs).unwrap();
         let (q, b) = dense_q(&problem);
         for algorithm in Algorithm::ALL {
             let mut mon = Invariants {
@@ -129,7 +178,10 @@ fn feasible_and_monotone_at_every_step() {
             assert_eq!(mon.steps, sol.stats.n_iter);
             assert_eq!(sol.history.len() as u64, sol.stats.n_iter);
             let s = sol.stats.steps;
-            assert_eq!(s.toward + s.away + s.drop + s.swap_add + s.swap_drop, sol.stats.n_iter);
+            assert_eq!(
+                s.toward + s.away + s.drop + s.swap_add + s.swap_drop,
+                sol.stats.n_iter
+            );
             match algorithm {
                 Algorithm::Fw => assert_eq!(s.toward, sol.stats.n_iter),
                 Algorithm::Mfw => assert_eq!(s.swap_add + s.swap_drop, 0),
@@ -143,7 +195,12 @@ fn feasible_and_monotone_at_every_step() {
 fn max_iter_stops_with_its_reason() {
     let (x, y) = blobs(80, 2, 0.5, 3);
     let cs = vec![100.0; 80];
-    let problem = SimplexProblem::l2_svc(KernelMatrix::new(Kernel::rbf(1.0), Features::from(&x)), &y, &cs).unwrap();
+    let problem = SimplexProblem::l2_svc(
+        KernelMatrix::new(Kernel::rbf(1.0), Features::from(&x)),
+        &y,
+        &cs,
+    )
+    .unwrap();
     let p = SolverParams {
         max_iter: Some(5),
         ..params(Algorithm::Fw, 1e-12)
@@ -157,9 +214,30 @@ fn max_iter_stops_with_its_reason() {
 fn stopping_rules_are_ordered_by_strictness() {
     let (x, y) = blobs(100, 2, 1.0, 8);
     let cs = vec![1.0; 100];
-    let problem = SimplexProblem::l2_svc(KernelMatrix::new(Kernel::rbf(1.0), Features::from(&x)), &y, &cs).unwrap();
-    let loose = solve(&problem, &SolverParams { tol: 1e-2, ..SolverParams::default() }, &mut NoMonitor).unwrap();
-    let tight = solve(&problem, &SolverParams { tol: 1e-6, ..SolverParams::default() }, &mut NoMonitor).unwrap();
+    let problem = SimplexProblem::l2_svc(
+        KernelMatrix::new(Kernel::rbf(1.0), Features::from(&x)),
+        &y,
+        &cs,
+    )
+    .unwrap();
+    let loose = solve(
+        &problem,
+        &SolverParams {
+            tol: 1e-2,
+            ..SolverParams::default()
+        },
+        &mut NoMonitor,
+    )
+    .unwrap();
+    let tight = solve(
+        &problem,
+        &SolverParams {
+            tol: 1e-6,
+            ..SolverParams::default()
+        },
+        &mut NoMonitor,
+    )
+    .unwrap();
     assert!(loose.stats.relative_gap <= 1e-2 && tight.stats.relative_gap <= 1e-6);
     assert!(tight.stats.n_iter >= loose.stats.n_iter);
     let meb = solve(
@@ -174,8 +252,21 @@ fn stopping_rules_are_ordered_by_strictness() {
     .unwrap();
     assert_eq!(meb.stats.exit_reason, ExitReason::Converged);
     // The MEB rule on a non-ball problem is refused.
-    let lin = SimplexProblem::l2_svc(KernelMatrix::new(Kernel::linear(), Features::from(&x)), &y, &cs).unwrap();
-    let err = solve(&lin, &SolverParams { stopping: Stopping::Meb, ..SolverParams::default() }, &mut NoMonitor).unwrap_err();
+    let lin = SimplexProblem::l2_svc(
+        KernelMatrix::new(Kernel::linear(), Features::from(&x)),
+        &y,
+        &cs,
+    )
+    .unwrap();
+    let err = solve(
+        &lin,
+        &SolverParams {
+            stopping: Stopping::Meb,
+            ..SolverParams::default()
+        },
+        &mut NoMonitor,
+    )
+    .unwrap_err();
     assert!(err.to_string().contains("minimum enclosing ball"));
 }
 
@@ -183,7 +274,12 @@ fn stopping_rules_are_ordered_by_strictness() {
 fn forced_resyncs_do_not_change_the_answer() {
     let (x, y) = blobs(70, 2, 1.0, 9);
     let cs = vec![3.0; 70];
-    let problem = SimplexProblem::l2_svc(KernelMatrix::new(Kernel::rbf(1.0), Features::from(&x)), &y, &cs).unwrap();
+    let problem = SimplexProblem::l2_svc(
+        KernelMatrix::new(Kernel::rbf(1.0), Features::from(&x)),
+        &y,
+        &cs,
+    )
+    .unwrap();
     let a = solve(&problem, &params(Algorithm::Swap, 1e-10), &mut NoMonitor).unwrap();
     let b = solve(
         &problem,

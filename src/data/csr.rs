@@ -19,7 +19,12 @@ impl<'a> CsrView<'a> {
     /// [`FwsvmError::InvalidInput`] naming the first inconsistency: `indptr` not starting at 0 or
     /// decreasing, lengths that disagree, a column index `>= n_cols`, or indices within a row
     /// that are not strictly increasing (unsorted or duplicated).
-    pub fn new(indptr: &'a [usize], indices: &'a [u32], data: &'a [f64], n_cols: usize) -> Result<Self> {
+    pub fn new(
+        indptr: &'a [usize],
+        indices: &'a [u32],
+        data: &'a [f64],
+        n_cols: usize,
+    ) -> Result<Self> {
         let bad = |msg: String| Err(FwsvmError::InvalidInput(format!("CSR matrix: {msg}")));
         if indptr.is_empty() {
             return bad("indptr is empty (it needs n_rows + 1 entries)".into());
@@ -36,7 +41,10 @@ impl<'a> CsrView<'a> {
         }
         let nnz = indptr[indptr.len() - 1];
         if nnz != data.len() {
-            return bad(format!("indptr ends at {nnz} but data has {} entries", data.len()));
+            return bad(format!(
+                "indptr ends at {nnz} but data has {} entries",
+                data.len()
+            ));
         }
         for (r, w) in indptr.windows(2).enumerate() {
             if w[1] < w[0] {
@@ -45,7 +53,9 @@ impl<'a> CsrView<'a> {
             let row = &indices[w[0]..w[1]];
             for (k, &c) in row.iter().enumerate() {
                 if c as usize >= n_cols {
-                    return bad(format!("row {r} has column index {c} but n_features is {n_cols}"));
+                    return bad(format!(
+                        "row {r} has column index {c} but n_features is {n_cols}"
+                    ));
                 }
                 if k > 0 && row[k - 1] >= c {
                     return bad(format!(
@@ -135,7 +145,12 @@ impl CsrMatrix {
     ///
     /// # Errors
     /// As [`CsrView::new`].
-    pub fn new(indptr: Vec<usize>, indices: Vec<u32>, data: Vec<f64>, n_cols: usize) -> Result<Self> {
+    pub fn new(
+        indptr: Vec<usize>,
+        indices: Vec<u32>,
+        data: Vec<f64>,
+        n_cols: usize,
+    ) -> Result<Self> {
         CsrView::new(&indptr, &indices, &data, n_cols)?;
         Ok(CsrMatrix {
             indptr,

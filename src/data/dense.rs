@@ -22,7 +22,11 @@ impl<'a> DenseView<'a> {
                 data.len()
             )));
         }
-        Ok(DenseView { data, n_rows, n_cols })
+        Ok(DenseView {
+            data,
+            n_rows,
+            n_cols,
+        })
     }
 
     /// Number of rows.
@@ -75,7 +79,11 @@ impl DenseMatrix {
     /// [`FwsvmError::InvalidInput`] if the length does not match the shape.
     pub fn new(data: Vec<f64>, n_rows: usize, n_cols: usize) -> Result<Self> {
         DenseView::new(&data, n_rows, n_cols)?;
-        Ok(DenseMatrix { data, n_rows, n_cols })
+        Ok(DenseMatrix {
+            data,
+            n_rows,
+            n_cols,
+        })
     }
 
     /// Builds a matrix from equally long rows.

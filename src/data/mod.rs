@@ -47,8 +47,12 @@ impl<'a> Features<'a> {
     /// Returns an error naming the first row that holds a NaN or infinity.
     pub fn check_finite(&self, what: &'static str) -> Result<()> {
         let bad_row = match self {
-            Features::Dense(d) => (0..d.n_rows()).find(|&i| d.row(i).iter().any(|v| !v.is_finite())),
-            Features::Sparse(s) => (0..s.n_rows()).find(|&i| s.row(i).1.iter().any(|v| !v.is_finite())),
+            Features::Dense(d) => {
+                (0..d.n_rows()).find(|&i| d.row(i).iter().any(|v| !v.is_finite()))
+            }
+            Features::Sparse(s) => {
+                (0..s.n_rows()).find(|&i| s.row(i).1.iter().any(|v| !v.is_finite()))
+            }
         };
         match bad_row {
             Some(row) => Err(FwsvmError::NonFinite { what, row }),

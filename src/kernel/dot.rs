@@ -81,33 +81,6 @@ pub(crate) fn l1_norm(a: &[f64]) -> f64 {
     a.iter().map(|v| v.abs()).sum()
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn dense_dot_matches_naive_for_all_tail_lengths() {
-        for n in 0..40 {
-            let a: Vec<f64> = (0..n).map(|i| (i as f64 * 0.37).sin()).collect();
-            let b: Vec<f64> = (0..n).map(|i| (i as f64 * 0.11).cos()).collect();
-            let naive: f64 = a.iter().zip(&b).map(|(x, y)| x * y).sum();
-            assert!((dense_dot(&a, &b) - naive).abs() < 1e-12);
-            let naive_l1: f64 = a.iter().zip(&b).map(|(x, y)| (x - y).abs()).sum();
-            assert!((dense_l1(&a, &b) - naive_l1).abs() < 1e-12);
-        }
-    }
-
-    #[test]
-    fn sparse_l1_identity() {
-        let dense = [1.0, -2.0, 0.0, 3.0];
-        let idx = [1u32, 2];
-        let val = [0.5, 4.0];
-        // s = [0, 0.5, 4, 0]; |s - d| = 1 + 2.5 + 4 + 3
-        let got = sparse_dense_l1(&idx, &val, &dense, l1_norm(&dense));
-        assert!((got - 10.5).abs() < 1e-12);
-    }
-}
-
 /// ⟨a, b⟩ for two sparse vectors with strictly increasing indices (sorted merge).
 #[inline]
 pub(crate) fn sparse_sparse_dot(ai: &[u32], av: &[f64], bi: &[u32], bv: &[f64]) -> f64 {
@@ -144,4 +117,31 @@ pub(crate) fn sparse_sparse_l1(ai: &[u32], av: &[f64], bi: &[u32], bv: &[f64]) -
         }
     }
     acc
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dense_dot_matches_naive_for_all_tail_lengths() {
+        for n in 0..40 {
+            let a: Vec<f64> = (0..n).map(|i| (i as f64 * 0.37).sin()).collect();
+            let b: Vec<f64> = (0..n).map(|i| (i as f64 * 0.11).cos()).collect();
+            let naive: f64 = a.iter().zip(&b).map(|(x, y)| x * y).sum();
+            assert!((dense_dot(&a, &b) - naive).abs() < 1e-12);
+            let naive_l1: f64 = a.iter().zip(&b).map(|(x, y)| (x - y).abs()).sum();
+            assert!((dense_l1(&a, &b) - naive_l1).abs() < 1e-12);
+        }
+    }
+
+    #[test]
+    fn sparse_l1_identity() {
+        let dense = [1.0, -2.0, 0.0, 3.0];
+        let idx = [1u32, 2];
+        let val = [0.5, 4.0];
+        // s = [0, 0.5, 4, 0]; |s - d| = 1 + 2.5 + 4 + 3
+        let got = sparse_dense_l1(&idx, &val, &dense, l1_norm(&dense));
+        assert!((got - 10.5).abs() < 1e-12);
+    }
 }

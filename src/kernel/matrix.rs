@@ -2,8 +2,8 @@
 //! The m×m matrix is never formed.
 
 use super::dot::{
-    dense_dot, dense_l1, l1_norm, sparse_dense_dot, sparse_dense_l1, sparse_sparse_dot, sparse_sparse_l1,
-    sq_norm,
+    dense_dot, dense_l1, l1_norm, sparse_dense_dot, sparse_dense_l1, sparse_sparse_dot,
+    sparse_sparse_l1, sq_norm,
 };
 use super::{Kernel, NormKind};
 use crate::data::Features;
@@ -77,7 +77,7 @@ impl<'a> KernelMatrix<'a> {
                             Features::Dense(d) => sq_norm(d.row(i)),
                             Features::Sparse(s) => sq_norm(s.row(i).1),
                         };
-                        kernel.from_dot(d, d, d)
+                        kernel.of_dot(d, d, d)
                     }
                 };
             }
@@ -124,7 +124,7 @@ impl<'a> KernelMatrix<'a> {
                         sparse_sparse_l1(ai, av, bi, bv)
                     }
                 };
-                self.kernel.from_l1(l1)
+                self.kernel.of_l1(l1)
             }
             kind => {
                 let dot = match &self.data {
@@ -139,7 +139,7 @@ impl<'a> KernelMatrix<'a> {
                 } else {
                     (0.0, 0.0)
                 };
-                self.kernel.from_dot(dot, ni, nj)
+                self.kernel.of_dot(dot, ni, nj)
             }
         }
     }
@@ -147,7 +147,11 @@ impl<'a> KernelMatrix<'a> {
     /// The column k(x_i, x_j) for all rows i, written into `out` (length m), in parallel over
     /// rows when m is large.
     pub fn column(&self, j: usize, out: &mut [f64], scratch: &mut QueryScratch) {
-        let qnorm = if self.norms.is_empty() { 0.0 } else { self.norms[j] };
+        let qnorm = if self.norms.is_empty() {
+            0.0
+        } else {
+            self.norms[j]
+        };
         match &self.data {
             Features::Dense(d) => self.eval_all(Query::Dense(d.row(j)), qnorm, &[], out),
             Features::Sparse(s) => {
@@ -197,7 +201,9 @@ impl<'a> KernelMatrix<'a> {
                     NormKind::None => 0.0,
                 };
                 match &self.data {
-                    Features::Dense(_) => self.eval_range(Query::Sparse(idx, val), qnorm, &[], 0, out),
+                    Features::Dense(_) => {
+                        self.eval_range(Query::Sparse(idx, val), qnorm, &[], 0, out)
+                    }
                     Features::Sparse(_) => {
                         let dense = scatter(scratch, self.data.n_cols(), idx, val);
                         self.eval_range(Query::Sparse(idx, val), qnorm, dense, 0, out);
@@ -209,7 +215,14 @@ impl<'a> KernelMatrix<'a> {
         Ok(())
     }
 
-    fn eval_sparse_query(&self, idx: &[u32], val: &[f64], qnorm: f64, out: &mut [f64], scratch: &mut QueryScratch) {
+    fn eval_sparse_query(
+        &self,
+        idx: &[u32],
+        val: &[f64],
+        qnorm: f64,
+        out: &mut [f64],
+        scratch: &mut QueryScratch,
+    ) {
         let dense = scatter(scratch, self.data.n_cols(), idx, val);
         self.eval_all(Query::Sparse(idx, val), qnorm, dense, out);
         clear(scratch, idx);
@@ -279,7 +292,11 @@ impl<'a> KernelMatrix<'a> {
                     *o = (-gamma * o.max(0.0)).exp();
                 }
             }
-            Kernel::Poly { gamma, coef0, degree } => {
+            Kernel::Poly {
+                gamma,
+                coef0,
+                degree,
+            } => {
                 for o in out.iter_mut() {
                     *o = (gamma * *o + coef0).powi(degree as i32);
                 }
@@ -293,7 +310,12 @@ impl<'a> KernelMatrix<'a> {
     }
 }
 
-fn scatter<'s>(scratch: &'s mut QueryScratch, n_cols: usize, idx: &[u32], val: &[f64]) -> &'s [f64] {
+fn scatter<'s>(
+    scratch: &'s mut QueryScratch,
+    n_cols: usize,
+    idx: &[u32],
+    val: &[f64],
+) -> &'s [f64] {
     if scratch.dense.len() < n_cols {
         scratch.dense.resize(n_cols, 0.0);
     }

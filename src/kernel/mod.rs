@@ -73,7 +73,11 @@ impl Kernel {
 
     /// The polynomial kernel (γ⟨x, z⟩ + coef0)^degree.
     pub fn poly(gamma: f64, coef0: f64, degree: u32) -> Self {
-        Kernel::Poly { gamma, coef0, degree }
+        Kernel::Poly {
+            gamma,
+            coef0,
+            degree,
+        }
     }
 
     /// The sigmoid kernel tanh(γ⟨x, z⟩ + coef0).
@@ -107,13 +111,19 @@ impl Kernel {
             Kernel::Rbf { gamma } | Kernel::Laplacian { gamma } => gamma,
             Kernel::Poly { gamma, coef0, .. } | Kernel::Sigmoid { gamma, coef0 } => {
                 if !coef0.is_finite() {
-                    return Err(FwsvmError::param("coef0", format!("must be finite, got {coef0}")));
+                    return Err(FwsvmError::param(
+                        "coef0",
+                        format!("must be finite, got {coef0}"),
+                    ));
                 }
                 gamma
             }
         };
         if !(gamma.is_finite() && gamma > 0.0) {
-            return Err(FwsvmError::param("gamma", format!("must be a positive finite number, got {gamma}")));
+            return Err(FwsvmError::param(
+                "gamma",
+                format!("must be a positive finite number, got {gamma}"),
+            ));
         }
         Ok(())
     }
@@ -134,19 +144,25 @@ impl Kernel {
 
     /// k from an inner product (and, for RBF, the two squared norms).
     #[inline(always)]
-    pub(crate) fn from_dot(&self, dot: f64, norm_x: f64, norm_z: f64) -> f64 {
+    pub(crate) fn of_dot(&self, dot: f64, norm_x: f64, norm_z: f64) -> f64 {
         match *self {
             Kernel::Linear => dot,
             Kernel::Rbf { gamma } => (-gamma * (norm_x + norm_z - 2.0 * dot).max(0.0)).exp(),
-            Kernel::Poly { gamma, coef0, degree } => (gamma * dot + coef0).powi(degree as i32),
+            Kernel::Poly {
+                gamma,
+                coef0,
+                degree,
+            } => (gamma * dot + coef0).powi(degree as i32),
             Kernel::Sigmoid { gamma, coef0 } => (gamma * dot + coef0).tanh(),
-            Kernel::Laplacian { .. } => unreachable!("the Laplacian kernel is evaluated from L1 distances"),
+            Kernel::Laplacian { .. } => {
+                unreachable!("the Laplacian kernel is evaluated from L1 distances")
+            }
         }
     }
 
     /// k from an L1 distance (Laplacian only).
     #[inline(always)]
-    pub(crate) fn from_l1(&self, l1: f64) -> f64 {
+    pub(crate) fn of_l1(&self, l1: f64) -> f64 {
         match *self {
             Kernel::Laplacian { gamma } => (-gamma * l1.max(0.0)).exp(),
             _ => unreachable!("only the Laplacian kernel uses L1 distances"),

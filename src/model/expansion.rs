@@ -20,7 +20,12 @@ pub struct KernelExpansion {
 impl KernelExpansion {
     /// # Errors
     /// [`FwsvmError::InvalidInput`] if `coef` and `vectors` disagree in length.
-    pub fn new(kernel: Kernel, vectors: FeatureMatrix, coef: Vec<f64>, intercept: f64) -> Result<Self> {
+    pub fn new(
+        kernel: Kernel,
+        vectors: FeatureMatrix,
+        coef: Vec<f64>,
+        intercept: f64,
+    ) -> Result<Self> {
         if vectors.view().n_rows() != coef.len() {
             return Err(FwsvmError::InvalidInput(format!(
                 "{} support vectors but {} coefficients",
@@ -61,7 +66,13 @@ impl KernelExpansion {
     /// # Errors
     /// [`FwsvmError::InvalidInput`] if `x` has a different number of features.
     pub fn decision_function<'x>(&self, x: impl Into<Features<'x>>) -> Result<Vec<f64>> {
-        decision_values(self.kernel, self.vectors.view(), &self.coef, self.intercept, x.into())
+        decision_values(
+            self.kernel,
+            self.vectors.view(),
+            &self.coef,
+            self.intercept,
+            x.into(),
+        )
     }
 }
 

@@ -103,7 +103,13 @@ impl SvcModel {
         Ok(self
             .decision_function(x)?
             .into_iter()
-            .map(|f| if f >= 0.0 { self.classes[1] } else { self.classes[0] })
+            .map(|f| {
+                if f >= 0.0 {
+                    self.classes[1]
+                } else {
+                    self.classes[0]
+                }
+            })
             .collect())
     }
 }

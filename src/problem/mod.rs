@@ -57,7 +57,9 @@ impl<'a> SimplexProblem<'a> {
         let m = kernel.n_rows();
         let n = sign.len();
         debug_assert!(m > 0 && n % m == 0 && ridge.len() == n && linear.len() == n);
-        let diag0 = kernel.diagonal().first().copied().unwrap_or(0.0) + shift + ridge.first().copied().unwrap_or(0.0);
+        let diag0 = kernel.diagonal().first().copied().unwrap_or(0.0)
+            + shift
+            + ridge.first().copied().unwrap_or(0.0);
         let constant_kernel_diag = kernel.kernel().has_constant_diagonal();
         let constant_ridge = ridge.iter().all(|&d| d == ridge[0]);
         let mut problem = SimplexProblem {
@@ -70,16 +72,17 @@ impl<'a> SimplexProblem<'a> {
             scale,
             meb: MebForm::None,
         };
-        problem.meb = if constant_kernel_diag && constant_ridge && problem.linear.iter().all(|&b| b == 0.0) {
-            MebForm::ConstantDiagonal(scale * diag0)
-        } else if (0..n).all(|a| {
-            let d = problem.q_diag(a);
-            (problem.linear[a] - d).abs() <= 1e-12 * d.abs().max(1.0)
-        }) {
-            MebForm::LinearIsDiagonal
-        } else {
-            MebForm::None
-        };
+        problem.meb =
+            if constant_kernel_diag && constant_ridge && problem.linear.iter().all(|&b| b == 0.0) {
+                MebForm::ConstantDiagonal(scale * diag0)
+            } else if (0..n).all(|a| {
+                let d = problem.q_diag(a);
+                (problem.linear[a] - d).abs() <= 1e-12 * d.abs().max(1.0)
+            }) {
+                MebForm::LinearIsDiagonal
+            } else {
+                MebForm::None
+            };
         problem
     }
 
@@ -161,7 +164,8 @@ impl<'a> SimplexProblem<'a> {
     #[inline]
     pub fn q_entry_from_column(&self, a: usize, b: usize, column_of_b: &[f64]) -> f64 {
         let off = if a == b { self.ridge[a] } else { 0.0 };
-        self.scale * (self.sign[a] * self.sign[b] * (column_of_b[self.sample(a)] + self.shift) + off)
+        self.scale
+            * (self.sign[a] * self.sign[b] * (column_of_b[self.sample(a)] + self.shift) + off)
     }
 
     /// For a minimum-enclosing-ball problem (constant diagonal, b = 0), the squared radius of the

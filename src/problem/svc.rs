@@ -41,10 +41,20 @@ impl<'a> SimplexProblem<'a> {
         if let Some(i) = c.iter().position(|&v| !(v.is_finite() && v > 0.0)) {
             return Err(FwsvmError::param(
                 "C",
-                format!("must be positive and finite (after sample/class weights), got {} at row {i}", c[i]),
+                format!(
+                    "must be positive and finite (after sample/class weights), got {} at row {i}",
+                    c[i]
+                ),
             ));
         }
         let ridge = c.iter().map(|&ci| 1.0 / ci).collect();
-        Ok(SimplexProblem::from_parts(kernel, y.to_vec(), ridge, vec![0.0; m], 1.0, 1.0))
+        Ok(SimplexProblem::from_parts(
+            kernel,
+            y.to_vec(),
+            ridge,
+            vec![0.0; m],
+            1.0,
+            1.0,
+        ))
     }
 }

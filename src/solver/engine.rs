@@ -7,8 +7,8 @@ use super::monitor::{Monitor, Progress};
 use super::scan::{ColumnTerm, Vertices, scan, update_and_scan};
 use super::state::State;
 use super::{
-    Algorithm, ExitReason, HistoryEntry, Solution, SolverParams, SolverStats, StepCounts, StepKind, Stopping, fw,
-    mfw, swap,
+    Algorithm, ExitReason, HistoryEntry, Solution, SolverParams, SolverStats, StepCounts, StepKind,
+    Stopping, fw, mfw, swap,
 };
 use crate::error::{FwsvmError, Result};
 use crate::kernel::ColumnCache;
@@ -34,7 +34,9 @@ pub(crate) enum Step {
 impl Step {
     fn lambda(&self) -> f64 {
         match *self {
-            Step::Toward { lambda, .. } | Step::Away { lambda, .. } | Step::Swap { lambda, .. } => lambda,
+            Step::Toward { lambda, .. } | Step::Away { lambda, .. } | Step::Swap { lambda, .. } => {
+                lambda
+            }
         }
     }
 }
@@ -47,7 +49,11 @@ const CLOCK_EVERY: u64 = 64;
 /// # Errors
 /// [`FwsvmError::InvalidParameter`] for invalid `params` (including the MEB rule on a problem
 /// that is not a ball), or whatever the monitor returns (e.g. [`FwsvmError::Interrupted`]).
-pub fn solve(problem: &SimplexProblem<'_>, params: &SolverParams, monitor: &mut (dyn Monitor + Send)) -> Result<Solution> {
+pub fn solve(
+    problem: &SimplexProblem<'_>,
+    params: &SolverParams,
+    monitor: &mut (dyn Monitor + Send),
+) -> Result<Solution> {
     params.validate()?;
     if params.stopping == Stopping::Meb && !problem.is_meb() {
         return Err(FwsvmError::param(
@@ -113,7 +119,10 @@ pub fn solve(problem: &SimplexProblem<'_>, params: &SolverParams, monitor: &mut 
         }
         if n_iter % CLOCK_EVERY == 0 {
             let seconds = start.elapsed().as_secs_f64();
-            if params.time_limit.is_some_and(|t| seconds >= t.as_secs_f64()) {
+            if params
+                .time_limit
+                .is_some_and(|t| seconds >= t.as_secs_f64())
+            {
                 break ExitReason::TimeLimit;
             }
             let progress = Progress {
@@ -221,7 +230,11 @@ pub fn solve(problem: &SimplexProblem<'_>, params: &SolverParams, monitor: &mut 
 }
 
 fn relative(gap: f64, objective: f64) -> f64 {
-    if objective != 0.0 { gap / objective.abs() } else { gap }
+    if objective != 0.0 {
+        gap / objective.abs()
+    } else {
+        gap
+    }
 }
 
 /// The gap below which the stopping rule holds.
@@ -231,13 +244,20 @@ fn stopping_threshold(problem: &SimplexProblem<'_>, params: &SolverParams, state
         Stopping::AbsoluteGap => params.tol,
         Stopping::Meb => {
             // 1 + δ⁺ ≤ (1+ε)² with δ⁺ = Δ/R² (papers 000 §3.3.4, 003).
-            let r2 = problem.meb_squared_radius(state.lin, state.quad).unwrap_or(0.0);
+            let r2 = problem
+                .meb_squared_radius(state.lin, state.quad)
+                .unwrap_or(0.0);
             ((1.0 + params.tol).powi(2) - 1.0) * r2
         }
     }
 }
 
-fn resync(problem: &SimplexProblem<'_>, state: &mut State, cache: &mut ColumnCache, v: &mut Vertices) {
+fn resync(
+    problem: &SimplexProblem<'_>,
+    state: &mut State,
+    cache: &mut ColumnCache,
+    v: &mut Vertices,
+) {
     // Renormalise the ulps of drift in Σα too, then rebuild G from the coreset's columns.
     let total: f64 = state.active.iter().map(|&a| state.alpha[a]).sum();
     if total > 0.0 {
@@ -261,7 +281,9 @@ fn apply(
             let slot = cache.fetch(problem.kernel(), problem.sample(i), None);
             let (lin, quad, gi) = (state.lin, state.quad, state.grad_q[i]);
             state.lin = (1.0 - lambda) * lin + lambda * b[i];
-            state.quad = (1.0 - lambda).powi(2) * quad + 2.0 * lambda * (1.0 - lambda) * gi + lambda * lambda * problem.q_diag(i);
+            state.quad = (1.0 - lambda).powi(2) * quad
+                + 2.0 * lambda * (1.0 - lambda) * gi
+                + lambda * lambda * problem.q_diag(i);
             if lambda >= 1.0 {
                 for a in state.active.clone() {
                     state.drop_point(a);
@@ -277,14 +299,21 @@ fn apply(
                 slot: i,
                 column: cache.column(slot),
             };
-            *v = update_and_scan(problem, &mut state.grad_q, &state.alpha, 1.0 - lambda, &[term]);
+            *v = update_and_scan(
+                problem,
+                &mut state.grad_q,
+                &state.alpha,
+                1.0 - lambda,
+                &[term],
+            );
             StepKind::Toward
         }
         Step::Away { j, lambda, drop } => {
             let slot = cache.fetch(problem.kernel(), problem.sample(j), None);
             let (lin, quad, gj) = (state.lin, state.quad, state.grad_q[j]);
             state.lin = (1.0 + lambda) * lin - lambda * b[j];
-            state.quad = (1.0 + lambda).powi(2) * quad - 2.0 * lambda * (1.0 + lambda) * gj + lambda * lambda * problem.q_diag(j);
+            state.quad = (1.0 + lambda).powi(2) * quad - 2.0 * lambda * (1.0 + lambda) * gj
+                + lambda * lambda * problem.q_diag(j);
             state.scale_active(1.0 + lambda);
             if drop {
                 state.drop_point(j);
@@ -296,7 +325,13 @@ fn apply(
                 slot: j,
                 column: cache.column(slot),
             };
-            *v = update_and_scan(problem, &mut state.grad_q, &state.alpha, 1.0 + lambda, &[term]);
+            *v = update_and_scan(
+                problem,
+                &mut state.grad_q,
+                &state.alpha,
+                1.0 + lambda,
+                &[term],
+            );
             if drop { StepKind::Drop } else { StepKind::Away }
         }
         Step::Swap {
@@ -309,7 +344,8 @@ fn apply(
             let si = cache.fetch(problem.kernel(), problem.sample(i), None);
             let sj = cache.fetch(problem.kernel(), problem.sample(j), Some(si));
             state.lin += lambda * (b[i] - b[j]);
-            state.quad += 2.0 * lambda * (state.grad_q[i] - state.grad_q[j]) + lambda * lambda * curvature;
+            state.quad +=
+                2.0 * lambda * (state.grad_q[i] - state.grad_q[j]) + lambda * lambda * curvature;
             state.alpha[i] += lambda;
             state.activate(i);
             if drop {
@@ -330,7 +366,11 @@ fn apply(
                 },
             ];
             *v = update_and_scan(problem, &mut state.grad_q, &state.alpha, 1.0, &terms);
-            if drop { StepKind::SwapDrop } else { StepKind::SwapAdd }
+            if drop {
+                StepKind::SwapDrop
+            } else {
+                StepKind::SwapAdd
+            }
         }
     }
 }

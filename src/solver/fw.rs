@@ -8,7 +8,11 @@ use crate::problem::SimplexProblem;
 
 /// Exact line search toward e_i, i the toward vertex: d = e_i − α,
 /// slope ∇g_i − αᵀ∇g (the duality gap), curvature Q_ii − 2G_i + αᵀQα = ‖z_i − Zα‖², λ ∈ [0, 1].
-pub(crate) fn toward_search(problem: &SimplexProblem<'_>, state: &State, v: &Vertices) -> LineSearch {
+pub(crate) fn toward_search(
+    problem: &SimplexProblem<'_>,
+    state: &State,
+    v: &Vertices,
+) -> LineSearch {
     let i = v.toward;
     let slope = v.toward_grad - state.alpha_dot_grad();
     let curvature = problem.q_diag(i) - 2.0 * state.grad_q[i] + state.quad;

@@ -12,7 +12,10 @@ const RANDOM_SUBSET: usize = 20;
 const CLOSEST_PAIR_CAP: usize = 2000;
 
 /// Returns the support and weights of the initial iterate.
-pub(crate) fn initial_iterate(problem: &SimplexProblem<'_>, params: &SolverParams) -> Result<(Vec<usize>, Vec<f64>)> {
+pub(crate) fn initial_iterate(
+    problem: &SimplexProblem<'_>,
+    params: &SolverParams,
+) -> Result<(Vec<usize>, Vec<f64>)> {
     let n = problem.n_slots();
     let mut rng = SplitMix64::new(params.seed);
     let support = match params.init {
@@ -21,7 +24,9 @@ pub(crate) fn initial_iterate(problem: &SimplexProblem<'_>, params: &SolverParam
             let s = rng.below(n);
             let t = (0..n)
                 .map(|t| (t, squared_distance(problem, s, t)))
-                .fold((s, f64::NEG_INFINITY), |best, cur| if cur.1 > best.1 { cur } else { best })
+                .fold((s, f64::NEG_INFINITY), |best, cur| {
+                    if cur.1 > best.1 { cur } else { best }
+                })
                 .0;
             if t == s { vec![s] } else { vec![s, t] }
         }
@@ -52,7 +57,11 @@ fn solve_on(problem: &SimplexProblem<'_>, support: Vec<usize>) -> (Vec<usize>, V
     let b: Vec<f64> = support.iter().map(|&a| problem.linear()[a]).collect();
     let scale = (0..p).map(|r| q[r * p + r].abs()).fold(1e-300, f64::max);
     let alpha = solve_dense(&q, &b, 1e-13 * scale, 100_000);
-    support.into_iter().zip(alpha).filter(|&(_, v)| v > 0.0).unzip()
+    support
+        .into_iter()
+        .zip(alpha)
+        .filter(|&(_, v)| v > 0.0)
+        .unzip()
 }
 
 /// The closest pair (in the base kernel's feature space) of points with opposite signs
@@ -62,13 +71,20 @@ fn closest_opposite_pair(problem: &SimplexProblem<'_>, rng: &mut SplitMix64) -> 
     let pos: Vec<usize> = (0..problem.n_slots()).filter(|&a| signs[a] > 0.0).collect();
     let neg: Vec<usize> = (0..problem.n_slots()).filter(|&a| signs[a] < 0.0).collect();
     if pos.is_empty() || neg.is_empty() {
-        return Err(FwsvmError::param("init", "closest_pair needs points of both signs (classes)"));
+        return Err(FwsvmError::param(
+            "init",
+            "closest_pair needs points of both signs (classes)",
+        ));
     }
     let subset = |v: Vec<usize>, rng: &mut SplitMix64| -> Vec<usize> {
         if v.len() <= CLOSEST_PAIR_CAP {
             v
         } else {
-            let mut s: Vec<usize> = rng.sample_distinct(v.len(), CLOSEST_PAIR_CAP).into_iter().map(|k| v[k]).collect();
+            let mut s: Vec<usize> = rng
+                .sample_distinct(v.len(), CLOSEST_PAIR_CAP)
+                .into_iter()
+                .map(|k| v[k])
+                .collect();
             s.sort_unstable();
             s
         }

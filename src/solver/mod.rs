@@ -46,7 +46,12 @@ pub enum Algorithm {
 
 impl Algorithm {
     /// All variants, in documentation order.
-    pub const ALL: [Algorithm; 4] = [Algorithm::Fw, Algorithm::Mfw, Algorithm::Swap, Algorithm::Swap2o];
+    pub const ALL: [Algorithm; 4] = [
+        Algorithm::Fw,
+        Algorithm::Mfw,
+        Algorithm::Swap,
+        Algorithm::Swap2o,
+    ];
 
     /// The name used by the Python API and the command line.
     pub fn name(&self) -> &'static str {
@@ -71,7 +76,12 @@ impl FromStr for Algorithm {
         Algorithm::ALL
             .into_iter()
             .find(|a| a.name() == s)
-            .ok_or_else(|| FwsvmError::param("algorithm", format!("unknown algorithm {s:?}; expected one of fw, mfw, swap, swap2o")))
+            .ok_or_else(|| {
+                FwsvmError::param(
+                    "algorithm",
+                    format!("unknown algorithm {s:?}; expected one of fw, mfw, swap, swap2o"),
+                )
+            })
     }
 }
 
@@ -108,7 +118,10 @@ impl FromStr for Stopping {
             "gap" | "relative_gap" => Ok(Stopping::RelativeGap),
             "absolute_gap" => Ok(Stopping::AbsoluteGap),
             "meb" | "cvm" => Ok(Stopping::Meb),
-            _ => Err(FwsvmError::param("stopping", format!("unknown rule {s:?}; expected gap, absolute_gap or meb"))),
+            _ => Err(FwsvmError::param(
+                "stopping",
+                format!("unknown rule {s:?}; expected gap, absolute_gap or meb"),
+            )),
         }
     }
 }
@@ -144,7 +157,10 @@ impl FromStr for Init {
             "random" => Ok(Init::Random),
             "farthest" => Ok(Init::Farthest),
             "closest_pair" => Ok(Init::ClosestPair),
-            _ => Err(FwsvmError::param("init", format!("unknown initialisation {s:?}; expected random, farthest or closest_pair"))),
+            _ => Err(FwsvmError::param(
+                "init",
+                format!("unknown initialisation {s:?}; expected random, farthest or closest_pair"),
+            )),
         }
     }
 }
@@ -202,16 +218,25 @@ impl SolverParams {
     /// [`FwsvmError::InvalidParameter`] naming the first bad field.
     pub fn validate(&self) -> Result<()> {
         if !(self.tol.is_finite() && self.tol > 0.0) {
-            return Err(FwsvmError::param("tol", format!("must be a positive finite number, got {}", self.tol)));
+            return Err(FwsvmError::param(
+                "tol",
+                format!("must be a positive finite number, got {}", self.tol),
+            ));
         }
         if !(self.cache_size_mb.is_finite() && self.cache_size_mb > 0.0) {
             return Err(FwsvmError::param(
                 "cache_size",
-                format!("must be a positive number of MB, got {}", self.cache_size_mb),
+                format!(
+                    "must be a positive number of MB, got {}",
+                    self.cache_size_mb
+                ),
             ));
         }
         if self.max_iter == Some(0) {
-            return Err(FwsvmError::param("max_iter", "must be positive (or -1 for no limit)"));
+            return Err(FwsvmError::param(
+                "max_iter",
+                "must be positive (or -1 for no limit)",
+            ));
         }
         if self.resync_every == Some(0) {
             return Err(FwsvmError::param("resync_every", "must be positive"));

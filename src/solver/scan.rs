@@ -57,7 +57,9 @@ impl Vertices {
 
     /// Merges a later chunk's result (higher indices) into this one.
     fn merge(&mut self, later: Vertices) {
-        if later.toward != usize::MAX && (self.toward == usize::MAX || later.toward_grad > self.toward_grad) {
+        if later.toward != usize::MAX
+            && (self.toward == usize::MAX || later.toward_grad > self.toward_grad)
+        {
             self.toward = later.toward;
             self.toward_grad = later.toward_grad;
         }
@@ -118,7 +120,8 @@ fn process_chunk(
         }
         bulk(problem, g, lo, start, s, alpha, c0, terms, &mut out);
         // The special slot: bulk formula, plus the ridge of every term on this slot.
-        bulk(problem, g, lo, s, s + 1, alpha, c0, terms, &mut out_discard());
+        let mut ignored = Vertices::empty();
+        bulk(problem, g, lo, s, s + 1, alpha, c0, terms, &mut ignored);
         for t in terms {
             if t.slot == s {
                 g[s - lo] += t.coef * problem.scale() * problem.ridge(s);
@@ -130,10 +133,6 @@ fn process_chunk(
     }
     bulk(problem, g, lo, start, hi, alpha, c0, terms, &mut out);
     out
-}
-
-fn out_discard() -> Vertices {
-    Vertices::empty()
 }
 
 /// The branch-free update + scan over slots [from, to) (absolute indices; `g` starts at `lo`).
@@ -163,35 +162,102 @@ fn bulk(
         let copy_end = ((b0 / m) + 1) * m;
         let b1 = to.min(copy_end);
         let base = (b0 / m) * m;
+        let (gs, ss, ls, als) = (
+            &mut g[b0 - lo..b1 - lo],
+            &signs[b0..b1],
+            &lin[b0..b1],
+            &alpha[b0..b1],
+        );
         match terms {
-            [] => {
-                for b in b0..b1 {
-                    let v = c0 * g[b - lo];
-                    g[b - lo] = v;
-                    out.consider(b, lin[b] - 2.0 * v, alpha[b] > 0.0);
-                }
-            }
+            [] => fused(gs, ls, als, b0, out, |_, old| c0 * old),
             [t] => {
                 let w = t.coef * scale * signs[t.slot];
                 let col = &t.column[b0 - base..b1 - base];
-                for (k, b) in (b0..b1).enumerate() {
-                    let v = c0 * g[b - lo] + w * signs[b] * (col[k] + shift);
-                    g[b - lo] = v;
-                    out.consider(b, lin[b] - 2.0 * v, alpha[b] > 0.0);
-                }
+                fused(gs, ls, als, b0, out, |k, old| {
+                    c0 * old + w * ss[k] * (col[k] + shift)
+                });
             }
             [t, u, ..] => {
                 let wt = t.coef * scale * signs[t.slot];
                 let wu = u.coef * scale * signs[u.slot];
                 let ct = &t.column[b0 - base..b1 - base];
                 let cu = &u.column[b0 - base..b1 - base];
-                for (k, b) in (b0..b1).enumerate() {
-                    let v = c0 * g[b - lo] + signs[b] * (wt * (ct[k] + shift) + wu * (cu[k] + shift));
-                    g[b - lo] = v;
-                    out.consider(b, lin[b] - 2.0 * v, alpha[b] > 0.0);
-                }
+                fused(gs, ls, als, b0, out, |k, old| {
+                    c0 * old + ss[k] * (wt * (ct[k] + shift) + wu * (cu[k] + shift))
+                });
             }
         }
         b0 = b1;
     }
+}
+
+/// Lanes of the vectorised argmax/argmin.
+const LANES: usize = 8;
+
+/// g[k] ← update(k, g[k]) for all k, fused with the toward (argmax of b − 2g) and away (argmin
+/// over α > 0) searches. Each of [`LANES`] lanes keeps its own best value and index with
+/// branch-free selects, so the loop vectorises; lanes are merged at the end, ties to the lowest
+/// index, which gives the same vertices as a sequential scan.
+#[inline(always)]
+fn fused(
+    g: &mut [f64],
+    lin: &[f64],
+    alpha: &[f64],
+    first: usize,
+    out: &mut Vertices,
+    update: impl Fn(usize, f64) -> f64,
+) {
+    let n = g.len();
+    let (lin, alpha) = (&lin[..n], &alpha[..n]);
+    let blocks = n / LANES;
+    let mut up_val = [f64::NEG_INFINITY; LANES];
+    let mut up_idx = [u32::MAX; LANES];
+    let mut down_val = [f64::INFINITY; LANES];
+    let mut down_idx = [u32::MAX; LANES];
+    for blk in 0..blocks {
+        let k0 = blk * LANES;
+        for l in 0..LANES {
+            let k = k0 + l;
+            let v = update(k, g[k]);
+            g[k] = v;
+            let grad = lin[k] - 2.0 * v;
+            let better = grad > up_val[l];
+            up_val[l] = if better { grad } else { up_val[l] };
+            up_idx[l] = if better { k as u32 } else { up_idx[l] };
+            let candidate = if alpha[k] > 0.0 { grad } else { f64::INFINITY };
+            let lower = candidate < down_val[l];
+            down_val[l] = if lower { candidate } else { down_val[l] };
+            down_idx[l] = if lower { k as u32 } else { down_idx[l] };
+        }
+    }
+    // Merge lanes in index order (ties: lowest index), then the tail sequentially.
+    let mut local = Vertices::empty();
+    let mut best: Option<(f64, u32)> = None;
+    let mut worst: Option<(f64, u32)> = None;
+    for l in 0..LANES {
+        if up_idx[l] != u32::MAX
+            && best.is_none_or(|(v, i)| up_val[l] > v || (up_val[l] == v && up_idx[l] < i))
+        {
+            best = Some((up_val[l], up_idx[l]));
+        }
+        if down_idx[l] != u32::MAX
+            && worst.is_none_or(|(v, i)| down_val[l] < v || (down_val[l] == v && down_idx[l] < i))
+        {
+            worst = Some((down_val[l], down_idx[l]));
+        }
+    }
+    if let Some((v, i)) = best {
+        local.toward = first + i as usize;
+        local.toward_grad = v;
+    }
+    if let Some((v, i)) = worst {
+        local.away = Some(first + i as usize);
+        local.away_grad = v;
+    }
+    for k in blocks * LANES..n {
+        let v = update(k, g[k]);
+        g[k] = v;
+        local.consider(first + k, lin[k] - 2.0 * v, alpha[k] > 0.0);
+    }
+    out.merge(local);
 }

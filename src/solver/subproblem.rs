@@ -16,14 +16,21 @@ pub fn solve_dense(q: &[f64], b: &[f64], tol: f64, max_iter: usize) -> Vec<f64> 
     }
     // Start at the best vertex.
     let start = (0..p)
-        .max_by(|&x, &y| (b[x] - q[x * p + x]).total_cmp(&(b[y] - q[y * p + y])).then(y.cmp(&x)))
+        .max_by(|&x, &y| {
+            (b[x] - q[x * p + x])
+                .total_cmp(&(b[y] - q[y * p + y]))
+                .then(y.cmp(&x))
+        })
         .unwrap_or(0);
     alpha[start] = 1.0;
     let mut g: Vec<f64> = (0..p).map(|r| q[r * p + start]).collect();
     for iter in 0..max_iter {
         if iter % 64 == 63 {
             for r in 0..p {
-                g[r] = (0..p).filter(|&c| alpha[c] > 0.0).map(|c| q[r * p + c] * alpha[c]).sum();
+                g[r] = (0..p)
+                    .filter(|&c| alpha[c] > 0.0)
+                    .map(|c| q[r * p + c] * alpha[c])
+                    .sum();
             }
         }
         let grad = |r: usize, g: &[f64]| b[r] - 2.0 * g[r];
@@ -52,13 +59,21 @@ pub fn solve_dense(q: &[f64], b: &[f64], tol: f64, max_iter: usize) -> Vec<f64> 
                 continue;
             }
             let c = q[i * p + i] - 2.0 * q[i * p + j] + q[j * p + j];
-            let gain = if c > 0.0 { a * a / (4.0 * c) } else { f64::INFINITY };
+            let gain = if c > 0.0 {
+                a * a / (4.0 * c)
+            } else {
+                f64::INFINITY
+            };
             if best.is_none_or(|(_, bg, _, _)| gain > bg) {
                 best = Some((j, gain, a, c));
             }
         }
         let Some((j, _, a, c)) = best else { break };
-        let unclipped = if c > 0.0 { a / (2.0 * c) } else { f64::INFINITY };
+        let unclipped = if c > 0.0 {
+            a / (2.0 * c)
+        } else {
+            f64::INFINITY
+        };
         let lambda = unclipped.min(alpha[j]);
         if !(lambda > 0.0) {
             break;

@@ -25,13 +25,18 @@ pub(crate) fn select(
 ) -> Step {
     let i = v.toward;
     let fw = toward_search(problem, state, v);
-    let toward = Step::Toward { i, lambda: fw.lambda };
+    let toward = Step::Toward {
+        i,
+        lambda: fw.lambda,
+    };
     let pair = if second_order {
         second_order_partner(problem, state, i, cache)
     } else {
         first_order_partner(problem, v, cache)
     };
-    let Some((j, sw, curvature)) = pair else { return toward };
+    let Some((j, sw, curvature)) = pair else {
+        return toward;
+    };
     if sw.gain >= fw.gain && sw.gain > 0.0 {
         let alpha_j = state.alpha[j];
         let drop = sw.lambda >= alpha_j;
@@ -55,13 +60,20 @@ fn first_order_partner(
 ) -> Option<(usize, LineSearch, f64)> {
     let i = v.toward;
     let j = v.away.filter(|&j| j != i)?;
-    let q_ij = match (cache.lookup(problem.sample(i)), cache.lookup(problem.sample(j))) {
+    let q_ij = match (
+        cache.lookup(problem.sample(i)),
+        cache.lookup(problem.sample(j)),
+    ) {
         (Some(s), _) => problem.q_entry_from_column(j, i, cache.column(s)),
         (None, Some(s)) => problem.q_entry_from_column(i, j, cache.column(s)),
         (None, None) => problem.q_entry(i, j),
     };
     let curvature = problem.q_diag(i) - 2.0 * q_ij + problem.q_diag(j);
-    Some((j, exact(v.toward_grad - v.away_grad, curvature, 1.0), curvature))
+    Some((
+        j,
+        exact(v.toward_grad - v.away_grad, curvature, 1.0),
+        curvature,
+    ))
 }
 
 /// j maximising the exact pairwise gain (∇g_i − ∇g_j)² / (4(Q_ii − 2Q_ij + Q_jj)) over the

@@ -20,7 +20,16 @@ pub fn blobs(m: usize, d: usize, separation: f64, seed: u64) -> (DenseMatrix, Ve
     let mut y = Vec::with_capacity(m);
     for i in 0..m {
         let label = if i % 2 == 0 { 1.0 } else { -1.0 };
-        let row: Vec<f64> = (0..d).map(|k| normal(&mut rng) + if k == 0 { label * separation / 2.0 } else { 0.0 }).collect();
+        let row: Vec<f64> = (0..d)
+            .map(|k| {
+                normal(&mut rng)
+                    + if k == 0 {
+                        label * separation / 2.0
+                    } else {
+                        0.0
+                    }
+            })
+            .collect();
         rows.push(row);
         y.push(label);
     }
@@ -42,7 +51,9 @@ pub fn dense_q(problem: &SimplexProblem<'_>) -> (Vec<f64>, Vec<f64>) {
 /// g(α) = bᵀα − αᵀQα, the gradient-cache-free duality gap max ∇g − αᵀ∇g.
 pub fn objective_and_gap(q: &[f64], b: &[f64], alpha: &[f64]) -> (f64, f64) {
     let n = b.len();
-    let qa: Vec<f64> = (0..n).map(|r| (0..n).map(|c| q[r * n + c] * alpha[c]).sum()).collect();
+    let qa: Vec<f64> = (0..n)
+        .map(|r| (0..n).map(|c| q[r * n + c] * alpha[c]).sum())
+        .collect();
     let quad: f64 = alpha.iter().zip(&qa).map(|(a, g)| a * g).sum();
     let lin: f64 = alpha.iter().zip(b).map(|(a, b)| a * b).sum();
     let grad: Vec<f64> = (0..n).map(|r| b[r] - 2.0 * qa[r]).collect();
@@ -73,14 +84,19 @@ fn project_simplex(v: &[f64]) -> Vec<f64> {
 pub fn reference_optimum(q: &[f64], b: &[f64]) -> (Vec<f64>, f64) {
     let n = b.len();
     // Lipschitz constant of the gradient 2Qα: 2·λ_max(Q) ≤ 2·max row sum of |Q|.
-    let lip = 2.0 * (0..n).map(|r| (0..n).map(|c| q[r * n + c].abs()).sum::<f64>()).fold(0.0, f64::max);
+    let lip = 2.0
+        * (0..n)
+            .map(|r| (0..n).map(|c| q[r * n + c].abs()).sum::<f64>())
+            .fold(0.0, f64::max);
     let step = 1.0 / lip;
     let mut x = vec![1.0 / n as f64; n];
     let mut y = x.clone();
     let mut t = 1.0f64;
     let f = |a: &[f64]| objective_and_gap(q, b, a).0;
     for _ in 0..200_000 {
-        let grad: Vec<f64> = (0..n).map(|r| b[r] - 2.0 * (0..n).map(|c| q[r * n + c] * y[c]).sum::<f64>()).collect();
+        let grad: Vec<f64> = (0..n)
+            .map(|r| b[r] - 2.0 * (0..n).map(|c| q[r * n + c] * y[c]).sum::<f64>())
+            .collect();
         let z: Vec<f64> = (0..n).map(|r| y[r] + step * grad[r]).collect();
         let x_new = project_simplex(&z);
         if f(&x_new) < f(&x) {
@@ -90,8 +106,15 @@ pub fn reference_optimum(q: &[f64], b: &[f64]) -> (Vec<f64>, f64) {
             continue;
         }
         let t_new = (1.0 + (1.0 + 4.0 * t * t).sqrt()) / 2.0;
-        y = (0..n).map(|r| x_new[r] + (t - 1.0) / t_new * (x_new[r] - x[r])).collect();
-        let done = x_new.iter().zip(&x).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max) < 1e-15;
+        y = (0..n)
+            .map(|r| x_new[r] + (t - 1.0) / t_new * (x_new[r] - x[r]))
+            .collect();
+        let done = x_new
+            .iter()
+            .zip(&x)
+            .map(|(a, b)| (a - b).abs())
+            .fold(0.0, f64::max)
+            < 1e-15;
         x = x_new;
         t = t_new;
         if done {
@@ -129,7 +152,8 @@ pub fn reference_optimum(q: &[f64], b: &[f64]) -> (Vec<f64>, f64) {
 
 fn gauss_solve(a: &mut [f64], b: &mut [f64], n: usize) -> Option<Vec<f64>> {
     for col in 0..n {
-        let piv = (col..n).max_by(|&r, &s| a[r * n + col].abs().total_cmp(&a[s * n + col].abs()))?;
+        let piv =
+            (col..n).max_by(|&r, &s| a[r * n + col].abs().total_cmp(&a[s * n + col].abs()))?;
         if a[piv * n + col].abs() < 1e-300 {
             return None;
         }

@@ -1,0 +1,56 @@
+"""Type stubs for the native module ``fwsvm._core`` (private; use ``fwsvm``)."""
+
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+__version__: str
+
+# Dense float64 C-contiguous matrix, or (data, indices, indptr, n_features) CSR parts.
+Features = npt.NDArray[np.float64] | tuple[
+    npt.NDArray[np.float64], npt.NDArray[np.uint32], npt.NDArray[np.uintp], int
+]
+
+class CancelToken:
+    def __init__(self) -> None: ...
+    def cancel(self) -> None: ...
+    @property
+    def cancelled(self) -> bool: ...
+
+def fit_svc(
+    x: Features,
+    y: npt.NDArray[np.float64],
+    *,
+    sample_weight: npt.NDArray[np.float64] | None = None,
+    c: float,
+    kernel: str,
+    gamma: float,
+    degree: int,
+    coef0: float,
+    algorithm: str,
+    tol: float,
+    stopping: str,
+    max_iter: int,
+    cache_size: float,
+    init: str,
+    seed: int,
+    n_threads: int | None = None,
+    verbose: bool = False,
+    time_limit: float | None = None,
+    record_history: bool = False,
+    cancel: CancelToken | None = None,
+) -> dict[str, Any]: ...
+def decision_function(
+    x: Features,
+    support_vectors: Features,
+    coef: npt.NDArray[np.float64],
+    intercept: float,
+    *,
+    kernel: str,
+    gamma: float,
+    degree: int,
+    coef0: float,
+    n_threads: int | None = None,
+) -> npt.NDArray[np.float64]: ...
+def data_variance(x: Features) -> float: ...

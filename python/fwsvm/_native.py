@@ -1,0 +1,83 @@
+"""Passing data to the native core and running long native calls interruptibly."""
+
+from __future__ import annotations
+
+import os
+import threading
+from typing import Any, Callable
+
+import numpy as np
+import scipy.sparse as sp
+
+from fwsvm import _core
+
+
+def features_arg(X: Any) -> Any:
+    """Dense float64 C-contiguous arrays pass through; CSR matrices become the
+    (data, indices, indptr, n_features) tuple the core borrows without copying (indices are
+    reinterpreted as uint32, indptr as uintp, both zero-copy in the common case)."""
+    if not sp.issparse(X):
+        return np.ascontiguousarray(X, dtype=np.float64)
+    X = X.tocsr()
+    if not X.has_canonical_format:
+        X = X.copy()
+        X.sum_duplicates()
+    data = np.ascontiguousarray(X.data, dtype=np.float64)
+    indices = X.indices
+    if indices.dtype == np.int32:
+        indices = indices.view(np.uint32)
+    else:
+        if indices.size and int(indices.max()) >= 2**32:
+            raise ValueError("sparse column indices must be below 2**32")
+        indices = indices.astype(np.uint32)
+    indptr = X.indptr
+    indptr = indptr.view(np.uintp) if indptr.dtype.itemsize == np.dtype(np.uintp).itemsize else indptr.astype(np.uintp)
+    return (data, np.ascontiguousarray(indices), np.ascontiguousarray(indptr), int(X.shape[1]))
+
+
+def n_threads(n_jobs: int | None) -> int | None:
+    """scikit-learn's ``n_jobs`` to a thread count (None: the core's default, which is
+    ``FWSVM_NUM_THREADS`` or all cores)."""
+    if n_jobs is None:
+        return None
+    cpus = os.cpu_count() or 1
+    if n_jobs < 0:
+        return max(1, cpus + 1 + n_jobs)
+    if n_jobs == 0:
+        raise ValueError("n_jobs == 0 is not a valid number of threads; use None, -1 or a positive number")
+    return n_jobs
+
+
+def run_interruptible(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """Run a GIL-releasing native call so that Ctrl-C stops it.
+
+    Python delivers signals to the main thread only, and only between bytecodes; a native fit
+    holding the main thread would ignore Ctrl-C until it finished. So the call runs in a worker
+    thread while the main thread waits in short, interruptible joins; on KeyboardInterrupt it
+    sets the call's cancel token, waits for the solver to stop at its next poll (about 0.1 s)
+    and re-raises.
+    """
+    token = _core.CancelToken()
+    kwargs["cancel"] = token
+    if threading.current_thread() is not threading.main_thread():
+        return fn(*args, **kwargs)
+    outcome: dict[str, Any] = {}
+
+    def target() -> None:
+        try:
+            outcome["value"] = fn(*args, **kwargs)
+        except BaseException as exc:  # re-raised in the caller's thread
+            outcome["error"] = exc
+
+    worker = threading.Thread(target=target, name="fwsvm-fit", daemon=True)
+    worker.start()
+    try:
+        while worker.is_alive():
+            worker.join(0.05)
+    except KeyboardInterrupt:
+        token.cancel()
+        worker.join()
+        raise
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["value"]

@@ -1,0 +1,319 @@
+"""scikit-learn estimators backed by the Frank-Wolfe solvers of ``fwsvm._core``."""
+
+from __future__ import annotations
+
+import warnings
+from numbers import Integral, Real
+from typing import Any
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
+
+from fwsvm import _core
+from fwsvm._native import features_arg, n_threads, run_interruptible
+
+_KERNELS = ("linear", "rbf", "poly", "sigmoid", "laplacian")
+_ALGORITHMS = ("fw", "mfw", "swap", "swap2o")
+
+
+class SVC(ClassifierMixin, BaseEstimator):
+    """Kernel support vector classifier trained by Frank-Wolfe methods.
+
+    Solves the L2-SVM of the Core Vector Machine: with
+    ``Q_ij = y_i y_j (k(x_i, x_j) + 1) + δ_ij / C`` it maximises ``-αᵀQα`` over the unit
+    simplex. This is the squared-hinge SVM with a regularised bias,
+
+        min ½(‖w‖² + b²) + (C/2) Σ_i max(0, 1 − y_i (⟨w, φ(x_i)⟩ + b))²,
+
+    so ``C`` here penalises *squared* slacks: it is not on the same scale as the hinge-loss ``C``
+    of :class:`sklearn.svm.SVC` (for the linear kernel the model equals
+    ``LinearSVC(loss="squared_hinge", C=C/2, intercept_scaling=1)``). Each solver step touches one
+    or two kernel columns; only the columns of recently used points are kept
+    (``cache_size``), never the full kernel matrix.
+
+    Parameters
+    ----------
+    C : float, default=1.0
+        Penalty of the squared slacks, > 0.
+    kernel : {"rbf", "linear", "poly", "sigmoid", "laplacian"}, default="rbf"
+        The kernel: ``exp(-γ‖x−z‖²)``, ``⟨x,z⟩``, ``(γ⟨x,z⟩ + coef0)^degree``,
+        ``tanh(γ⟨x,z⟩ + coef0)`` or ``exp(-γ‖x−z‖₁)``.
+    gamma : {"scale", "auto"} or float, default="scale"
+        Kernel coefficient: ``"scale"`` is ``1 / (n_features · X.var())``, ``"auto"`` is
+        ``1 / n_features`` (as in scikit-learn).
+    degree : int, default=3
+        Degree of the polynomial kernel.
+    coef0 : float, default=0.0
+        Constant of the polynomial and sigmoid kernels.
+    algorithm : {"swap", "swap2o", "mfw", "fw"}, default="swap"
+        The Frank-Wolfe variant: SWAP (toward or pairwise steps chosen by exact gains),
+        SWAP-2o (second-order pairwise partner), MFW (Wolfe away steps) or plain FW.
+    tol : float, default=1e-3
+        Tolerance of the stopping rule.
+    stopping : {"gap", "absolute_gap", "meb"}, default="gap"
+        ``"gap"``: duality gap ≤ tol·|objective| (scale-free; bounds margin violations
+        relative to the margin). ``"absolute_gap"``: duality gap ≤ tol. ``"meb"``: the CVM
+        rule ``1 + δ⁺ ≤ (1 + tol)²`` (only for rbf/laplacian kernels without weights).
+    max_iter : int, default=-1
+        Maximum number of solver steps, -1 for no limit. Hitting it raises a
+        :class:`~sklearn.exceptions.ConvergenceWarning`.
+    cache_size : float, default=200
+        Memory for cached kernel columns, in MB.
+    init : {"random", "farthest", "closest_pair"}, default="random"
+        Initial iterate: exact solution on 20 random points (CVM), a point and its farthest
+        point, or the closest pair of opposite-class points.
+    random_state : int, RandomState instance or None, default=None
+        Seeds the random initialisation.
+    n_jobs : int or None, default=None
+        Threads for fitting and prediction. ``None`` uses the ``FWSVM_NUM_THREADS`` environment
+        variable or all cores; ``-1`` all cores. The model does not depend on it.
+    verbose : bool, default=False
+        Print solver progress to stderr.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (2,)
+        Class labels; ``classes_[1]`` is predicted where the decision function is ≥ 0.
+    support_ : ndarray of shape (n_SV,)
+        Indices of the support vectors in the training data, grouped by class.
+    support_vectors_ : ndarray or sparse matrix of shape (n_SV, n_features)
+        The support vectors.
+    n_support_ : ndarray of shape (2,), dtype=int32
+        Support vectors per class.
+    dual_coef_ : ndarray of shape (1, n_SV)
+        ``y_i α_i / ρ``: decision function ``Σ dual_coef_ k(sv, x) + intercept_``.
+    intercept_ : ndarray of shape (1,)
+        The bias ``b = Σ y_i α_i / ρ``.
+    n_iter_ : ndarray of shape (1,), dtype=int
+        Solver steps taken.
+    convergence_ : dict
+        How the solver stopped: ``exit_reason``, ``gap``, ``relative_gap``, ``objective``,
+        ``steps`` (counts of toward/away/drop/swap_add/swap_drop steps), ``n_active``,
+        ``columns_computed``, ``seconds`` and more.
+    fit_status_ : int
+        0 if the stopping rule was met, 1 otherwise.
+    n_features_in_ : int
+        Number of features seen in ``fit``.
+    shape_fit_ : tuple of int
+        Shape of the training data.
+
+    References
+    ----------
+    .. [1] I. W. Tsang, J. T. Kwok, P.-M. Cheung, "Core Vector Machines: Fast SVM Training on
+       Very Large Data Sets", JMLR 6, 2005.
+    .. [2] H. Allende, E. Frandi, R. Ñanculef, C. Sartori, "A Novel Frank-Wolfe Algorithm.
+       Analysis and Applications to Large-Scale SVM Training", arXiv:1304.1014, 2013.
+    .. [3] E. Frandi, R. Ñanculef, M. G. Gasparo, S. Lodi, C. Sartori, "Training Support Vector
+       Machines Using Frank-Wolfe Optimization Methods", IJPRAI 27(3), 2013.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> from sklearn.preprocessing import StandardScaler
+    >>> from fwsvm import SVC
+    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> X = StandardScaler().fit_transform(X)
+    >>> clf = SVC(C=1.0, random_state=0).fit(X, y)
+    >>> clf.score(X, y) > 0.95
+    True
+    """
+
+    _parameter_constraints: dict[str, list[Any]] = {
+        "C": [Interval(Real, 0.0, None, closed="neither")],
+        "kernel": [StrOptions(set(_KERNELS))],
+        "gamma": [StrOptions({"scale", "auto"}), Interval(Real, 0.0, None, closed="neither")],
+        "degree": [Interval(Integral, 0, None, closed="left")],
+        "coef0": [Interval(Real, None, None, closed="neither")],
+        "algorithm": [StrOptions(set(_ALGORITHMS))],
+        "tol": [Interval(Real, 0.0, None, closed="neither")],
+        "stopping": [StrOptions({"gap", "absolute_gap", "meb"})],
+        "max_iter": [Interval(Integral, -1, None, closed="left")],
+        "cache_size": [Interval(Real, 0, None, closed="neither")],
+        "init": [StrOptions({"random", "farthest", "closest_pair"})],
+        "random_state": ["random_state"],
+        "n_jobs": [Integral, None],
+        "verbose": ["verbose"],
+    }
+
+    def __init__(
+        self,
+        *,
+        C: float = 1.0,
+        kernel: str = "rbf",
+        gamma: str | float = "scale",
+        degree: int = 3,
+        coef0: float = 0.0,
+        algorithm: str = "swap",
+        tol: float = 1e-3,
+        stopping: str = "gap",
+        max_iter: int = -1,
+        cache_size: float = 200,
+        init: str = "random",
+        random_state: Any = None,
+        n_jobs: int | None = None,
+        verbose: bool = False,
+    ) -> None:
+        self.C = C
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.algorithm = algorithm
+        self.tol = tol
+        self.stopping = stopping
+        self.max_iter = max_iter
+        self.cache_size = cache_size
+        self.init = init
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+        self.verbose = verbose
+
+    def __sklearn_tags__(self):  # type: ignore[no-untyped-def]
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        # Multiclass (one-vs-one) is not implemented yet: the binary solver only.
+        tags.classifier_tags.multi_class = False
+        return tags
+
+    def fit(self, X: Any, y: Any, sample_weight: Any = None) -> SVC:
+        """Fit the classifier.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training data; sparse input is used as CSR without densifying.
+        y : array-like of shape (n_samples,)
+            Labels with exactly two distinct values.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Per-sample weights: sample i's penalty is ``C * sample_weight[i]``; samples with
+            weight 0 are ignored.
+
+        Returns
+        -------
+        self : SVC
+            The fitted estimator.
+        """
+        self._validate_params()
+        X, y = validate_data(
+            self, X, y, accept_sparse="csr", dtype=np.float64, order="C", accept_large_sparse=True
+        )
+        check_classification_targets(y)
+        classes, y_index = np.unique(y, return_inverse=True)
+        if len(classes) < 2:
+            raise ValueError(
+                f"The number of classes has to be greater than one; got {len(classes)} class"
+            )
+        if len(classes) > 2:
+            raise ValueError(
+                f"fwsvm.SVC currently supports binary problems only; y has {len(classes)} classes"
+            )
+        weights = None
+        if sample_weight is not None:
+            weights = _check_sample_weight(sample_weight, X, dtype=np.float64)
+            if np.any(weights < 0):
+                raise ValueError("sample_weight must be non-negative")
+        self._gamma = self._resolve_gamma(X)
+        seed = int(check_random_state(self.random_state).randint(np.iinfo(np.int32).max))
+        y_pm = np.where(y_index == 1, 1.0, -1.0)
+        result = run_interruptible(
+            _core.fit_svc,
+            features_arg(X),
+            y_pm,
+            sample_weight=weights,
+            c=float(self.C),
+            kernel=self.kernel,
+            gamma=self._gamma,
+            degree=int(self.degree),
+            coef0=float(self.coef0),
+            algorithm=self.algorithm,
+            tol=float(self.tol),
+            stopping=self.stopping,
+            max_iter=int(self.max_iter),
+            cache_size=float(self.cache_size),
+            init=self.init,
+            seed=seed,
+            n_threads=n_threads(self.n_jobs),
+            verbose=bool(self.verbose),
+        )
+        self.classes_ = classes
+        self.support_ = result.pop("support").astype(np.int32)
+        self.support_vectors_ = X[self.support_]
+        self.dual_coef_ = result.pop("dual_coef").reshape(1, -1)
+        self.intercept_ = np.array([result.pop("intercept")], dtype=np.float64)
+        self.n_support_ = result.pop("n_support").astype(np.int32)
+        self._alpha = result.pop("alpha")
+        self.n_iter_ = np.array([result["n_iter"]], dtype=np.int64)
+        self.convergence_ = result
+        self.fit_status_ = 0 if result["exit_reason"] == "converged" else 1
+        self.shape_fit_ = X.shape
+        if not result["quadratic"] > 0:
+            warnings.warn(
+                f"The {self.kernel!r} kernel is not positive semi-definite for these parameters "
+                f"(αᵀQα = {result['quadratic']:.3g} ≤ 0): the L2-SVM objective is not concave and "
+                "the solution is only a local optimum. Use a smaller C or gamma, or another kernel.",
+                UserWarning,
+                stacklevel=2,
+            )
+        if result["exit_reason"] in ("max_iter", "time_limit"):
+            warnings.warn(
+                f"Solver terminated early ({result['exit_reason']}) with relative duality gap "
+                f"{result['relative_gap']:.3g} > tol={self.tol}. Consider increasing max_iter.",
+                ConvergenceWarning,
+                stacklevel=2,
+            )
+        return self
+
+    def _resolve_gamma(self, X: Any) -> float:
+        if isinstance(self.gamma, str):
+            if self.gamma == "auto":
+                return 1.0 / X.shape[1]
+            var = _core.data_variance(features_arg(X))
+            return 1.0 / (X.shape[1] * var) if var != 0 else 1.0
+        return float(self.gamma)
+
+    def decision_function(self, X: Any) -> np.ndarray:
+        """Signed decision values; positive means ``classes_[1]``.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+        """
+        check_is_fitted(self)
+        X = validate_data(
+            self, X, accept_sparse="csr", dtype=np.float64, order="C", reset=False, accept_large_sparse=True
+        )
+        # Dense and sparse queries work against dense or sparse support vectors alike.
+        return _core.decision_function(
+            features_arg(X),
+            features_arg(self.support_vectors_),
+            np.ascontiguousarray(self.dual_coef_[0], dtype=np.float64),
+            float(self.intercept_[0]),
+            kernel=self.kernel,
+            gamma=self._gamma,
+            degree=int(self.degree),
+            coef0=float(self.coef0),
+            n_threads=n_threads(self.n_jobs),
+        )
+
+    def predict(self, X: Any) -> np.ndarray:
+        """Predict class labels.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+        """
+        scores = self.decision_function(X)
+        return self.classes_[(scores >= 0).astype(np.intp)]

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Build and run every check and test: Rust gates and tests, the wheel, the pytest suite.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+echo "== Python test dependencies"
+python3 -m pip install --quiet --disable-pip-version-check "numpy>=1.24" "scipy>=1.10" "scikit-learn>=1.6" "pytest>=8" "hypothesis>=6.100" "maturin>=1.9.4,<2"
+
+echo "== cargo fmt / clippy"
+cargo fmt --all -- --check
+cargo clippy --all-targets --features python -- -D warnings
+
+echo "== cargo test"
+cargo test --quiet
+
+echo "== build and install the wheel"
+rm -rf dist
+python3 -m maturin build --release --quiet -o dist
+python3 -m pip install --quiet --disable-pip-version-check --force-reinstall --no-deps dist/fwsvm-*.whl
+
+echo "== pytest"
+set +e
+python3 -m pytest -q tests
+status=$?
+set -e
+if [ "$status" -eq 5 ]; then
+    echo "pytest collected no tests: failing" >&2
+    exit 1
+fi
+exit "$status"

@@ -1,0 +1,19 @@
+//! [`FwsvmError`] → Python exceptions, in one place.
+
+use pyo3::PyErr;
+use pyo3::exceptions::{PyKeyboardInterrupt, PyRuntimeError, PyValueError};
+
+use crate::error::FwsvmError;
+
+impl From<FwsvmError> for PyErr {
+    fn from(e: FwsvmError) -> PyErr {
+        match e {
+            FwsvmError::Interrupted => PyKeyboardInterrupt::new_err(e.to_string()),
+            FwsvmError::ThreadPool(_) => PyRuntimeError::new_err(e.to_string()),
+            FwsvmError::InvalidParameter { .. }
+            | FwsvmError::InvalidInput(_)
+            | FwsvmError::NonFinite { .. }
+            | FwsvmError::Classes(_) => PyValueError::new_err(e.to_string()),
+        }
+    }
+}

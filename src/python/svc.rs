@@ -1,0 +1,221 @@
+//! Binary SVC fit and decision function for `fwsvm.SVC`.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use numpy::{IntoPyArray, PyReadonlyArray1};
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+use super::convert::{FeaturesArg, kernel_from};
+use crate::error::FwsvmError;
+use crate::model::decision_values;
+use crate::parallel::with_threads;
+use crate::params::Svc;
+use crate::solver::{Monitor, Progress, SolverParams};
+
+/// A flag the Python side sets (from the main thread, on Ctrl-C) to stop a running fit.
+#[pyclass(module = "fwsvm._core", frozen)]
+#[derive(Default)]
+pub(crate) struct CancelToken {
+    flag: Arc<AtomicBool>,
+}
+
+#[pymethods]
+impl CancelToken {
+    #[new]
+    fn new() -> Self {
+        CancelToken::default()
+    }
+
+    /// Ask the running fit to stop.
+    fn cancel(&self) {
+        self.flag.store(true, Ordering::Relaxed);
+    }
+
+    /// Whether `cancel` was called.
+    #[getter]
+    fn cancelled(&self) -> bool {
+        self.flag.load(Ordering::Relaxed)
+    }
+}
+
+struct CancelMonitor(Option<Arc<AtomicBool>>);
+
+impl Monitor for CancelMonitor {
+    fn progress(&mut self, _p: &Progress) -> crate::Result<()> {
+        match &self.0 {
+            Some(flag) if flag.load(Ordering::Relaxed) => Err(FwsvmError::Interrupted),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// Fits a binary L2-SVC. `y` holds ±1 labels. Returns a dict of fitted arrays and statistics.
+#[pyfunction]
+#[pyo3(signature = (x, y, *, sample_weight=None, c, kernel, gamma, degree, coef0, algorithm, tol,
+    stopping, max_iter, cache_size, init, seed, n_threads=None, verbose=false, time_limit=None,
+    record_history=false, cancel=None))]
+pub(crate) fn fit_svc<'py>(
+    py: Python<'py>,
+    x: FeaturesArg<'py>,
+    y: PyReadonlyArray1<'py, f64>,
+    sample_weight: Option<PyReadonlyArray1<'py, f64>>,
+    c: f64,
+    kernel: &str,
+    gamma: f64,
+    degree: i64,
+    coef0: f64,
+    algorithm: &str,
+    tol: f64,
+    stopping: &str,
+    max_iter: i64,
+    cache_size: f64,
+    init: &str,
+    seed: u64,
+    n_threads: Option<usize>,
+    verbose: bool,
+    time_limit: Option<f64>,
+    record_history: bool,
+    cancel: Option<PyRef<'py, CancelToken>>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let solver = SolverParams {
+        algorithm: algorithm.parse()?,
+        tol,
+        stopping: stopping.parse()?,
+        max_iter: (max_iter > 0).then_some(max_iter as u64),
+        time_limit: time_limit.map(Duration::from_secs_f64),
+        cache_size_mb: cache_size,
+        init: init.parse()?,
+        seed,
+        verbose,
+        record_history,
+        resync_every: None,
+    };
+    let params = Svc::params()
+        .c(c)
+        .kernel(kernel_from(kernel, gamma, degree, coef0)?)
+        .solver(solver)
+        .n_threads(n_threads)
+        .check()?;
+    let features = x.view()?;
+    let y = y.as_slice()?;
+    let weights = sample_weight.as_ref().map(|w| w.as_slice()).transpose()?;
+    let mut monitor = CancelMonitor(cancel.map(|t| t.flag.clone()));
+    let model = py.detach(|| params.fit_weighted(features, y, weights, &mut monitor))?;
+
+    let s = model.stats();
+    let out = PyDict::new(py);
+    out.set_item(
+        "support",
+        model
+            .support()
+            .iter()
+            .map(|&i| i as i64)
+            .collect::<Vec<_>>()
+            .into_pyarray(py),
+    )?;
+    out.set_item("dual_coef", model.dual_coef().to_vec().into_pyarray(py))?;
+    out.set_item("alpha", model.alpha().to_vec().into_pyarray(py))?;
+    out.set_item("intercept", model.intercept())?;
+    out.set_item(
+        "n_support",
+        model
+            .n_support_per_class()
+            .iter()
+            .map(|&n| n as i32)
+            .collect::<Vec<_>>()
+            .into_pyarray(py),
+    )?;
+    out.set_item("exit_reason", s.exit_reason.name())?;
+    out.set_item("n_iter", s.n_iter)?;
+    out.set_item("gap", s.gap)?;
+    out.set_item("relative_gap", s.relative_gap)?;
+    out.set_item("objective", s.objective)?;
+    out.set_item("quadratic", s.quadratic)?;
+    out.set_item("n_active", s.n_active)?;
+    out.set_item("columns_computed", s.columns_computed)?;
+    out.set_item("cache_hits", s.cache_hits)?;
+    out.set_item("cache_capacity", s.cache_capacity)?;
+    out.set_item("resyncs", s.resyncs)?;
+    out.set_item("seconds", s.seconds)?;
+    let steps = PyDict::new(py);
+    steps.set_item("toward", s.steps.toward)?;
+    steps.set_item("away", s.steps.away)?;
+    steps.set_item("drop", s.steps.drop)?;
+    steps.set_item("swap_add", s.steps.swap_add)?;
+    steps.set_item("swap_drop", s.steps.swap_drop)?;
+    out.set_item("steps", steps)?;
+    if record_history {
+        let h = model.history();
+        let hist = PyDict::new(py);
+        hist.set_item(
+            "iteration",
+            h.iter()
+                .map(|e| e.iteration)
+                .collect::<Vec<_>>()
+                .into_pyarray(py),
+        )?;
+        hist.set_item(
+            "objective",
+            h.iter()
+                .map(|e| e.objective)
+                .collect::<Vec<_>>()
+                .into_pyarray(py),
+        )?;
+        hist.set_item(
+            "gap",
+            h.iter().map(|e| e.gap).collect::<Vec<_>>().into_pyarray(py),
+        )?;
+        hist.set_item("kind", h.iter().map(|e| e.kind.name()).collect::<Vec<_>>())?;
+        hist.set_item(
+            "coreset_size",
+            h.iter()
+                .map(|e| e.coreset_size as i64)
+                .collect::<Vec<_>>()
+                .into_pyarray(py),
+        )?;
+        hist.set_item(
+            "seconds",
+            h.iter()
+                .map(|e| e.seconds)
+                .collect::<Vec<_>>()
+                .into_pyarray(py),
+        )?;
+        out.set_item("history", hist)?;
+    }
+    Ok(out)
+}
+
+/// f(x) = Σ coef_s k(sv_s, x) + intercept for every row of `x`.
+#[pyfunction]
+#[pyo3(signature = (x, support_vectors, coef, intercept, *, kernel, gamma, degree, coef0, n_threads=None))]
+pub(crate) fn decision_function<'py>(
+    py: Python<'py>,
+    x: FeaturesArg<'py>,
+    support_vectors: FeaturesArg<'py>,
+    coef: PyReadonlyArray1<'py, f64>,
+    intercept: f64,
+    kernel: &str,
+    gamma: f64,
+    degree: i64,
+    coef0: f64,
+    n_threads: Option<usize>,
+) -> PyResult<Bound<'py, numpy::PyArray1<f64>>> {
+    let kernel = kernel_from(kernel, gamma, degree, coef0)?;
+    let (x, sv, coef) = (x.view()?, support_vectors.view()?, coef.as_slice()?);
+    let values = py.detach(|| {
+        with_threads(n_threads, || {
+            decision_values(kernel, sv, coef, intercept, x)
+        })
+    })??;
+    Ok(values.into_pyarray(py))
+}
+
+/// The variance of all entries of `x` (zeros included), for `gamma="scale"`.
+#[pyfunction]
+pub(crate) fn data_variance<'py>(py: Python<'py>, x: FeaturesArg<'py>) -> PyResult<f64> {
+    let x = x.view()?;
+    Ok(py.detach(|| x.variance()))
+}

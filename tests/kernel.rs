@@ -1,0 +1,130 @@
+//! Kernel evaluation: columns, single entries and queries agree; dense and sparse storage give
+//! the same values for every kernel.
+
+mod common;
+
+use fwsvm::kernel::{ColumnCache, KernelMatrix, QueryScratch};
+use fwsvm::{CsrMatrix, DenseMatrix, Features, Kernel};
+
+fn sparse_version(x: &DenseMatrix) -> CsrMatrix {
+    let (m, d) = (x.n_rows(), x.n_cols());
+    let (mut indptr, mut indices, mut data) = (vec![0], vec![], vec![]);
+    for i in 0..m {
+        for k in 0..d {
+            let v = x.as_slice()[i * d + k];
+            if v != 0.0 {
+                indices.push(k as u32);
+                data.push(v);
+            }
+        }
+        indptr.push(data.len());
+    }
+    CsrMatrix::new(indptr, indices, data, d).unwrap()
+}
+
+fn naive(kernel: Kernel, a: &[f64], b: &[f64]) -> f64 {
+    let dot: f64 = a.iter().zip(b).map(|(x, y)| x * y).sum();
+    match kernel {
+        Kernel::Linear => dot,
+        Kernel::Rbf { gamma } => (-gamma * a.iter().zip(b).map(|(x, y)| (x - y) * (x - y)).sum::<f64>()).exp(),
+        Kernel::Laplacian { gamma } => (-gamma * a.iter().zip(b).map(|(x, y)| (x - y).abs()).sum::<f64>()).exp(),
+        Kernel::Poly { gamma, coef0, degree } => (gamma * dot + coef0).powi(degree as i32),
+        Kernel::Sigmoid { gamma, coef0 } => (gamma * dot + coef0).tanh(),
+    }
+}
+
+fn kernels() -> Vec<Kernel> {
+    vec![
+        Kernel::linear(),
+        Kernel::rbf(0.3),
+        Kernel::poly(0.5, 1.0, 3),
+        Kernel::sigmoid(0.1, -0.2),
+        Kernel::laplacian(0.2),
+    ]
+}
+
+#[test]
+fn columns_entries_and_queries_match_the_formula_for_dense_and_sparse_data() {
+    let (mut x, _) = common::blobs(37, 11, 1.0, 5);
+    // Make it genuinely sparse.
+    let mut data = x.clone().into_vec();
+    for (k, v) in data.iter_mut().enumerate() {
+        if k % 3 != 0 {
+            *v = 0.0;
+        }
+    }
+    x = DenseMatrix::new(data, 37, 11).unwrap();
+    let s = sparse_version(&x);
+    let d = x.n_cols();
+    let row = |i: usize| &x.as_slice()[i * d..(i + 1) * d];
+    for kernel in kernels() {
+        for features in [Features::from(&x), Features::from(&s)] {
+            let km = KernelMatrix::new(kernel, features);
+            let mut col = vec![0.0; 37];
+            let mut scratch = QueryScratch::new();
+            for j in [0, 5, 36] {
+                km.column(j, &mut col, &mut scratch);
+                for i in 0..37 {
+                    let want = naive(kernel, row(i), row(j));
+                    assert!((col[i] - want).abs() < 1e-12, "{kernel:?} column {j} row {i}");
+                    assert!((km.entry(i, j) - want).abs() < 1e-12, "{kernel:?} entry");
+                }
+                assert!((km.diagonal()[j] - naive(kernel, row(j), row(j))).abs() < 1e-12);
+            }
+            // Queries from either storage kind against either storage kind.
+            for queries in [Features::from(&x), Features::from(&s)] {
+                km.query_row(&queries, 9, &mut col, &mut scratch).unwrap();
+                for i in 0..37 {
+                    assert!((col[i] - naive(kernel, row(i), row(9))).abs() < 1e-12, "{kernel:?} query");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn query_with_wrong_feature_count_is_an_error() {
+    let (x, _) = common::blobs(10, 3, 1.0, 1);
+    let (q, _) = common::blobs(2, 4, 1.0, 2);
+    let km = KernelMatrix::new(Kernel::rbf(1.0), Features::from(&x));
+    let mut out = vec![0.0; 10];
+    let err = km.query_row(&Features::from(&q), 0, &mut out, &mut QueryScratch::new()).unwrap_err();
+    assert!(err.to_string().contains("features"));
+}
+
+#[test]
+fn column_cache_respects_its_budget_and_evicts_least_recently_used() {
+    let (x, _) = common::blobs(100, 3, 1.0, 3);
+    let km = KernelMatrix::new(Kernel::rbf(1.0), Features::from(&x));
+    // Room for 3 columns of 100 f64.
+    let mut cache = ColumnCache::new(100, 3 * 100 * 8);
+    assert_eq!(cache.capacity(), 3);
+    for j in [1, 2, 3] {
+        cache.fetch(&km, j, None);
+    }
+    cache.fetch(&km, 1, None); // 1 is now most recent; 2 is the LRU
+    cache.fetch(&km, 4, None);
+    assert!(cache.lookup(2).is_none());
+    assert!(cache.lookup(1).is_some() && cache.lookup(3).is_some() && cache.lookup(4).is_some());
+    assert_eq!(cache.columns_computed(), 4);
+    assert_eq!(cache.hits(), 1);
+    // A pinned slot survives eviction.
+    let pinned = cache.lookup(3).unwrap();
+    cache.fetch(&km, 5, Some(pinned));
+    assert!(cache.lookup(3).is_some());
+    // Cached columns are the kernel's columns.
+    let slot = cache.fetch(&km, 4, None);
+    let mut col = vec![0.0; 100];
+    km.column(4, &mut col, &mut QueryScratch::new());
+    assert_eq!(cache.column(slot), &col[..]);
+}
+
+#[test]
+fn csr_validation_names_the_problem() {
+    let err = CsrMatrix::new(vec![0, 2], vec![3, 1], vec![1.0, 2.0], 5).unwrap_err();
+    assert!(err.to_string().contains("unsorted or duplicate"));
+    let err = CsrMatrix::new(vec![0, 1], vec![7], vec![1.0], 5).unwrap_err();
+    assert!(err.to_string().contains("column index 7"));
+    let err = CsrMatrix::new(vec![0, 2], vec![1], vec![1.0], 5).unwrap_err();
+    assert!(err.to_string().contains("indptr ends"));
+}

@@ -1,0 +1,104 @@
+//! The Rust SVC API: fitting, prediction, errors and thread-count invariance.
+
+mod common;
+
+use common::blobs;
+use fwsvm::{Algorithm, DenseMatrix, ExitReason, FwsvmError, Kernel, Svc};
+
+#[test]
+fn fits_and_predicts_blobs_with_every_algorithm() {
+    let (x, y) = blobs(400, 3, 3.0, 1);
+    for algorithm in Algorithm::ALL {
+        let model = Svc::params()
+            .c(1.0)
+            .kernel(Kernel::rbf(0.5))
+            .algorithm(algorithm)
+            .max_iter(Some(200_000))
+            .tol(if algorithm == Algorithm::Fw { 1e-2 } else { 1e-3 })
+            .fit(&x, &y)
+            .unwrap();
+        let pred = model.predict(&x).unwrap();
+        let acc = pred.iter().zip(&y).filter(|(p, t)| p == t).count() as f64 / y.len() as f64;
+        assert!(acc > 0.9, "{algorithm}: {acc}");
+        assert_eq!(model.stats().exit_reason, ExitReason::Converged);
+        let [neg, pos] = model.n_support_per_class();
+        assert_eq!(neg + pos, model.n_support());
+        // Simplex weights of the support vectors sum to one.
+        assert!((model.alpha().iter().sum::<f64>() - 1.0).abs() < 1e-12);
+    }
+}
+
+#[test]
+fn any_two_label_values_work() {
+    let (x, y) = blobs(100, 2, 3.0, 2);
+    let labels: Vec<f64> = y.iter().map(|&v| if v > 0.0 { 7.0 } else { 3.0 }).collect();
+    let model = Svc::params().fit(&x, &labels).unwrap();
+    assert_eq!(model.classes(), [3.0, 7.0]);
+    assert!(model.predict(&x).unwrap().iter().all(|&p| p == 3.0 || p == 7.0));
+}
+
+#[test]
+fn models_do_not_depend_on_the_thread_count() {
+    let (x, y) = blobs(9_000, 8, 2.5, 3);
+    let fit = |threads| {
+        Svc::params()
+            .c(1.0)
+            .kernel(Kernel::rbf(0.2))
+            .n_threads(Some(threads))
+            .seed(5)
+            .fit(&x, &y)
+            .unwrap()
+    };
+    let (one, two) = (fit(1), fit(2));
+    assert_eq!(one.support(), two.support());
+    assert_eq!(one.dual_coef(), two.dual_coef());
+    assert_eq!(one.intercept(), two.intercept());
+    assert_eq!(one.stats().n_iter, two.stats().n_iter);
+}
+
+#[test]
+fn sample_weights_scale_the_penalty_and_zero_weights_drop_samples() {
+    let (x, y) = blobs(200, 2, 1.0, 4);
+    let base = Svc::params().c(2.0).tol(1e-8).check().unwrap();
+    let plain = base.fit(&x, &y).unwrap();
+    let ones = vec![1.0; 200];
+    let weighted = base
+        .fit_weighted((&x).into(), &y, Some(&ones), &mut fwsvm::solver::NoMonitor)
+        .unwrap();
+    assert_eq!(plain.support(), weighted.support());
+    // Zero weight on the first 50 samples equals training without them.
+    let mut w = ones.clone();
+    w[..50].iter_mut().for_each(|v| *v = 0.0);
+    let dropped = base
+        .fit_weighted((&x).into(), &y, Some(&w), &mut fwsvm::solver::NoMonitor)
+        .unwrap();
+    let rows: Vec<Vec<f64>> = (50..200).map(|i| x.as_slice()[i * 2..i * 2 + 2].to_vec()).collect();
+    let sub = base.fit(&DenseMatrix::from_rows(&rows).unwrap(), &y[50..]).unwrap();
+    let shifted: Vec<usize> = sub.support().iter().map(|&i| i + 50).collect();
+    assert_eq!(dropped.support(), &shifted[..]);
+    let df_a = dropped.decision_function(&x).unwrap();
+    let df_b = sub.decision_function(&x).unwrap();
+    for (a, b) in df_a.iter().zip(&df_b) {
+        assert!((a - b).abs() < 1e-9);
+    }
+}
+
+#[test]
+fn bad_inputs_give_errors() {
+    let (x, y) = blobs(20, 2, 1.0, 5);
+    let one_class = vec![1.0; 20];
+    assert!(matches!(Svc::params().fit(&x, &one_class), Err(FwsvmError::Classes(_))));
+    let three: Vec<f64> = (0..20).map(|i| (i % 3) as f64).collect();
+    assert!(matches!(Svc::params().fit(&x, &three), Err(FwsvmError::Classes(_))));
+    assert!(matches!(Svc::params().fit(&x, &y[..5]), Err(FwsvmError::InvalidInput(_))));
+    let mut bad = x.clone().into_vec();
+    bad[7] = f64::NAN;
+    let bad = DenseMatrix::new(bad, 20, 2).unwrap();
+    assert!(matches!(Svc::params().fit(&bad, &y), Err(FwsvmError::NonFinite { row: 3, .. })));
+    for p in [Svc::params().c(-1.0), Svc::params().tol(0.0), Svc::params().kernel(Kernel::rbf(-1.0))] {
+        assert!(matches!(p.check(), Err(FwsvmError::InvalidParameter { .. })));
+    }
+    let empty = DenseMatrix::new(vec![], 0, 2).unwrap();
+    assert!(matches!(Svc::params().fit(&empty, &[]), Err(FwsvmError::InvalidInput(_))));
+    assert!("newton".parse::<Algorithm>().is_err());
+}

@@ -1,0 +1,114 @@
+"""Bad input gives a clear ValueError naming the problem, never a crash or a silent answer."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from fwsvm import SVC
+
+
+@pytest.fixture
+def data():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 3))
+    y = (X[:, 0] > 0).astype(int)
+    return X, y
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+def test_non_finite_features(data, bad) -> None:
+    X, y = data
+    X = X.copy()
+    X[5, 1] = bad
+    with pytest.raises(ValueError, match="NaN|infinity"):
+        SVC().fit(X, y)
+    with pytest.raises(ValueError, match="NaN|infinity"):
+        SVC().fit(sp.csr_matrix(X), y)
+    clf = SVC().fit(data[0], y)
+    with pytest.raises(ValueError, match="NaN|infinity"):
+        clf.predict(X)
+
+
+def test_empty_input() -> None:
+    with pytest.raises(ValueError, match="0 sample"):
+        SVC().fit(np.empty((0, 3)), np.empty(0))
+    with pytest.raises(ValueError, match="0 feature"):
+        SVC().fit(np.empty((4, 0)), np.array([0, 1, 0, 1]))
+
+
+def test_single_class(data) -> None:
+    X, _ = data
+    with pytest.raises(ValueError, match="one"):
+        SVC().fit(X, np.ones(len(X)))
+
+
+def test_more_than_two_classes_is_refused_clearly(data) -> None:
+    X, _ = data
+    with pytest.raises(ValueError, match="binary"):
+        SVC().fit(X, np.arange(len(X)) % 3)
+
+
+def test_mismatched_lengths(data) -> None:
+    X, y = data
+    with pytest.raises(ValueError, match="inconsistent numbers of samples"):
+        SVC().fit(X, y[:-1])
+    with pytest.raises(ValueError, match="sample_weight"):
+        SVC().fit(X, y, sample_weight=np.ones(3))
+
+
+@pytest.mark.parametrize(
+    "params, match",
+    [
+        (dict(C=-1.0), "'C'"),
+        (dict(C=0.0), "'C'"),
+        (dict(tol=-1e-3), "'tol'"),
+        (dict(kernel="cubic"), "'kernel'"),
+        (dict(algorithm="newton"), "'algorithm'"),
+        (dict(gamma=-0.5), "'gamma'"),
+        (dict(stopping="never"), "'stopping'"),
+        (dict(init="zero"), "'init'"),
+        (dict(cache_size=0), "'cache_size'"),
+        (dict(max_iter=-5), "'max_iter'"),
+    ],
+)
+def test_bad_parameters_name_the_parameter(data, params, match) -> None:
+    X, y = data
+    with pytest.raises(ValueError, match=match):
+        SVC(**params).fit(X, y)
+
+
+def test_meb_rule_refused_for_non_ball_problems(data) -> None:
+    X, y = data
+    with pytest.raises(ValueError, match="minimum enclosing ball"):
+        SVC(kernel="linear", stopping="meb").fit(X, y)
+
+
+def test_negative_sample_weight(data) -> None:
+    X, y = data
+    w = np.ones(len(y))
+    w[3] = -1
+    with pytest.raises(ValueError, match="non-negative"):
+        SVC().fit(X, y, sample_weight=w)
+
+
+def test_wrong_feature_count_at_predict(data) -> None:
+    X, y = data
+    clf = SVC().fit(X, y)
+    with pytest.raises(ValueError, match="features"):
+        clf.predict(X[:, :2])
+
+
+def test_unsorted_sparse_indices_are_handled(data) -> None:
+    X, y = data
+    Xs = sp.csr_matrix(X)
+    # Reverse the column order inside each row: scipy marks it non-canonical.
+    for r in range(Xs.shape[0]):
+        lo, hi = Xs.indptr[r], Xs.indptr[r + 1]
+        Xs.indices[lo:hi] = Xs.indices[lo:hi][::-1].copy()
+        Xs.data[lo:hi] = Xs.data[lo:hi][::-1].copy()
+    Xs.has_sorted_indices = False
+    a = SVC(random_state=0).fit(Xs, y)
+    b = SVC(random_state=0).fit(X, y)
+    np.testing.assert_allclose(a.decision_function(X), b.decision_function(X), rtol=1e-9)

@@ -1,0 +1,82 @@
+"""The native boundary: GIL release, cancellation, thread knobs."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import numpy as np
+import pytest
+from sklearn.datasets import make_classification
+
+from fwsvm import SVC, _core
+from fwsvm._native import features_arg
+
+
+def _fit_kwargs(**over):
+    kw = dict(c=1e4, kernel="rbf", gamma=0.5, degree=3, coef0=0.0, algorithm="fw", tol=1e-12,
+              stopping="absolute_gap", max_iter=-1, cache_size=50.0, init="random", seed=0, n_threads=1,
+              time_limit=60.0)
+    kw.update(over)
+    return kw
+
+
+def test_cancel_token_stops_a_running_fit_and_the_gil_is_released() -> None:
+    X, y = make_classification(n_samples=3000, n_features=10, random_state=0, flip_y=0.2)
+    y_pm = np.where(y == 1, 1.0, -1.0)
+    token = _core.CancelToken()
+    outcome = {}
+
+    def run():
+        try:
+            _core.fit_svc(features_arg(X), y_pm, cancel=token, **_fit_kwargs())
+            outcome["result"] = "finished"
+        except KeyboardInterrupt:
+            outcome["result"] = "interrupted"
+
+    worker = threading.Thread(target=run)
+    start = time.perf_counter()
+    worker.start()
+    # The main thread keeps running Python while the fit works: the GIL is released.
+    ticks = 0
+    while time.perf_counter() - start < 0.5:
+        ticks += 1
+        time.sleep(0.01)
+    assert ticks > 10
+    token.cancel()
+    worker.join(10)
+    assert not worker.is_alive()
+    assert outcome["result"] == "interrupted"
+    assert token.cancelled
+
+
+def test_time_limit_stops_with_a_warning() -> None:
+    X, y = make_classification(n_samples=2000, n_features=10, random_state=0, flip_y=0.2)
+    y_pm = np.where(y == 1, 1.0, -1.0)
+    out = _core.fit_svc(features_arg(X), y_pm, **_fit_kwargs(time_limit=0.2))
+    assert out["exit_reason"] == "time_limit"
+    assert out["seconds"] < 5
+
+
+def test_history_is_recorded_and_objective_is_monotone() -> None:
+    X, y = make_classification(n_samples=300, n_features=5, random_state=1)
+    y_pm = np.where(y == 1, 1.0, -1.0)
+    for algorithm in ["fw", "mfw", "swap", "swap2o"]:
+        out = _core.fit_svc(features_arg(X), y_pm, record_history=True,
+                            **_fit_kwargs(c=1.0, algorithm=algorithm, tol=1e-3, stopping="gap", max_iter=5000))
+        h = out["history"]
+        assert len(h["objective"]) == out["n_iter"]
+        assert np.all(np.diff(h["objective"]) >= -1e-12 * np.abs(h["objective"][1:]))
+        assert set(h["kind"]) <= {"toward", "away", "drop", "swap_add", "swap_drop"}
+
+
+@pytest.mark.parametrize("n_jobs", [None, -1, 1, 2])
+def test_n_jobs_values(n_jobs) -> None:
+    X, y = make_classification(n_samples=200, n_features=5, random_state=2)
+    SVC(n_jobs=n_jobs, random_state=0).fit(X, y).predict(X)
+
+
+def test_n_jobs_zero_is_an_error() -> None:
+    X, y = make_classification(n_samples=50, n_features=5, random_state=2)
+    with pytest.raises(ValueError, match="n_jobs"):
+        SVC(n_jobs=0).fit(X, y)
