@@ -26,9 +26,17 @@ fn naive(kernel: Kernel, a: &[f64], b: &[f64]) -> f64 {
     let dot: f64 = a.iter().zip(b).map(|(x, y)| x * y).sum();
     match kernel {
         Kernel::Linear => dot,
-        Kernel::Rbf { gamma } => (-gamma * a.iter().zip(b).map(|(x, y)| (x - y) * (x - y)).sum::<f64>()).exp(),
-        Kernel::Laplacian { gamma } => (-gamma * a.iter().zip(b).map(|(x, y)| (x - y).abs()).sum::<f64>()).exp(),
-        Kernel::Poly { gamma, coef0, degree } => (gamma * dot + coef0).powi(degree as i32),
+        Kernel::Rbf { gamma } => {
+            (-gamma * a.iter().zip(b).map(|(x, y)| (x - y) * (x - y)).sum::<f64>()).exp()
+        }
+        Kernel::Laplacian { gamma } => {
+            (-gamma * a.iter().zip(b).map(|(x, y)| (x - y).abs()).sum::<f64>()).exp()
+        }
+        Kernel::Poly {
+            gamma,
+            coef0,
+            degree,
+        } => (gamma * dot + coef0).powi(degree as i32),
         Kernel::Sigmoid { gamma, coef0 } => (gamma * dot + coef0).tanh(),
     }
 }
@@ -66,7 +74,10 @@ fn columns_entries_and_queries_match_the_formula_for_dense_and_sparse_data() {
                 km.column(j, &mut col, &mut scratch);
                 for i in 0..37 {
                     let want = naive(kernel, row(i), row(j));
-                    assert!((col[i] - want).abs() < 1e-12, "{kernel:?} column {j} row {i}");
+                    assert!(
+                        (col[i] - want).abs() < 1e-12,
+                        "{kernel:?} column {j} row {i}"
+                    );
                     assert!((km.entry(i, j) - want).abs() < 1e-12, "{kernel:?} entry");
                 }
                 assert!((km.diagonal()[j] - naive(kernel, row(j), row(j))).abs() < 1e-12);
@@ -75,7 +86,10 @@ fn columns_entries_and_queries_match_the_formula_for_dense_and_sparse_data() {
             for queries in [Features::from(&x), Features::from(&s)] {
                 km.query_row(&queries, 9, &mut col, &mut scratch).unwrap();
                 for i in 0..37 {
-                    assert!((col[i] - naive(kernel, row(i), row(9))).abs() < 1e-12, "{kernel:?} query");
+                    assert!(
+                        (col[i] - naive(kernel, row(i), row(9))).abs() < 1e-12,
+                        "{kernel:?} query"
+                    );
                 }
             }
         }
@@ -88,7 +102,9 @@ fn query_with_wrong_feature_count_is_an_error() {
     let (q, _) = common::blobs(2, 4, 1.0, 2);
     let km = KernelMatrix::new(Kernel::rbf(1.0), Features::from(&x));
     let mut out = vec![0.0; 10];
-    let err = km.query_row(&Features::from(&q), 0, &mut out, &mut QueryScratch::new()).unwrap_err();
+    let err = km
+        .query_row(&Features::from(&q), 0, &mut out, &mut QueryScratch::new())
+        .unwrap_err();
     assert!(err.to_string().contains("features"));
 }
 

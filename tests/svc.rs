@@ -14,7 +14,11 @@ fn fits_and_predicts_blobs_with_every_algorithm() {
             .kernel(Kernel::rbf(0.5))
             .algorithm(algorithm)
             .max_iter(Some(200_000))
-            .tol(if algorithm == Algorithm::Fw { 1e-2 } else { 1e-3 })
+            .tol(if algorithm == Algorithm::Fw {
+                1e-2
+            } else {
+                1e-3
+            })
             .fit(&x, &y)
             .unwrap();
         let pred = model.predict(&x).unwrap();
@@ -34,7 +38,13 @@ fn any_two_label_values_work() {
     let labels: Vec<f64> = y.iter().map(|&v| if v > 0.0 { 7.0 } else { 3.0 }).collect();
     let model = Svc::params().fit(&x, &labels).unwrap();
     assert_eq!(model.classes(), [3.0, 7.0]);
-    assert!(model.predict(&x).unwrap().iter().all(|&p| p == 3.0 || p == 7.0));
+    assert!(
+        model
+            .predict(&x)
+            .unwrap()
+            .iter()
+            .all(|&p| p == 3.0 || p == 7.0)
+    );
 }
 
 #[test]
@@ -72,8 +82,12 @@ fn sample_weights_scale_the_penalty_and_zero_weights_drop_samples() {
     let dropped = base
         .fit_weighted((&x).into(), &y, Some(&w), &mut fwsvm::solver::NoMonitor)
         .unwrap();
-    let rows: Vec<Vec<f64>> = (50..200).map(|i| x.as_slice()[i * 2..i * 2 + 2].to_vec()).collect();
-    let sub = base.fit(&DenseMatrix::from_rows(&rows).unwrap(), &y[50..]).unwrap();
+    let rows: Vec<Vec<f64>> = (50..200)
+        .map(|i| x.as_slice()[i * 2..i * 2 + 2].to_vec())
+        .collect();
+    let sub = base
+        .fit(&DenseMatrix::from_rows(&rows).unwrap(), &y[50..])
+        .unwrap();
     let shifted: Vec<usize> = sub.support().iter().map(|&i| i + 50).collect();
     assert_eq!(dropped.support(), &shifted[..]);
     let df_a = dropped.decision_function(&x).unwrap();
@@ -87,18 +101,40 @@ fn sample_weights_scale_the_penalty_and_zero_weights_drop_samples() {
 fn bad_inputs_give_errors() {
     let (x, y) = blobs(20, 2, 1.0, 5);
     let one_class = vec![1.0; 20];
-    assert!(matches!(Svc::params().fit(&x, &one_class), Err(FwsvmError::Classes(_))));
+    assert!(matches!(
+        Svc::params().fit(&x, &one_class),
+        Err(FwsvmError::Classes(_))
+    ));
     let three: Vec<f64> = (0..20).map(|i| (i % 3) as f64).collect();
-    assert!(matches!(Svc::params().fit(&x, &three), Err(FwsvmError::Classes(_))));
-    assert!(matches!(Svc::params().fit(&x, &y[..5]), Err(FwsvmError::InvalidInput(_))));
+    assert!(matches!(
+        Svc::params().fit(&x, &three),
+        Err(FwsvmError::Classes(_))
+    ));
+    assert!(matches!(
+        Svc::params().fit(&x, &y[..5]),
+        Err(FwsvmError::InvalidInput(_))
+    ));
     let mut bad = x.clone().into_vec();
     bad[7] = f64::NAN;
     let bad = DenseMatrix::new(bad, 20, 2).unwrap();
-    assert!(matches!(Svc::params().fit(&bad, &y), Err(FwsvmError::NonFinite { row: 3, .. })));
-    for p in [Svc::params().c(-1.0), Svc::params().tol(0.0), Svc::params().kernel(Kernel::rbf(-1.0))] {
-        assert!(matches!(p.check(), Err(FwsvmError::InvalidParameter { .. })));
+    assert!(matches!(
+        Svc::params().fit(&bad, &y),
+        Err(FwsvmError::NonFinite { row: 3, .. })
+    ));
+    for p in [
+        Svc::params().c(-1.0),
+        Svc::params().tol(0.0),
+        Svc::params().kernel(Kernel::rbf(-1.0)),
+    ] {
+        assert!(matches!(
+            p.check(),
+            Err(FwsvmError::InvalidParameter { .. })
+        ));
     }
     let empty = DenseMatrix::new(vec![], 0, 2).unwrap();
-    assert!(matches!(Svc::params().fit(&empty, &[]), Err(FwsvmError::InvalidInput(_))));
+    assert!(matches!(
+        Svc::params().fit(&empty, &[]),
+        Err(FwsvmError::InvalidInput(_))
+    ));
     assert!("newton".parse::<Algorithm>().is_err());
 }
