@@ -34,6 +34,28 @@ pub enum FwsvmError {
     /// The run was interrupted by the caller's monitor (Ctrl-C in Python).
     #[error("training was interrupted")]
     Interrupted,
+    /// A malformed line in a LIBSVM/svmlight file.
+    #[error("{source_name}, line {line}, column {column}: {message}")]
+    Parse {
+        /// The file name (or `<bytes>` for in-memory data).
+        source_name: String,
+        /// 1-based line number.
+        line: usize,
+        /// 1-based byte column where the offending token starts.
+        column: usize,
+        /// What was found and what was expected.
+        message: String,
+    },
+    /// A file could not be opened, read or written.
+    #[error("{path}: {message}")]
+    Io {
+        /// The path involved.
+        path: String,
+        /// The operating system's message.
+        message: String,
+        /// What kind of failure (`NotFound`, `PermissionDenied`, ...).
+        kind: std::io::ErrorKind,
+    },
     /// The scoped thread pool could not be created.
     #[error("could not build the thread pool: {0}")]
     ThreadPool(String),
@@ -43,6 +65,15 @@ pub enum FwsvmError {
 pub type Result<T> = std::result::Result<T, FwsvmError>;
 
 impl FwsvmError {
+    /// An I/O error on `path`.
+    pub fn io(path: impl Into<String>, err: &std::io::Error) -> Self {
+        FwsvmError::Io {
+            path: path.into(),
+            message: err.to_string(),
+            kind: err.kind(),
+        }
+    }
+
     /// Shorthand for [`FwsvmError::InvalidParameter`].
     pub fn param(name: &'static str, reason: impl Into<String>) -> Self {
         FwsvmError::InvalidParameter {

@@ -5,6 +5,19 @@ released. See ``fwsvm.SVC``.
 """
 
 from fwsvm._core import __version__
+from fwsvm.datasets import (
+    LibsvmFormatError,
+    dump_svmlight_file,
+    load_svmlight_file,
+    load_svmlight_files,
+)
 from fwsvm.svm import SVC
 
-__all__ = ["SVC", "__version__"]
+__all__ = [
+    "SVC",
+    "LibsvmFormatError",
+    "dump_svmlight_file",
+    "load_svmlight_file",
+    "load_svmlight_files",
+    "__version__",
+]

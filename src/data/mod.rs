@@ -7,6 +7,7 @@
 
 mod csr;
 mod dense;
+pub mod libsvm;
 
 pub use csr::{CsrMatrix, CsrView};
 pub use dense::{DenseMatrix, DenseView};

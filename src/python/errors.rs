@@ -1,7 +1,10 @@
 //! [`FwsvmError`] → Python exceptions, in one place.
 
 use pyo3::PyErr;
-use pyo3::exceptions::{PyKeyboardInterrupt, PyRuntimeError, PyValueError};
+use pyo3::exceptions::{
+    PyFileNotFoundError, PyKeyboardInterrupt, PyOSError, PyPermissionError, PyRuntimeError,
+    PyValueError,
+};
 
 use crate::error::FwsvmError;
 
@@ -14,6 +17,12 @@ impl From<FwsvmError> for PyErr {
             | FwsvmError::InvalidInput(_)
             | FwsvmError::NonFinite { .. }
             | FwsvmError::Classes(_) => PyValueError::new_err(e.to_string()),
+            FwsvmError::Parse { .. } => super::LibsvmFormatError::new_err(e.to_string()),
+            FwsvmError::Io { kind, .. } => match kind {
+                std::io::ErrorKind::NotFound => PyFileNotFoundError::new_err(e.to_string()),
+                std::io::ErrorKind::PermissionDenied => PyPermissionError::new_err(e.to_string()),
+                _ => PyOSError::new_err(e.to_string()),
+            },
         }
     }
 }

@@ -6,9 +6,19 @@
 
 mod convert;
 mod errors;
+mod io;
 mod svc;
 
+use pyo3::create_exception;
+use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
+
+create_exception!(
+    fwsvm._core,
+    LibsvmFormatError,
+    PyValueError,
+    "A malformed line in a LIBSVM/svmlight file; the message names the file, line and column."
+);
 
 /// The native core of fwsvm (private: use the `fwsvm` package).
 #[pymodule(gil_used = false)]
@@ -18,5 +28,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(svc::fit_svc, m)?)?;
     m.add_function(wrap_pyfunction!(svc::decision_function, m)?)?;
     m.add_function(wrap_pyfunction!(svc::data_variance, m)?)?;
+    m.add_function(wrap_pyfunction!(io::load_svmlight, m)?)?;
+    m.add_function(wrap_pyfunction!(io::dump_svmlight, m)?)?;
+    m.add("LibsvmFormatError", m.py().get_type::<LibsvmFormatError>())?;
     Ok(())
 }
