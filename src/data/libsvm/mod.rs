@@ -157,7 +157,7 @@ fn parse_stream(name: &str, reader: &mut dyn Read, options: &ReadOptions) -> Res
     let io = |e: std::io::Error| FwsvmError::io(name, &e);
     let threads = crate::parallel::current_num_threads().max(1);
     let block = BLOCK_PER_THREAD * threads;
-    let mut buf: Vec<u8> = Vec::with_capacity(block + (1 << 16));
+    let mut buf: Vec<u8> = Vec::new();
     let mut line_base = 0usize;
     let mut stream_pos: u64 = 0; // stream offset of buf[0]
     let mut eof = false;
@@ -206,14 +206,15 @@ fn parse_stream(name: &str, reader: &mut dyn Read, options: &ReadOptions) -> Res
     let (mut min_index, mut max_index, mut first_zero) = (None, None, None);
     loop {
         // Fill the buffer up to a block (a line longer than a block keeps growing it).
-        while !eof && buf.len() < block {
-            let old = buf.len();
-            buf.resize(old + (block - old).max(1 << 16), 0);
-            let n = reader.read(&mut buf[old..]).map_err(io)?;
-            buf.truncate(old + n);
-            if n == 0 {
-                eof = true;
-            }
+        if !eof && buf.len() < block {
+            let want = (block - buf.len()) as u64;
+            // Reserve (not zero) the block so read_to_end fills it without regrowing.
+            buf.reserve(want as usize);
+            let n = (&mut *reader)
+                .take(want)
+                .read_to_end(&mut buf)
+                .map_err(io)?;
+            eof = (n as u64) < want;
         }
         let mut cut = if eof {
             buf.len()
@@ -222,11 +223,11 @@ fn parse_stream(name: &str, reader: &mut dyn Read, options: &ReadOptions) -> Res
         };
         if cut == 0 && !eof {
             // No newline in a whole block: one very long line; read more.
-            let old = buf.len();
-            buf.resize(old + block, 0);
-            let n = reader.read(&mut buf[old..]).map_err(io)?;
-            buf.truncate(old + n);
-            eof = n == 0;
+            let n = (&mut *reader)
+                .take(block as u64)
+                .read_to_end(&mut buf)
+                .map_err(io)?;
+            eof = n < block;
             continue;
         }
         let mut done = eof;
