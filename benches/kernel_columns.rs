@@ -8,13 +8,9 @@ use fwsvm::random::SplitMix64;
 use fwsvm::{CsrMatrix, DenseMatrix, Features, Kernel};
 use std::hint::black_box;
 
-fn uniform(rng: &mut SplitMix64) -> f64 {
-    (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64
-}
-
 fn dense(m: usize, d: usize) -> DenseMatrix {
     let mut rng = SplitMix64::new(1);
-    let data = (0..m * d).map(|_| uniform(&mut rng)).collect();
+    let data = (0..m * d).map(|_| rng.next_f64()).collect();
     DenseMatrix::new(data, m, d).expect("shape matches")
 }
 

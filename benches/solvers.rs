@@ -7,12 +7,6 @@ use fwsvm::random::SplitMix64;
 use fwsvm::{Algorithm, DenseMatrix, Kernel, Svc};
 use std::hint::black_box;
 
-fn normal(rng: &mut SplitMix64) -> f64 {
-    let u1 = ((rng.next_u64() >> 11) as f64 + 0.5) / (1u64 << 53) as f64;
-    let u2 = ((rng.next_u64() >> 11) as f64 + 0.5) / (1u64 << 53) as f64;
-    (-2.0 * u1.ln()).sqrt() * (2.0 * std::f64::consts::PI * u2).cos()
-}
-
 /// Two Gaussian blobs in 10 dimensions, shifted by ±1 along the first axis.
 fn blobs(m: usize, seed: u64) -> (DenseMatrix, Vec<f64>) {
     let mut rng = SplitMix64::new(seed);
@@ -22,7 +16,7 @@ fn blobs(m: usize, seed: u64) -> (DenseMatrix, Vec<f64>) {
     for i in 0..m {
         let label = if i % 2 == 0 { 1.0 } else { -1.0 };
         for k in 0..d {
-            data.push(normal(&mut rng) + if k == 0 { label } else { 0.0 });
+            data.push(rng.normal() + if k == 0 { label } else { 0.0 });
         }
         y.push(label);
     }

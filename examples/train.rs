@@ -7,12 +7,6 @@ use std::time::Instant;
 use fwsvm::random::SplitMix64;
 use fwsvm::{Algorithm, DenseMatrix, Kernel, Svc};
 
-fn normal(rng: &mut SplitMix64) -> f64 {
-    let u1 = ((rng.next_u64() >> 11) as f64 + 0.5) / (1u64 << 53) as f64;
-    let u2 = ((rng.next_u64() >> 11) as f64 + 0.5) / (1u64 << 53) as f64;
-    (-2.0 * u1.ln()).sqrt() * (2.0 * std::f64::consts::PI * u2).cos()
-}
-
 /// Two noisy concentric rings: not linearly separable, easy for an RBF kernel.
 fn rings(m: usize, seed: u64) -> (DenseMatrix, Vec<f64>) {
     let mut rng = SplitMix64::new(seed);
@@ -23,8 +17,8 @@ fn rings(m: usize, seed: u64) -> (DenseMatrix, Vec<f64>) {
         let radius = if label > 0.0 { 1.0 } else { 2.0 };
         let angle = 2.0 * std::f64::consts::PI * (rng.next_u64() as f64 / u64::MAX as f64);
         rows.push([
-            radius * angle.cos() + 0.25 * normal(&mut rng),
-            radius * angle.sin() + 0.25 * normal(&mut rng),
+            radius * angle.cos() + 0.25 * rng.normal(),
+            radius * angle.sin() + 0.25 * rng.normal(),
         ]);
         y.push(label);
     }

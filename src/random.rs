@@ -22,6 +22,18 @@ impl SplitMix64 {
         z ^ (z >> 31)
     }
 
+    /// A uniform float in [0, 1) with 53 random bits.
+    pub fn next_f64(&mut self) -> f64 {
+        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
+    }
+
+    /// A standard normal draw (Box–Muller), for generated test and benchmark data.
+    pub fn normal(&mut self) -> f64 {
+        let u1 = ((self.next_u64() >> 11) as f64 + 0.5) / (1u64 << 53) as f64;
+        let u2 = self.next_f64();
+        (-2.0 * u1.ln()).sqrt() * (2.0 * std::f64::consts::PI * u2).cos()
+    }
+
     /// A uniform integer in `0..n` (n > 0), by Lemire's multiply-shift (bias < n / 2⁶⁴).
     pub fn below(&mut self, n: usize) -> usize {
         ((self.next_u64() as u128 * n as u128) >> 64) as usize

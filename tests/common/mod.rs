@@ -6,13 +6,6 @@
 use fwsvm::random::SplitMix64;
 use fwsvm::{DenseMatrix, SimplexProblem};
 
-/// A standard normal draw (Box–Muller).
-pub fn normal(rng: &mut SplitMix64) -> f64 {
-    let u1 = ((rng.next_u64() >> 11) as f64 + 0.5) / (1u64 << 53) as f64;
-    let u2 = ((rng.next_u64() >> 11) as f64 + 0.5) / (1u64 << 53) as f64;
-    (-2.0 * u1.ln()).sqrt() * (2.0 * std::f64::consts::PI * u2).cos()
-}
-
 /// Two overlapping Gaussian blobs in `d` dimensions, labels ±1.
 pub fn blobs(m: usize, d: usize, separation: f64, seed: u64) -> (DenseMatrix, Vec<f64>) {
     let mut rng = SplitMix64::new(seed);
@@ -22,7 +15,7 @@ pub fn blobs(m: usize, d: usize, separation: f64, seed: u64) -> (DenseMatrix, Ve
         let label = if i % 2 == 0 { 1.0 } else { -1.0 };
         let row: Vec<f64> = (0..d)
             .map(|k| {
-                normal(&mut rng)
+                rng.normal()
                     + if k == 0 {
                         label * separation / 2.0
                     } else {
