@@ -24,6 +24,7 @@ pub mod data;
 pub mod error;
 pub mod kernel;
 pub mod model;
+pub mod multiclass;
 pub mod parallel;
 pub mod params;
 pub mod problem;

@@ -178,6 +178,11 @@ impl SvcValidParams {
         &self.0.solver
     }
 
+    /// Threads for the fit.
+    pub fn n_threads(&self) -> Option<usize> {
+        self.0.n_threads
+    }
+
     /// Fits on `x` with labels `y` (exactly two distinct values).
     ///
     /// # Errors
@@ -252,17 +257,8 @@ impl SvcValidParams {
             .map(|&i| params.c * weights.map_or(1.0, |w| w[i]))
             .collect();
         with_threads(params.n_threads, || {
-            let kept;
-            let x_used = if rows.len() == m {
-                x
-            } else {
-                kept = x.select_rows(&rows);
-                kept.view()
-            };
-            let problem =
-                SimplexProblem::l2_svc(KernelMatrix::new(params.kernel, x_used), &y_pm, &c)?;
-            let solution = solve(&problem, &params.solver, monitor)?;
-            build_model(x_used, &rows, &y_pm, classes, params.kernel, solution)
+            let fit = self.fit_binary(x, &rows, &y_pm, &c, monitor)?;
+            build_model(x, fit, &y_pm, classes, params.kernel)
         })?
     }
 }
@@ -297,47 +293,95 @@ fn two_classes(labels: impl Iterator<Item = f64>) -> Result<[f64; 2]> {
     }
 }
 
-/// Turns the simplex solution into support vectors and coefficients scaled by 1/ρ.
+/// A solved binary problem on a subset of rows: support vectors (as original row indices,
+/// negative class first), coefficients y α / ρ, bias and statistics.
+#[derive(Clone, Debug)]
+pub(crate) struct BinaryFit {
+    /// Positions in the `rows` passed to the fit (local indices), in output order.
+    pub local_support: Vec<usize>,
+    /// Original row indices of the support vectors.
+    pub support: Vec<usize>,
+    pub coef: Vec<f64>,
+    pub alpha: Vec<f64>,
+    pub intercept: f64,
+    pub solution_stats: crate::solver::SolverStats,
+    pub history: Vec<crate::solver::HistoryEntry>,
+}
+
+impl SvcValidParams {
+    /// Solves the L2-SVC on `rows` of `x` with labels `y_pm` (±1) and penalties `c` (both
+    /// indexed like `rows`). Copies the rows only when they are a strict subset.
+    pub(crate) fn fit_binary(
+        &self,
+        x: Features<'_>,
+        rows: &[usize],
+        y_pm: &[f64],
+        c: &[f64],
+        monitor: &mut (dyn Monitor + Send),
+    ) -> Result<BinaryFit> {
+        let params = &self.0;
+        let kept;
+        let x_used = if rows.len() == x.n_rows() && rows.iter().enumerate().all(|(k, &r)| k == r) {
+            x
+        } else {
+            kept = x.select_rows(rows);
+            kept.view()
+        };
+        let problem = SimplexProblem::l2_svc(KernelMatrix::new(params.kernel, x_used), y_pm, c)?;
+        let solution = solve(&problem, &params.solver, monitor)?;
+        let mut local: Vec<usize> = (0..y_pm.len())
+            .filter(|&i| solution.alpha[i] > 0.0)
+            .collect();
+        // scikit-learn's order: negative class first, ascending index within a class.
+        local.sort_by_key(|&i| (y_pm[i] > 0.0, i));
+        let rho = solution.stats.quadratic;
+        // ρ = αᵀQα > 0 for positive-definite Q; an indefinite kernel (sigmoid) may break that, and
+        // then the unscaled expansion (same signs) is used.
+        let scale = if rho.is_finite() && rho > 0.0 {
+            1.0 / rho
+        } else {
+            1.0
+        };
+        Ok(BinaryFit {
+            support: local.iter().map(|&i| rows[i]).collect(),
+            coef: local
+                .iter()
+                .map(|&i| y_pm[i] * solution.alpha[i] * scale)
+                .collect(),
+            alpha: local.iter().map(|&i| solution.alpha[i]).collect(),
+            intercept: local
+                .iter()
+                .map(|&i| y_pm[i] * solution.alpha[i])
+                .sum::<f64>()
+                * scale,
+            local_support: local,
+            solution_stats: solution.stats,
+            history: solution.history,
+        })
+    }
+}
+
+/// Wraps a binary fit (rows of `x`) as a [`SvcModel`].
 fn build_model(
     x: Features<'_>,
-    rows: &[usize],
-    y_pm: &[f64],
+    fit: BinaryFit,
+    y_pm_rows: &[f64],
     classes: [f64; 2],
     kernel: Kernel,
-    solution: crate::solver::Solution,
 ) -> Result<SvcModel> {
-    let mut support: Vec<usize> = (0..y_pm.len())
-        .filter(|&i| solution.alpha[i] > 0.0)
-        .collect();
-    // scikit-learn's order: negative class first, ascending index within a class.
-    support.sort_by_key(|&i| (y_pm[i] > 0.0, i));
-    let n_neg = support.iter().filter(|&&i| y_pm[i] < 0.0).count();
-    let rho = solution.stats.quadratic;
-    // ρ = αᵀQα > 0 for positive-definite Q; an indefinite kernel (sigmoid) may break that, and
-    // then the unscaled expansion (same signs) is used.
-    let scale = if rho.is_finite() && rho > 0.0 {
-        1.0 / rho
-    } else {
-        1.0
-    };
-    let coef: Vec<f64> = support
+    let n_neg = fit
+        .local_support
         .iter()
-        .map(|&i| y_pm[i] * solution.alpha[i] * scale)
-        .collect();
-    let intercept: f64 = support
-        .iter()
-        .map(|&i| y_pm[i] * solution.alpha[i])
-        .sum::<f64>()
-        * scale;
-    let alpha = support.iter().map(|&i| solution.alpha[i]).collect();
-    let vectors = x.select_rows(&support);
+        .filter(|&&i| y_pm_rows[i] < 0.0)
+        .count();
+    let vectors = x.select_rows(&fit.support);
     Ok(SvcModel {
         classes,
-        expansion: KernelExpansion::new(kernel, vectors, coef, intercept)?,
-        support: support.iter().map(|&i| rows[i]).collect(),
-        n_support: [n_neg, support.len() - n_neg],
-        alpha,
-        stats: solution.stats,
-        history: solution.history,
+        expansion: KernelExpansion::new(kernel, vectors, fit.coef, fit.intercept)?,
+        n_support: [n_neg, fit.support.len() - n_neg],
+        support: fit.support,
+        alpha: fit.alpha,
+        stats: fit.solution_stats,
+        history: fit.history,
     })
 }

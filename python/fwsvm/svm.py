@@ -11,7 +11,8 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.class_weight import compute_class_weight
+from sklearn.utils.multiclass import _ovr_decision_function, check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from fwsvm import _core
@@ -64,6 +65,15 @@ class SVC(ClassifierMixin, BaseEstimator):
         :class:`~sklearn.exceptions.ConvergenceWarning`.
     cache_size : float, default=200
         Memory for cached kernel columns, in MB.
+    class_weight : dict or "balanced", default=None
+        Multiplies C per class (``"balanced"``: by ``n_samples / (n_classes · count)``); a
+        weighted problem has a non-constant diagonal, so ``stopping="meb"`` is refused.
+    decision_function_shape : {"ovr", "ovo"}, default="ovr"
+        Multiclass decision values: one per pair (``"ovo"``, LIBSVM's) or one per class
+        built from the pairs as scikit-learn does (``"ovr"``).
+    break_ties : bool, default=False
+        With ``decision_function_shape="ovr"`` and more than two classes, predict the argmax
+        of the decision function instead of the one-vs-one vote.
     init : {"random", "farthest", "closest_pair"}, default="random"
         Initial iterate: exact solution on 20 random points (CVM), a point and its farthest
         point, or the closest pair of opposite-class points.
@@ -77,20 +87,23 @@ class SVC(ClassifierMixin, BaseEstimator):
 
     Attributes
     ----------
-    classes_ : ndarray of shape (2,)
-        Class labels; ``classes_[1]`` is predicted where the decision function is ≥ 0.
+    classes_ : ndarray of shape (n_classes,)
+        Class labels. Binary: ``classes_[1]`` is predicted where the decision function is ≥ 0.
+        More classes: one binary model per pair (i, j), trained in parallel, voting ``i``
+        where its decision value is ≥ 0 (ties in the vote go to the lower class).
     support_ : ndarray of shape (n_SV,)
         Indices of the support vectors in the training data, grouped by class.
     support_vectors_ : ndarray or sparse matrix of shape (n_SV, n_features)
         The support vectors.
-    n_support_ : ndarray of shape (2,), dtype=int32
+    n_support_ : ndarray of shape (n_classes,), dtype=int32
         Support vectors per class.
-    dual_coef_ : ndarray of shape (1, n_SV)
-        ``y_i α_i / ρ``: decision function ``Σ dual_coef_ k(sv, x) + intercept_``.
-    intercept_ : ndarray of shape (1,)
-        The bias ``b = Σ y_i α_i / ρ``.
-    n_iter_ : ndarray of shape (1,), dtype=int
-        Solver steps taken.
+    dual_coef_ : ndarray of shape (n_classes - 1, n_SV)
+        ``y_i α_i / ρ`` of each pair's support vectors, in LIBSVM's layout (binary: the
+        decision function is ``Σ dual_coef_ k(sv, x) + intercept_``).
+    intercept_ : ndarray of shape (n_classes * (n_classes - 1) / 2,)
+        The bias ``b = Σ y_i α_i / ρ`` of each pair.
+    n_iter_ : ndarray of shape (n_classes * (n_classes - 1) / 2,), dtype=int
+        Solver steps taken for each pair.
     convergence_ : dict
         How the solver stopped: ``exit_reason``, ``gap``, ``relative_gap``, ``objective``,
         ``steps`` (counts of toward/away/drop/swap_add/swap_drop steps), ``n_active``,
@@ -135,6 +148,9 @@ class SVC(ClassifierMixin, BaseEstimator):
         "max_iter": [Interval(Integral, -1, None, closed="left")],
         "cache_size": [Interval(Real, 0, None, closed="neither")],
         "init": [StrOptions({"random", "farthest", "closest_pair"})],
+        "class_weight": [dict, StrOptions({"balanced"}), None],
+        "decision_function_shape": [StrOptions({"ovr", "ovo"})],
+        "break_ties": ["boolean"],
         "random_state": ["random_state"],
         "n_jobs": [Integral, None],
         "verbose": ["verbose"],
@@ -154,6 +170,9 @@ class SVC(ClassifierMixin, BaseEstimator):
         max_iter: int = -1,
         cache_size: float = 200,
         init: str = "random",
+        class_weight: Any = None,
+        decision_function_shape: str = "ovr",
+        break_ties: bool = False,
         random_state: Any = None,
         n_jobs: int | None = None,
         verbose: bool = False,
@@ -169,6 +188,9 @@ class SVC(ClassifierMixin, BaseEstimator):
         self.max_iter = max_iter
         self.cache_size = cache_size
         self.init = init
+        self.class_weight = class_weight
+        self.decision_function_shape = decision_function_shape
+        self.break_ties = break_ties
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.verbose = verbose
@@ -176,8 +198,6 @@ class SVC(ClassifierMixin, BaseEstimator):
     def __sklearn_tags__(self):  # type: ignore[no-untyped-def]
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True
-        # Multiclass (one-vs-one) is not implemented yet: the binary solver only.
-        tags.classifier_tags.multi_class = False
         return tags
 
     def fit(self, X: Any, y: Any, sample_weight: Any = None) -> SVC:
@@ -208,23 +228,18 @@ class SVC(ClassifierMixin, BaseEstimator):
             raise ValueError(
                 f"The number of classes has to be greater than one; got {len(classes)} class"
             )
-        if len(classes) > 2:
-            raise ValueError(
-                f"fwsvm.SVC currently supports binary problems only; y has {len(classes)} classes"
-            )
         weights = None
         if sample_weight is not None:
             weights = _check_sample_weight(sample_weight, X, dtype=np.float64)
             if np.any(weights < 0):
                 raise ValueError("sample_weight must be non-negative")
+        if self.class_weight is not None:
+            cw = compute_class_weight(self.class_weight, classes=classes, y=y)
+            weights = cw[y_index] if weights is None else weights * cw[y_index]
         self._gamma = self._resolve_gamma(X)
         seed = int(check_random_state(self.random_state).randint(np.iinfo(np.int32).max))
-        y_pm = np.where(y_index == 1, 1.0, -1.0)
-        result = run_interruptible(
-            _core.fit_svc,
-            features_arg(X),
-            y_pm,
-            sample_weight=weights,
+        kwargs = dict(
+            sample_weight=None if weights is None else np.ascontiguousarray(weights, dtype=np.float64),
             c=float(self.C),
             kernel=self.kernel,
             gamma=self._gamma,
@@ -241,32 +256,68 @@ class SVC(ClassifierMixin, BaseEstimator):
             verbose=bool(self.verbose),
         )
         self.classes_ = classes
-        self.support_ = result.pop("support").astype(np.int32)
+        if len(classes) == 2:
+            result = run_interruptible(_core.fit_svc, features_arg(X), np.where(y_index == 1, 1.0, -1.0), **kwargs)
+            self.support_ = result.pop("support").astype(np.int32)
+            self.dual_coef_ = result.pop("dual_coef").reshape(1, -1)
+            self.intercept_ = np.array([result.pop("intercept")], dtype=np.float64)
+            self.n_support_ = result.pop("n_support").astype(np.int32)
+            self._alpha = result.pop("alpha")
+            self.n_iter_ = np.array([result["n_iter"]], dtype=np.int64)
+            self.convergence_ = result
+            pair_results = [result]
+        else:
+            pairs = run_interruptible(_core.fit_svc_ovo, features_arg(X), y_index.astype(np.float64), **kwargs)
+            self._set_ovo_attributes(pairs, y_index, len(classes))
+            pair_results = pairs
         self.support_vectors_ = X[self.support_]
-        self.dual_coef_ = result.pop("dual_coef").reshape(1, -1)
-        self.intercept_ = np.array([result.pop("intercept")], dtype=np.float64)
-        self.n_support_ = result.pop("n_support").astype(np.int32)
-        self._alpha = result.pop("alpha")
-        self.n_iter_ = np.array([result["n_iter"]], dtype=np.int64)
-        self.convergence_ = result
-        self.fit_status_ = 0 if result["exit_reason"] == "converged" else 1
+        self.fit_status_ = 0 if all(r["exit_reason"] == "converged" for r in pair_results) else 1
         self.shape_fit_ = X.shape
-        if not result["quadratic"] > 0:
+        if any(not r["quadratic"] > 0 for r in pair_results):
             warnings.warn(
                 f"The {self.kernel!r} kernel is not positive semi-definite for these parameters "
-                f"(αᵀQα = {result['quadratic']:.3g} ≤ 0): the L2-SVM objective is not concave and "
-                "the solution is only a local optimum. Use a smaller C or gamma, or another kernel.",
+                "(αᵀQα ≤ 0): the L2-SVM objective is not concave and the solution is only a local "
+                "optimum. Use a smaller C or gamma, or another kernel.",
                 UserWarning,
                 stacklevel=2,
             )
-        if result["exit_reason"] in ("max_iter", "time_limit"):
+        early = [r for r in pair_results if r["exit_reason"] in ("max_iter", "time_limit")]
+        if early:
+            worst = max(r["relative_gap"] for r in early)
             warnings.warn(
-                f"Solver terminated early ({result['exit_reason']}) with relative duality gap "
-                f"{result['relative_gap']:.3g} > tol={self.tol}. Consider increasing max_iter.",
+                f"Solver terminated early ({early[0]['exit_reason']}) with relative duality gap "
+                f"{worst:.3g} > tol={self.tol}. Consider increasing max_iter.",
                 ConvergenceWarning,
                 stacklevel=2,
             )
         return self
+
+    def _set_ovo_attributes(self, pairs: list[dict[str, Any]], y_index: np.ndarray, n_classes: int) -> None:
+        """Assemble LIBSVM's one-vs-one layout from the per-pair solutions: the union of the
+        support vectors grouped by class, and a (K−1) × n_SV coefficient matrix where pair
+        (i, j) keeps class-i coefficients in row j−1 and class-j coefficients in row i."""
+        union = np.unique(np.concatenate([p["support"] for p in pairs]))
+        union = union[np.lexsort((union, y_index[union]))]
+        position = {int(s): k for k, s in enumerate(union)}
+        dual = np.zeros((n_classes - 1, len(union)))
+        for p in pairs:
+            i, j = p["i"], p["j"]
+            for s, coef in zip(p["support"], p["coef"]):
+                row = j - 1 if y_index[s] == i else i
+                dual[row, position[int(s)]] = coef
+        self.support_ = union.astype(np.int32)
+        self.dual_coef_ = dual
+        self.intercept_ = np.array([p["intercept"] for p in pairs], dtype=np.float64)
+        self.n_support_ = np.bincount(y_index[union], minlength=n_classes).astype(np.int32)
+        self.n_iter_ = np.array([p["n_iter"] for p in pairs], dtype=np.int64)
+        reasons = [p["exit_reason"] for p in pairs]
+        self.convergence_ = {
+            "exit_reason": next((r for r in reasons if r != "converged"), "converged"),
+            "n_iter": int(self.n_iter_.sum()),
+            "relative_gap": max(p["relative_gap"] for p in pairs),
+            "seconds": sum(p["seconds"] for p in pairs),
+            "pairs": pairs,
+        }
 
     def _resolve_gamma(self, X: Any) -> float:
         if isinstance(self.gamma, str):
@@ -291,17 +342,32 @@ class SVC(ClassifierMixin, BaseEstimator):
         X = validate_data(
             self, X, accept_sparse="csr", dtype=np.float64, order="C", reset=False, accept_large_sparse=True
         )
+        kernel_kw = dict(
+            kernel=self.kernel, gamma=self._gamma, degree=int(self.degree), coef0=float(self.coef0),
+            n_threads=n_threads(self.n_jobs),
+        )
         # Dense and sparse queries work against dense or sparse support vectors alike.
-        return _core.decision_function(
+        if len(self.classes_) == 2:
+            return _core.decision_function(
+                features_arg(X),
+                features_arg(self.support_vectors_),
+                np.ascontiguousarray(self.dual_coef_[0], dtype=np.float64),
+                float(self.intercept_[0]),
+                **kernel_kw,
+            )
+        dec = self._ovo_decision(X, kernel_kw)
+        if self.decision_function_shape == "ovr":
+            return _ovr_decision_function(dec < 0, -dec, len(self.classes_))
+        return dec
+
+    def _ovo_decision(self, X: Any, kernel_kw: dict[str, Any]) -> np.ndarray:
+        return _core.ovo_decision_function(
             features_arg(X),
             features_arg(self.support_vectors_),
-            np.ascontiguousarray(self.dual_coef_[0], dtype=np.float64),
-            float(self.intercept_[0]),
-            kernel=self.kernel,
-            gamma=self._gamma,
-            degree=int(self.degree),
-            coef0=float(self.coef0),
-            n_threads=n_threads(self.n_jobs),
+            np.ascontiguousarray(self.dual_coef_, dtype=np.float64),
+            np.ascontiguousarray(self.intercept_, dtype=np.float64),
+            [int(n) for n in self.n_support_],
+            **kernel_kw,
         )
 
     def predict(self, X: Any) -> np.ndarray:
@@ -315,5 +381,30 @@ class SVC(ClassifierMixin, BaseEstimator):
         -------
         ndarray of shape (n_samples,)
         """
-        scores = self.decision_function(X)
-        return self.classes_[(scores >= 0).astype(np.intp)]
+        check_is_fitted(self)
+        n_classes = len(self.classes_)
+        if n_classes == 2:
+            scores = self.decision_function(X)
+            return self.classes_[(scores >= 0).astype(np.intp)]
+        if self.break_ties and self.decision_function_shape == "ovo":
+            raise ValueError("break_ties must be False when decision_function_shape is 'ovo'")
+        if self.break_ties:
+            return self.classes_[np.argmax(self.decision_function(X), axis=1)]
+        X = validate_data(
+            self, X, accept_sparse="csr", dtype=np.float64, order="C", reset=False, accept_large_sparse=True
+        )
+        dec = self._ovo_decision(
+            X,
+            dict(kernel=self.kernel, gamma=self._gamma, degree=int(self.degree), coef0=float(self.coef0),
+                 n_threads=n_threads(self.n_jobs)),
+        )
+        votes = np.zeros((dec.shape[0], n_classes), dtype=np.int64)
+        p = 0
+        for i in range(n_classes):
+            for j in range(i + 1, n_classes):
+                win_i = dec[:, p] >= 0
+                votes[:, i] += win_i
+                votes[:, j] += ~win_i
+                p += 1
+        # argmax returns the first maximum: ties go to the lower class (LIBSVM's rule).
+        return self.classes_[np.argmax(votes, axis=1)]

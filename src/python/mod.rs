@@ -27,6 +27,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<svc::CancelToken>()?;
     m.add_function(wrap_pyfunction!(svc::fit_svc, m)?)?;
     m.add_function(wrap_pyfunction!(svc::decision_function, m)?)?;
+    m.add_function(wrap_pyfunction!(svc::fit_svc_ovo, m)?)?;
+    m.add_function(wrap_pyfunction!(svc::ovo_decision_function, m)?)?;
     m.add_function(wrap_pyfunction!(svc::data_variance, m)?)?;
     m.add_function(wrap_pyfunction!(io::load_svmlight, m)?)?;
     m.add_function(wrap_pyfunction!(io::dump_svmlight, m)?)?;

@@ -4,15 +4,16 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use numpy::{IntoPyArray, PyReadonlyArray1};
+use numpy::{IntoPyArray, PyArray2, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
+use pyo3::types::{PyDict, PyList};
 
 use super::convert::{FeaturesArg, kernel_from};
 use crate::error::FwsvmError;
 use crate::model::decision_values;
+use crate::multiclass::ovo_decision_values;
 use crate::parallel::with_threads;
-use crate::params::Svc;
+use crate::params::{Svc, SvcValidParams};
 use crate::solver::{Monitor, Progress, SolverParams};
 
 /// A flag the Python side sets (from the main thread, on Ctrl-C) to stop a running fit.
@@ -80,25 +81,24 @@ pub(crate) fn fit_svc<'py>(
     record_history: bool,
     cancel: Option<PyRef<'py, CancelToken>>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let solver = SolverParams {
-        algorithm: algorithm.parse()?,
+    let params = build_params(
+        c,
+        kernel,
+        gamma,
+        degree,
+        coef0,
+        algorithm,
         tol,
-        stopping: stopping.parse()?,
-        max_iter: (max_iter > 0).then_some(max_iter as u64),
-        time_limit: time_limit.map(Duration::from_secs_f64),
-        cache_size_mb: cache_size,
-        init: init.parse()?,
+        stopping,
+        max_iter,
+        cache_size,
+        init,
         seed,
+        n_threads,
         verbose,
+        time_limit,
         record_history,
-        resync_every: None,
-    };
-    let params = Svc::params()
-        .c(c)
-        .kernel(kernel_from(kernel, gamma, degree, coef0)?)
-        .solver(solver)
-        .n_threads(n_threads)
-        .check()?;
+    )?;
     let features = x.view()?;
     let y = y.as_slice()?;
     let weights = sample_weight.as_ref().map(|w| w.as_slice()).transpose()?;
@@ -186,6 +186,141 @@ pub(crate) fn fit_svc<'py>(
         out.set_item("history", hist)?;
     }
     Ok(out)
+}
+
+/// Checked SVC parameters from the Python keyword arguments.
+fn build_params(
+    c: f64,
+    kernel: &str,
+    gamma: f64,
+    degree: i64,
+    coef0: f64,
+    algorithm: &str,
+    tol: f64,
+    stopping: &str,
+    max_iter: i64,
+    cache_size: f64,
+    init: &str,
+    seed: u64,
+    n_threads: Option<usize>,
+    verbose: bool,
+    time_limit: Option<f64>,
+    record_history: bool,
+) -> PyResult<SvcValidParams> {
+    let solver = SolverParams {
+        algorithm: algorithm.parse()?,
+        tol,
+        stopping: stopping.parse()?,
+        max_iter: (max_iter > 0).then_some(max_iter as u64),
+        time_limit: time_limit.map(Duration::from_secs_f64),
+        cache_size_mb: cache_size,
+        init: init.parse()?,
+        seed,
+        verbose,
+        record_history,
+        resync_every: None,
+    };
+    Ok(Svc::params()
+        .c(c)
+        .kernel(kernel_from(kernel, gamma, degree, coef0)?)
+        .solver(solver)
+        .n_threads(n_threads)
+        .check()?)
+}
+
+/// Fits one-vs-one; `y` holds class indices 0..K as floats. Returns one dict per pair in the
+/// order (0,1), (0,2), ….
+#[pyfunction]
+#[pyo3(signature = (x, y, *, sample_weight=None, c, kernel, gamma, degree, coef0, algorithm, tol,
+    stopping, max_iter, cache_size, init, seed, n_threads=None, verbose=false, time_limit=None,
+    cancel=None))]
+pub(crate) fn fit_svc_ovo<'py>(
+    py: Python<'py>,
+    x: FeaturesArg<'py>,
+    y: PyReadonlyArray1<'py, f64>,
+    sample_weight: Option<PyReadonlyArray1<'py, f64>>,
+    c: f64,
+    kernel: &str,
+    gamma: f64,
+    degree: i64,
+    coef0: f64,
+    algorithm: &str,
+    tol: f64,
+    stopping: &str,
+    max_iter: i64,
+    cache_size: f64,
+    init: &str,
+    seed: u64,
+    n_threads: Option<usize>,
+    verbose: bool,
+    time_limit: Option<f64>,
+    cancel: Option<PyRef<'py, CancelToken>>,
+) -> PyResult<Bound<'py, PyList>> {
+    let params = build_params(
+        c, kernel, gamma, degree, coef0, algorithm, tol, stopping, max_iter, cache_size, init,
+        seed, n_threads, verbose, time_limit, false,
+    )?;
+    let features = x.view()?;
+    let y = y.as_slice()?;
+    let weights = sample_weight.as_ref().map(|w| w.as_slice()).transpose()?;
+    let mut monitor = CancelMonitor(cancel.map(|t| t.flag.clone()));
+    let fit = py.detach(|| params.fit_ovo(features, y, weights, &mut monitor))?;
+    let out = PyList::empty(py);
+    for pair in fit.pairs {
+        let d = PyDict::new(py);
+        d.set_item("i", pair.i)?;
+        d.set_item("j", pair.j)?;
+        d.set_item(
+            "support",
+            pair.support
+                .iter()
+                .map(|&i| i as i64)
+                .collect::<Vec<_>>()
+                .into_pyarray(py),
+        )?;
+        d.set_item("coef", pair.coef.into_pyarray(py))?;
+        d.set_item("intercept", pair.intercept)?;
+        d.set_item("exit_reason", pair.stats.exit_reason.name())?;
+        d.set_item("n_iter", pair.stats.n_iter)?;
+        d.set_item("relative_gap", pair.stats.relative_gap)?;
+        d.set_item("quadratic", pair.stats.quadratic)?;
+        d.set_item("seconds", pair.stats.seconds)?;
+        d.set_item("columns_computed", pair.stats.columns_computed)?;
+        out.append(d)?;
+    }
+    Ok(out)
+}
+
+/// One-vs-one decision values (n × K(K−1)/2), LIBSVM layout (see `ovo_decision_values`).
+#[pyfunction]
+#[pyo3(signature = (x, support_vectors, dual_coef, intercepts, n_support, *, kernel, gamma, degree, coef0, n_threads=None))]
+pub(crate) fn ovo_decision_function<'py>(
+    py: Python<'py>,
+    x: FeaturesArg<'py>,
+    support_vectors: FeaturesArg<'py>,
+    dual_coef: PyReadonlyArray2<'py, f64>,
+    intercepts: PyReadonlyArray1<'py, f64>,
+    n_support: Vec<usize>,
+    kernel: &str,
+    gamma: f64,
+    degree: i64,
+    coef0: f64,
+    n_threads: Option<usize>,
+) -> PyResult<Bound<'py, PyArray2<f64>>> {
+    let kernel = kernel_from(kernel, gamma, degree, coef0)?;
+    let (x, sv) = (x.view()?, support_vectors.view()?);
+    let coef = dual_coef
+        .as_slice()
+        .map_err(|_| pyo3::exceptions::PyValueError::new_err("dual_coef must be C-contiguous"))?;
+    let icpt = intercepts.as_slice()?;
+    let n = x.n_rows();
+    let n_pairs = icpt.len();
+    let values = py.detach(|| {
+        with_threads(n_threads, || {
+            ovo_decision_values(kernel, sv, coef, icpt, &n_support, x)
+        })
+    })??;
+    numpy::PyArray1::from_vec(py, values).reshape([n, n_pairs])
 }
 
 /// f(x) = Σ coef_s k(sv_s, x) + intercept for every row of `x`.

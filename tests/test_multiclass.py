@@ -1,0 +1,113 @@
+"""One-vs-one multiclass SVC: accuracy against LIBSVM, LIBSVM's layout of the fitted
+attributes, determinism across thread counts, class weights."""
+
+from __future__ import annotations
+
+import pickle
+
+import numpy as np
+import pytest
+from sklearn.datasets import load_digits, load_iris
+from sklearn.model_selection import train_test_split
+from sklearn.svm import SVC as LibsvmSVC
+
+from conftest import shared_file
+from fwsvm import SVC, load_svmlight_files
+
+C_GRID = [2.0**k for k in (-3, -1, 1, 3, 5, 7, 9)]
+
+
+def _tuned_test_accuracy(make, X, y, Xt, yt) -> tuple[float, float]:
+    order = np.random.default_rng(0).permutation(len(y))
+    cut = int(0.8 * len(order))
+    tr, va = order[:cut], order[cut:]
+    scores = [make(C).fit(X[tr], y[tr]).score(X[va], y[va]) for C in C_GRID]
+    best = C_GRID[int(np.argmax(scores))]  # ties → the smaller C
+    return make(best).fit(X, y).score(Xt, yt), best
+
+
+def _compare(X, y, Xt, yt, gamma: float) -> None:
+    ours, c1 = _tuned_test_accuracy(lambda C: SVC(C=C, gamma=gamma, random_state=0), X, y, Xt, yt)
+    ref, c2 = _tuned_test_accuracy(lambda C: LibsvmSVC(C=C, gamma=gamma), X, y, Xt, yt)
+    print(f"fwsvm {ours:.4f} (C={c1}), LIBSVM {ref:.4f} (C={c2})")
+    assert ours >= ref - 0.01
+
+
+def test_digits_accuracy_within_one_point_of_libsvm() -> None:
+    X, y = load_digits(return_X_y=True)
+    X = X / 16.0
+    X, Xt, y, yt = train_test_split(X, y, test_size=0.3, random_state=0, stratify=y)
+    _compare(X, y, Xt, yt, gamma=1.0 / (X.shape[1] * X.var()))
+
+
+def test_dna_accuracy_within_one_point_of_libsvm() -> None:
+    X, y, Xt, yt = load_svmlight_files([shared_file("dna.scale"), shared_file("dna.scale.t")])
+    _compare(X, y, Xt, yt, gamma=0.01)
+
+
+def _iris():
+    X, y = load_iris(return_X_y=True)
+    return (X - X.mean(0)) / X.std(0), y
+
+
+def test_ovo_pairs_equal_binary_fits_on_the_two_classes() -> None:
+    X, y = _iris()
+    clf = SVC(C=2.0, gamma=0.3, tol=1e-10, decision_function_shape="ovo").fit(X, y)
+    dec = clf.decision_function(X)
+    assert dec.shape == (150, 3)
+    for p, (i, j) in enumerate([(0, 1), (0, 2), (1, 2)]):
+        mask = (y == i) | (y == j)
+        binary = SVC(C=2.0, gamma=0.3, tol=1e-10).fit(X[mask], y[mask])
+        # The binary model's positive class is j; the pair's is i.
+        np.testing.assert_allclose(dec[:, p], -binary.decision_function(X), atol=1e-6)
+
+
+def test_attributes_follow_libsvm_layout() -> None:
+    X, y = _iris()
+    clf = SVC(C=1.0).fit(X, y)
+    n_sv = len(clf.support_)
+    assert clf.dual_coef_.shape == (2, n_sv)
+    assert clf.intercept_.shape == (3,) and clf.n_iter_.shape == (3,)
+    assert clf.n_support_.sum() == n_sv
+    np.testing.assert_array_equal(y[clf.support_], np.sort(y[clf.support_]))
+    np.testing.assert_array_equal(clf.support_vectors_, X[clf.support_])
+    ovr = clf.decision_function(X)
+    assert ovr.shape == (150, 3)
+    assert clf.score(X, y) > 0.9
+    # Votes and the ovr argmax agree almost everywhere (they differ only on vote ties).
+    agree = np.mean(clf.predict(X) == clf.classes_[np.argmax(ovr, axis=1)])
+    assert agree > 0.95
+    np.testing.assert_array_equal(SVC(C=1.0, break_ties=True).fit(X, y).predict(X), clf.classes_[np.argmax(ovr, axis=1)])
+    with pytest.raises(ValueError, match="break_ties"):
+        SVC(break_ties=True, decision_function_shape="ovo").fit(X, y).predict(X)
+
+
+def test_string_labels_and_pickle() -> None:
+    X, y = _iris()
+    labels = np.array(["setosa", "versicolor", "virginica"])[y]
+    clf = SVC().fit(X, labels)
+    assert set(clf.predict(X)) <= set(labels)
+    again = pickle.loads(pickle.dumps(clf))
+    np.testing.assert_array_equal(again.decision_function(X), clf.decision_function(X))
+
+
+def test_identical_models_for_any_thread_count() -> None:
+    X, y = load_digits(return_X_y=True)
+    one = SVC(C=5.0, gamma=0.02, n_jobs=1, random_state=0).fit(X / 16, y)
+    two = SVC(C=5.0, gamma=0.02, n_jobs=2, random_state=0).fit(X / 16, y)
+    np.testing.assert_array_equal(one.support_, two.support_)
+    np.testing.assert_array_equal(one.dual_coef_, two.dual_coef_)
+    np.testing.assert_array_equal(one.intercept_, two.intercept_)
+    np.testing.assert_array_equal(one.n_iter_, two.n_iter_)
+
+
+def test_class_weight() -> None:
+    X, y = _iris()
+    y = (y == 2).astype(int)  # imbalanced: 100 vs 50
+    plain = SVC(C=0.1).fit(X, y)
+    balanced = SVC(C=0.1, class_weight="balanced").fit(X, y)
+    heavy = SVC(C=0.1, class_weight={0: 1.0, 1: 10.0}).fit(X, y)
+    assert np.mean(heavy.predict(X) == 1) >= np.mean(plain.predict(X) == 1)
+    assert balanced.score(X, y) > 0.8
+    with pytest.raises(ValueError, match="minimum enclosing ball"):
+        SVC(class_weight="balanced", stopping="meb").fit(X, y)
