@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from fwsvm import SVC
+from fwsvm import SVC, OneClassSVM
 
 EXPECTED_FAILURES = {
     # Sample weights scale each point's penalty (C_i = C·w_i), which *is* equivalent to
@@ -19,6 +19,8 @@ EXPECTED_FAILURES = {
 # Some checks cap max_iter (check_class_weight_classifiers: 1000 steps on a problem whose class
 # weights differ by 10^7); stopping there is correct behaviour and warns, which is not a failure.
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
-@parametrize_with_checks([SVC(random_state=0)], expected_failed_checks=lambda est: EXPECTED_FAILURES)
+@parametrize_with_checks(
+    [SVC(random_state=0), OneClassSVM(random_state=0)], expected_failed_checks=lambda est: EXPECTED_FAILURES
+)
 def test_sklearn_compatible(estimator, check) -> None:
     check(estimator)

@@ -11,10 +11,11 @@ from fwsvm.datasets import (
     load_svmlight_file,
     load_svmlight_files,
 )
-from fwsvm.svm import SVC
+from fwsvm.svm import SVC, OneClassSVM
 
 __all__ = [
     "SVC",
+    "OneClassSVM",
     "LibsvmFormatError",
     "dump_svmlight_file",
     "load_svmlight_file",

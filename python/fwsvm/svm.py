@@ -7,7 +7,8 @@ from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator, ClassifierMixin, OutlierMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
@@ -408,3 +409,182 @@ class SVC(ClassifierMixin, BaseEstimator):
                 p += 1
         # argmax returns the first maximum: ties go to the lower class (LIBSVM's rule).
         return self.classes_[np.argmax(votes, axis=1)]
+
+
+def _kernel_diagonal(X: Any, kernel: str, gamma: float, degree: int, coef0: float) -> np.ndarray:
+    """k(x, x) for every row of X."""
+    if kernel in ("rbf", "laplacian"):
+        return np.ones(X.shape[0])
+    sq = np.asarray(X.multiply(X).sum(axis=1)).ravel() if sp.issparse(X) else np.einsum("ij,ij->i", X, X)
+    if kernel == "linear":
+        return sq
+    if kernel == "poly":
+        return (gamma * sq + coef0) ** degree
+    return np.tanh(gamma * sq + coef0)
+
+
+class OneClassSVM(OutlierMixin, BaseEstimator):
+    """Novelty and outlier detection with the minimum enclosing ball (SVDD) of the data.
+
+    Finds the smallest ball around the points in kernel feature space, with squared slacks
+    penalised by ``C`` (the L2 analogue of Tax & Duin's SVDD; for the RBF kernel it is
+    equivalent to scikit-learn's one-class SVM up to the parametrisation). With
+    ``Q = K + I/C`` it maximises ``diag(Q)ᵀα − αᵀQα`` on the unit simplex with the same
+    Frank-Wolfe solvers as :class:`SVC`.
+
+    ``score_samples(x) = R² − ‖φ(x) − c‖²`` is positive inside the ball. ``nu`` is the fraction
+    of training points to call outliers: ``offset_`` is set to the ``nu``-quantile of the
+    training scores, so ``predict`` flags exactly that fraction of the training data (as
+    scikit-learn's ``nu`` does approximately, being an upper bound on the outlier fraction
+    there). ``C`` defaults to ``1 / (nu · n_samples)``, scikit-learn's implied penalty.
+
+    Parameters
+    ----------
+    nu : float in (0, 1), default=0.1
+        Expected fraction of outliers in the training data.
+    C : float, default=None
+        Penalty of the squared slacks; ``None``: ``1 / (nu · n_samples)``.
+    kernel, gamma, degree, coef0, algorithm, tol, stopping, max_iter, cache_size, init,
+    random_state, n_jobs, verbose
+        As in :class:`SVC` (``init="closest_pair"`` needs classes and is not available).
+
+    Attributes
+    ----------
+    support_ : ndarray of shape (n_SV,)
+    support_vectors_ : ndarray or sparse matrix of shape (n_SV, n_features)
+    dual_coef_ : ndarray of shape (1, n_SV)
+        The weights α of the support vectors (they sum to 1): the ball's centre is
+        ``Σ α_i φ(x_i)``.
+    radius_ : float
+        R, the radius of the fitted ball.
+    offset_ : float
+        Threshold subtracted from ``score_samples`` in ``decision_function``.
+    n_iter_ : int
+    convergence_ : dict
+    n_features_in_ : int
+    """
+
+    _parameter_constraints: dict[str, list[Any]] = {
+        **{k: v for k, v in SVC._parameter_constraints.items() if k not in ("C", "class_weight", "decision_function_shape", "break_ties")},
+        "nu": [Interval(Real, 0.0, 1.0, closed="neither")],
+        "C": [Interval(Real, 0.0, None, closed="neither"), None],
+        "init": [StrOptions({"random", "farthest"})],
+    }
+
+    def __init__(
+        self,
+        *,
+        nu: float = 0.1,
+        C: float | None = None,
+        kernel: str = "rbf",
+        gamma: str | float = "scale",
+        degree: int = 3,
+        coef0: float = 0.0,
+        algorithm: str = "swap",
+        tol: float = 1e-3,
+        stopping: str = "gap",
+        max_iter: int = -1,
+        cache_size: float = 200,
+        init: str = "random",
+        random_state: Any = None,
+        n_jobs: int | None = None,
+        verbose: bool = False,
+    ) -> None:
+        self.nu = nu
+        self.C = C
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.algorithm = algorithm
+        self.tol = tol
+        self.stopping = stopping
+        self.max_iter = max_iter
+        self.cache_size = cache_size
+        self.init = init
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+        self.verbose = verbose
+
+    def __sklearn_tags__(self):  # type: ignore[no-untyped-def]
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags
+
+    _resolve_gamma = SVC._resolve_gamma
+
+    def fit(self, X: Any, y: Any = None) -> OneClassSVM:
+        """Fit the ball to X (y is ignored)."""
+        self._validate_params()
+        X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, order="C", accept_large_sparse=True)
+        m = X.shape[0]
+        C = float(self.C) if self.C is not None else 1.0 / (self.nu * m)
+        self._gamma = self._resolve_gamma(X)
+        seed = int(check_random_state(self.random_state).randint(np.iinfo(np.int32).max))
+        result = run_interruptible(
+            _core.fit_one_class,
+            features_arg(X),
+            c=C,
+            kernel=self.kernel,
+            gamma=self._gamma,
+            degree=int(self.degree),
+            coef0=float(self.coef0),
+            algorithm=self.algorithm,
+            tol=float(self.tol),
+            stopping=self.stopping,
+            max_iter=int(self.max_iter),
+            cache_size=float(self.cache_size),
+            init=self.init,
+            seed=seed,
+            n_threads=n_threads(self.n_jobs),
+            verbose=bool(self.verbose),
+        )
+        alpha = result.pop("alpha")
+        self.support_ = result.pop("support").astype(np.int32)
+        self.support_vectors_ = X[self.support_]
+        self.dual_coef_ = alpha.reshape(1, -1)
+        alpha_sq = float(alpha @ alpha)
+        # KKT (src/problem/one_class.rs): R² = R̃² − (1 + ‖α‖²)/C with R̃² = g(α), and
+        # αᵀKα = αᵀQα − ‖α‖²/C.
+        r2 = result["objective"] - (1.0 + alpha_sq) / C
+        a_k_a = result["quadratic"] - alpha_sq / C
+        self._C = C
+        self._score_constant = r2 - a_k_a
+        self.radius_ = float(np.sqrt(max(r2, 0.0)))
+        self.n_iter_ = int(result["n_iter"])
+        self.convergence_ = result
+        self.offset_ = 0.0
+        self.offset_ = float(np.quantile(self.score_samples(X), self.nu))
+        if result["exit_reason"] in ("max_iter", "time_limit"):
+            warnings.warn(
+                f"Solver terminated early ({result['exit_reason']}) with relative duality gap "
+                f"{result['relative_gap']:.3g} > tol={self.tol}. Consider increasing max_iter.",
+                ConvergenceWarning,
+                stacklevel=2,
+            )
+        return self
+
+    def score_samples(self, X: Any) -> np.ndarray:
+        """R² − ‖φ(x) − c‖²: positive inside the fitted ball."""
+        check_is_fitted(self)
+        X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, order="C", reset=False, accept_large_sparse=True)
+        inner = _core.decision_function(
+            features_arg(X),
+            features_arg(self.support_vectors_),
+            np.ascontiguousarray(2.0 * self.dual_coef_[0]),
+            float(self._score_constant),
+            kernel=self.kernel,
+            gamma=self._gamma,
+            degree=int(self.degree),
+            coef0=float(self.coef0),
+            n_threads=n_threads(self.n_jobs),
+        )
+        return inner - _kernel_diagonal(X, self.kernel, self._gamma, int(self.degree), float(self.coef0))
+
+    def decision_function(self, X: Any) -> np.ndarray:
+        """``score_samples(X) − offset_``: negative for outliers."""
+        return self.score_samples(X) - self.offset_
+
+    def predict(self, X: Any) -> np.ndarray:
+        """+1 for inliers, −1 for outliers."""
+        return np.where(self.decision_function(X) >= 0, 1, -1)

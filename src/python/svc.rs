@@ -10,10 +10,13 @@ use pyo3::types::{PyDict, PyList};
 
 use super::convert::{FeaturesArg, kernel_from};
 use crate::error::FwsvmError;
+use crate::kernel::KernelMatrix;
 use crate::model::decision_values;
 use crate::multiclass::ovo_decision_values;
 use crate::parallel::with_threads;
 use crate::params::{Svc, SvcValidParams};
+use crate::problem::SimplexProblem;
+use crate::solver::solve;
 use crate::solver::{Monitor, Progress, SolverParams};
 
 /// A flag the Python side sets (from the main thread, on Ctrl-C) to stop a running fit.
@@ -321,6 +324,87 @@ pub(crate) fn ovo_decision_function<'py>(
         })
     })??;
     numpy::PyArray1::from_vec(py, values).reshape([n, n_pairs])
+}
+
+/// Fits the SVDD / minimum enclosing ball with squared slacks (see `problem::one_class`).
+/// Returns the support, α, the objective (R̃²) and the statistics.
+#[pyfunction]
+#[pyo3(signature = (x, *, c, kernel, gamma, degree, coef0, algorithm, tol, stopping, max_iter,
+    cache_size, init, seed, n_threads=None, verbose=false, cancel=None))]
+pub(crate) fn fit_one_class<'py>(
+    py: Python<'py>,
+    x: FeaturesArg<'py>,
+    c: f64,
+    kernel: &str,
+    gamma: f64,
+    degree: i64,
+    coef0: f64,
+    algorithm: &str,
+    tol: f64,
+    stopping: &str,
+    max_iter: i64,
+    cache_size: f64,
+    init: &str,
+    seed: u64,
+    n_threads: Option<usize>,
+    verbose: bool,
+    cancel: Option<PyRef<'py, CancelToken>>,
+) -> PyResult<Bound<'py, PyDict>> {
+    if init == "closest_pair" {
+        return Err(FwsvmError::param(
+            "init",
+            "closest_pair needs two classes; use random or farthest",
+        )
+        .into());
+    }
+    let params = build_params(
+        c, kernel, gamma, degree, coef0, algorithm, tol, stopping, max_iter, cache_size, init,
+        seed, n_threads, verbose, None, false,
+    )?;
+    let features = x.view()?;
+    if features.n_rows() == 0 {
+        return Err(FwsvmError::InvalidInput("X has no rows (0 samples)".into()).into());
+    }
+    features.check_finite("X")?;
+    let mut monitor = CancelMonitor(cancel.map(|t| t.flag.clone()));
+    let solution = py.detach(|| {
+        with_threads(n_threads, || {
+            let problem =
+                SimplexProblem::one_class(KernelMatrix::new(params.kernel(), features), c)?;
+            solve(&problem, params.solver(), &mut monitor)
+        })
+    })??;
+    let s = &solution.stats;
+    let support: Vec<usize> = (0..solution.alpha.len())
+        .filter(|&i| solution.alpha[i] > 0.0)
+        .collect();
+    let out = PyDict::new(py);
+    out.set_item(
+        "alpha",
+        support
+            .iter()
+            .map(|&i| solution.alpha[i])
+            .collect::<Vec<_>>()
+            .into_pyarray(py),
+    )?;
+    out.set_item(
+        "support",
+        support
+            .iter()
+            .map(|&i| i as i64)
+            .collect::<Vec<_>>()
+            .into_pyarray(py),
+    )?;
+    out.set_item("objective", s.objective)?;
+    out.set_item("quadratic", s.quadratic)?;
+    out.set_item("exit_reason", s.exit_reason.name())?;
+    out.set_item("n_iter", s.n_iter)?;
+    out.set_item("gap", s.gap)?;
+    out.set_item("relative_gap", s.relative_gap)?;
+    out.set_item("n_active", s.n_active)?;
+    out.set_item("columns_computed", s.columns_computed)?;
+    out.set_item("seconds", s.seconds)?;
+    Ok(out)
 }
 
 /// f(x) = Σ coef_s k(sv_s, x) + intercept for every row of `x`.
