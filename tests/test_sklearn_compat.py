@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from fwsvm import SVC, OneClassSVM
+from fwsvm import SVC, SVR, OneClassSVM
 
 EXPECTED_FAILURES = {
     # Sample weights scale each point's penalty (C_i = C·w_i), which *is* equivalent to
@@ -20,7 +20,7 @@ EXPECTED_FAILURES = {
 # weights differ by 10^7); stopping there is correct behaviour and warns, which is not a failure.
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 @parametrize_with_checks(
-    [SVC(random_state=0), OneClassSVM(random_state=0)], expected_failed_checks=lambda est: EXPECTED_FAILURES
+    [SVC(random_state=0), OneClassSVM(random_state=0), SVR(random_state=0)], expected_failed_checks=lambda est: EXPECTED_FAILURES
 )
 def test_sklearn_compatible(estimator, check) -> None:
     check(estimator)

@@ -11,11 +11,12 @@ from fwsvm.datasets import (
     load_svmlight_file,
     load_svmlight_files,
 )
-from fwsvm.svm import SVC, OneClassSVM
+from fwsvm.svm import SVC, SVR, OneClassSVM
 
 __all__ = [
     "SVC",
     "OneClassSVM",
+    "SVR",
     "LibsvmFormatError",
     "dump_svmlight_file",
     "load_svmlight_file",

@@ -16,6 +16,7 @@
 
 pub mod one_class;
 pub mod svc;
+pub mod svr;
 
 use crate::kernel::KernelMatrix;
 

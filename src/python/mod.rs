@@ -29,6 +29,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(svc::decision_function, m)?)?;
     m.add_function(wrap_pyfunction!(svc::fit_svc_ovo, m)?)?;
     m.add_function(wrap_pyfunction!(svc::fit_one_class, m)?)?;
+    m.add_function(wrap_pyfunction!(svc::fit_svr, m)?)?;
     m.add_function(wrap_pyfunction!(svc::ovo_decision_function, m)?)?;
     m.add_function(wrap_pyfunction!(svc::data_variance, m)?)?;
     m.add_function(wrap_pyfunction!(io::load_svmlight, m)?)?;

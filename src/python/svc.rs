@@ -407,6 +407,106 @@ pub(crate) fn fit_one_class<'py>(
     Ok(out)
 }
 
+/// Fits the L2-SVR (see `problem::svr`). Returns, per support sample, the coefficient
+/// ν(β′_i − β′_{i+m}) and the slot weights, plus the statistics.
+#[pyfunction]
+#[pyo3(signature = (x, y, *, c, nu, kernel, gamma, degree, coef0, algorithm, tol, stopping, max_iter,
+    cache_size, init, seed, n_threads=None, verbose=false, cancel=None))]
+pub(crate) fn fit_svr<'py>(
+    py: Python<'py>,
+    x: FeaturesArg<'py>,
+    y: PyReadonlyArray1<'py, f64>,
+    c: f64,
+    nu: f64,
+    kernel: &str,
+    gamma: f64,
+    degree: i64,
+    coef0: f64,
+    algorithm: &str,
+    tol: f64,
+    stopping: &str,
+    max_iter: i64,
+    cache_size: f64,
+    init: &str,
+    seed: u64,
+    n_threads: Option<usize>,
+    verbose: bool,
+    cancel: Option<PyRef<'py, CancelToken>>,
+) -> PyResult<Bound<'py, PyDict>> {
+    if init == "closest_pair" {
+        return Err(FwsvmError::param(
+            "init",
+            "closest_pair needs two classes; use random or farthest",
+        )
+        .into());
+    }
+    let params = build_params(
+        c, kernel, gamma, degree, coef0, algorithm, tol, stopping, max_iter, cache_size, init,
+        seed, n_threads, verbose, None, false,
+    )?;
+    let features = x.view()?;
+    let y = y.as_slice()?;
+    if features.n_rows() == 0 {
+        return Err(FwsvmError::InvalidInput("X has no rows (0 samples)".into()).into());
+    }
+    features.check_finite("X")?;
+    let mut monitor = CancelMonitor(cancel.map(|t| t.flag.clone()));
+    let solution = py.detach(|| {
+        with_threads(n_threads, || {
+            let problem =
+                SimplexProblem::l2_svr(KernelMatrix::new(params.kernel(), features), y, c, nu)?;
+            solve(&problem, params.solver(), &mut monitor)
+        })
+    })??;
+    let m = features.n_rows();
+    let a = &solution.alpha;
+    let support: Vec<usize> = (0..m).filter(|&i| a[i] > 0.0 || a[i + m] > 0.0).collect();
+    let s = &solution.stats;
+    let out = PyDict::new(py);
+    out.set_item(
+        "support",
+        support
+            .iter()
+            .map(|&i| i as i64)
+            .collect::<Vec<_>>()
+            .into_pyarray(py),
+    )?;
+    out.set_item(
+        "coef",
+        support
+            .iter()
+            .map(|&i| nu * (a[i] - a[i + m]))
+            .collect::<Vec<_>>()
+            .into_pyarray(py),
+    )?;
+    out.set_item(
+        "beta_upper",
+        support
+            .iter()
+            .map(|&i| a[i])
+            .collect::<Vec<_>>()
+            .into_pyarray(py),
+    )?;
+    out.set_item(
+        "beta_lower",
+        support
+            .iter()
+            .map(|&i| a[i + m])
+            .collect::<Vec<_>>()
+            .into_pyarray(py),
+    )?;
+    out.set_item("objective", s.objective)?;
+    out.set_item("quadratic", s.quadratic)?;
+    out.set_item("exit_reason", s.exit_reason.name())?;
+    out.set_item("n_iter", s.n_iter)?;
+    out.set_item("gap", s.gap)?;
+    out.set_item("relative_gap", s.relative_gap)?;
+    out.set_item("n_active", s.n_active)?;
+    out.set_item("columns_computed", s.columns_computed)?;
+    out.set_item("seconds", s.seconds)?;
+    Ok(out)
+}
+
 /// f(x) = Σ coef_s k(sv_s, x) + intercept for every row of `x`.
 #[pyfunction]
 #[pyo3(signature = (x, support_vectors, coef, intercept, *, kernel, gamma, degree, coef0, n_threads=None))]
