@@ -324,7 +324,11 @@ impl SvcValidParams {
         let x_used = if rows.len() == x.n_rows() && rows.iter().enumerate().all(|(k, &r)| k == r) {
             x
         } else {
-            kept = x.select_rows(rows);
+            kept = if params.kernel == Kernel::Precomputed {
+                x.select_square(rows)
+            } else {
+                x.select_rows(rows)
+            };
             kept.view()
         };
         let problem = SimplexProblem::l2_svc(KernelMatrix::new(params.kernel, x_used), y_pm, c)?;

@@ -38,6 +38,7 @@ fn naive(kernel: Kernel, a: &[f64], b: &[f64]) -> f64 {
             degree,
         } => (gamma * dot + coef0).powi(degree as i32),
         Kernel::Sigmoid { gamma, coef0 } => (gamma * dot + coef0).tanh(),
+        Kernel::Precomputed => panic!("a precomputed kernel has no formula"),
     }
 }
 
@@ -143,4 +144,38 @@ fn csr_validation_names_the_problem() {
     assert!(err.to_string().contains("column index 7"));
     let err = CsrMatrix::new(vec![0, 2], vec![1], vec![1.0], 5).unwrap_err();
     assert!(err.to_string().contains("indptr ends"));
+}
+
+#[test]
+fn precomputed_gram_reproduces_the_kernel_it_came_from() {
+    let (x, _) = common::blobs(25, 3, 1.0, 9);
+    let rbf = KernelMatrix::new(Kernel::rbf(0.4), Features::from(&x));
+    let mut rows = Vec::new();
+    let mut col = vec![0.0; 25];
+    let mut scratch = QueryScratch::new();
+    for j in 0..25 {
+        rbf.column(j, &mut col, &mut scratch);
+        rows.push(col.clone());
+    }
+    let gram = DenseMatrix::from_rows(&rows).unwrap();
+    let pre = KernelMatrix::new(Kernel::Precomputed, Features::from(&gram));
+    let mut col2 = vec![0.0; 25];
+    for j in [0, 7, 24] {
+        rbf.column(j, &mut col, &mut scratch);
+        pre.column(j, &mut col2, &mut scratch);
+        assert_eq!(col, col2);
+        assert_eq!(pre.entry(3, j), rbf.entry(3, j));
+    }
+    assert_eq!(pre.diagonal(), rbf.diagonal());
+    // A non-square "Gram matrix" is refused by the problem constructors.
+    let y: Vec<f64> = (0..25)
+        .map(|i| if i % 2 == 0 { 1.0 } else { -1.0 })
+        .collect();
+    let err = fwsvm::SimplexProblem::l2_svc(
+        KernelMatrix::new(Kernel::Precomputed, Features::from(&x)),
+        &y,
+        &[1.0; 25],
+    )
+    .unwrap_err();
+    assert!(err.to_string().contains("square"));
 }

@@ -23,6 +23,49 @@ _KERNELS = ("linear", "rbf", "poly", "sigmoid", "laplacian")
 _ALGORITHMS = ("fw", "mfw", "swap", "swap2o")
 
 
+def _uses_gram(est: Any) -> bool:
+    """Whether the estimator's kernel is given as values (``"precomputed"`` or a callable)."""
+    return callable(est.kernel) or est.kernel == "precomputed"
+
+
+def _training_gram(est: Any, X: Any) -> Any:
+    """The training Gram matrix for a precomputed or callable kernel (scikit-learn's rules)."""
+    if callable(est.kernel):
+        K = np.asarray(est.kernel(X, X), dtype=np.float64)
+        if K.shape != (X.shape[0], X.shape[0]):
+            raise ValueError(f"the kernel callable returned shape {K.shape}, expected ({X.shape[0]}, {X.shape[0]})")
+        return np.ascontiguousarray(K)
+    if X.shape[0] != X.shape[1]:
+        raise ValueError(f"Precomputed matrix must be a square matrix. Input is a {X.shape[0]}x{X.shape[1]} matrix.")
+    return np.ascontiguousarray(X.toarray() if sp.issparse(X) else X, dtype=np.float64)
+
+
+def _test_kernel_values(est: Any, X: Any) -> np.ndarray:
+    """k(x, sv) for every test row and support vector, for precomputed or callable kernels."""
+    if callable(est.kernel):
+        return np.asarray(est.kernel(X, est.support_vectors_), dtype=np.float64)
+    if X.shape[1] != est.shape_fit_[0]:
+        raise ValueError(
+            f"X.shape[1] = {X.shape[1]} should be equal to {est.shape_fit_[0]}, the number of samples at training time"
+        )
+    K = X[:, est.support_]
+    return np.asarray(K.toarray() if sp.issparse(K) else K, dtype=np.float64)
+
+
+def _ovo_from_kernel_values(K: np.ndarray, dual_coef: np.ndarray, intercept: np.ndarray, n_support: np.ndarray) -> np.ndarray:
+    """LIBSVM's one-vs-one decision values from kernel values against the support vectors."""
+    k = len(n_support)
+    starts = np.r_[0, np.cumsum(n_support)]
+    out = np.empty((K.shape[0], len(intercept)))
+    p = 0
+    for i in range(k):
+        for j in range(i + 1, k):
+            si, sj = slice(starts[i], starts[i + 1]), slice(starts[j], starts[j + 1])
+            out[:, p] = K[:, si] @ dual_coef[j - 1, si] + K[:, sj] @ dual_coef[i, sj] + intercept[p]
+            p += 1
+    return out
+
+
 class SVC(ClassifierMixin, BaseEstimator):
     """Kernel support vector classifier trained by Frank-Wolfe methods.
 
@@ -42,9 +85,12 @@ class SVC(ClassifierMixin, BaseEstimator):
     ----------
     C : float, default=1.0
         Penalty of the squared slacks, > 0.
-    kernel : {"rbf", "linear", "poly", "sigmoid", "laplacian"}, default="rbf"
+    kernel : {"rbf", "linear", "poly", "sigmoid", "laplacian", "precomputed"} or callable, default="rbf"
         The kernel: ``exp(-γ‖x−z‖²)``, ``⟨x,z⟩``, ``(γ⟨x,z⟩ + coef0)^degree``,
-        ``tanh(γ⟨x,z⟩ + coef0)`` or ``exp(-γ‖x−z‖₁)``.
+        ``tanh(γ⟨x,z⟩ + coef0)`` or ``exp(-γ‖x−z‖₁)``. ``"precomputed"``: X is the Gram matrix
+        (n_samples × n_samples in fit, n_test × n_train at prediction). A callable
+        ``kernel(X, Y)`` returns the Gram matrix (scikit-learn's conventions; the full training
+        Gram matrix is then formed, so this is for small data).
     gamma : {"scale", "auto"} or float, default="scale"
         Kernel coefficient: ``"scale"`` is ``1 / (n_features · X.var())``, ``"auto"`` is
         ``1 / n_features`` (as in scikit-learn).
@@ -139,7 +185,7 @@ class SVC(ClassifierMixin, BaseEstimator):
 
     _parameter_constraints: dict[str, list[Any]] = {
         "C": [Interval(Real, 0.0, None, closed="neither")],
-        "kernel": [StrOptions(set(_KERNELS))],
+        "kernel": [StrOptions(set(_KERNELS) | {"precomputed"}), callable],
         "gamma": [StrOptions({"scale", "auto"}), Interval(Real, 0.0, None, closed="neither")],
         "degree": [Interval(Integral, 0, None, closed="left")],
         "coef0": [Interval(Real, None, None, closed="neither")],
@@ -199,6 +245,7 @@ class SVC(ClassifierMixin, BaseEstimator):
     def __sklearn_tags__(self):  # type: ignore[no-untyped-def]
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True
+        tags.input_tags.pairwise = self.kernel == "precomputed"
         return tags
 
     def fit(self, X: Any, y: Any, sample_weight: Any = None) -> SVC:
@@ -237,12 +284,13 @@ class SVC(ClassifierMixin, BaseEstimator):
         if self.class_weight is not None:
             cw = compute_class_weight(self.class_weight, classes=classes, y=y)
             weights = cw[y_index] if weights is None else weights * cw[y_index]
-        self._gamma = self._resolve_gamma(X)
+        self._gamma = 0.0 if _uses_gram(self) else self._resolve_gamma(X)
+        X_core = features_arg(_training_gram(self, X)) if _uses_gram(self) else features_arg(X)
         seed = int(check_random_state(self.random_state).randint(np.iinfo(np.int32).max))
         kwargs = dict(
             sample_weight=None if weights is None else np.ascontiguousarray(weights, dtype=np.float64),
             c=float(self.C),
-            kernel=self.kernel,
+            kernel=self._core_kernel(),
             gamma=self._gamma,
             degree=int(self.degree),
             coef0=float(self.coef0),
@@ -258,7 +306,7 @@ class SVC(ClassifierMixin, BaseEstimator):
         )
         self.classes_ = classes
         if len(classes) == 2:
-            result = run_interruptible(_core.fit_svc, features_arg(X), np.where(y_index == 1, 1.0, -1.0), **kwargs)
+            result = run_interruptible(_core.fit_svc, X_core, np.where(y_index == 1, 1.0, -1.0), **kwargs)
             self.support_ = result.pop("support").astype(np.int32)
             self.dual_coef_ = result.pop("dual_coef").reshape(1, -1)
             self.intercept_ = np.array([result.pop("intercept")], dtype=np.float64)
@@ -268,10 +316,11 @@ class SVC(ClassifierMixin, BaseEstimator):
             self.convergence_ = result
             pair_results = [result]
         else:
-            pairs = run_interruptible(_core.fit_svc_ovo, features_arg(X), y_index.astype(np.float64), **kwargs)
+            pairs = run_interruptible(_core.fit_svc_ovo, X_core, y_index.astype(np.float64), **kwargs)
             self._set_ovo_attributes(pairs, y_index, len(classes))
             pair_results = pairs
-        self.support_vectors_ = X[self.support_]
+        # scikit-learn's convention: no support vectors are kept for a precomputed kernel.
+        self.support_vectors_ = np.empty((0, 0)) if self.kernel == "precomputed" else X[self.support_]
         self.fit_status_ = 0 if all(r["exit_reason"] == "converged" for r in pair_results) else 1
         self.shape_fit_ = X.shape
         if any(not r["quadratic"] > 0 for r in pair_results):
@@ -320,6 +369,9 @@ class SVC(ClassifierMixin, BaseEstimator):
             "pairs": pairs,
         }
 
+    def _core_kernel(self) -> str:
+        return "precomputed" if _uses_gram(self) else self.kernel
+
     def _resolve_gamma(self, X: Any) -> float:
         if isinstance(self.gamma, str):
             if self.gamma == "auto":
@@ -347,6 +399,14 @@ class SVC(ClassifierMixin, BaseEstimator):
             kernel=self.kernel, gamma=self._gamma, degree=int(self.degree), coef0=float(self.coef0),
             n_threads=n_threads(self.n_jobs),
         )
+        if _uses_gram(self):
+            K = _test_kernel_values(self, X)
+            if len(self.classes_) == 2:
+                return K @ self.dual_coef_[0] + self.intercept_[0]
+            dec = _ovo_from_kernel_values(K, self.dual_coef_, self.intercept_, self.n_support_)
+            if self.decision_function_shape == "ovr":
+                return _ovr_decision_function(dec < 0, -dec, len(self.classes_))
+            return dec
         # Dense and sparse queries work against dense or sparse support vectors alike.
         if len(self.classes_) == 2:
             return _core.decision_function(
@@ -394,7 +454,9 @@ class SVC(ClassifierMixin, BaseEstimator):
         X = validate_data(
             self, X, accept_sparse="csr", dtype=np.float64, order="C", reset=False, accept_large_sparse=True
         )
-        dec = self._ovo_decision(
+        dec = _ovo_from_kernel_values(
+            _test_kernel_values(self, X), self.dual_coef_, self.intercept_, self.n_support_
+        ) if _uses_gram(self) else self._ovo_decision(
             X,
             dict(kernel=self.kernel, gamma=self._gamma, degree=int(self.degree), coef0=float(self.coef0),
                  n_threads=n_threads(self.n_jobs)),
@@ -466,6 +528,7 @@ class OneClassSVM(OutlierMixin, BaseEstimator):
 
     _parameter_constraints: dict[str, list[Any]] = {
         **{k: v for k, v in SVC._parameter_constraints.items() if k not in ("C", "class_weight", "decision_function_shape", "break_ties")},
+        "kernel": [StrOptions(set(_KERNELS))],
         "nu": [Interval(Real, 0.0, 1.0, closed="neither")],
         "C": [Interval(Real, 0.0, None, closed="neither"), None],
         "init": [StrOptions({"random", "farthest"})],
@@ -679,6 +742,7 @@ class SVR(RegressorMixin, BaseEstimator):
     def __sklearn_tags__(self):  # type: ignore[no-untyped-def]
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True
+        tags.input_tags.pairwise = self.kernel == "precomputed"
         return tags
 
     _resolve_gamma = SVC._resolve_gamma
@@ -695,15 +759,16 @@ class SVR(RegressorMixin, BaseEstimator):
         self.y_scale_ = scale if scale > 0 else 1.0
         y_std = (y - self.y_mean_) / self.y_scale_
         self._nu = 0.2 * X.shape[0] if self.nu == "auto" else float(self.nu)
-        self._gamma = self._resolve_gamma(X)
+        self._gamma = 0.0 if _uses_gram(self) else self._resolve_gamma(X)
+        X_core = features_arg(_training_gram(self, X)) if _uses_gram(self) else features_arg(X)
         seed = int(check_random_state(self.random_state).randint(np.iinfo(np.int32).max))
         result = run_interruptible(
             _core.fit_svr,
-            features_arg(X),
+            X_core,
             np.ascontiguousarray(y_std),
             c=float(self.C),
             nu=self._nu,
-            kernel=self.kernel,
+            kernel="precomputed" if _uses_gram(self) else self.kernel,
             gamma=self._gamma,
             degree=int(self.degree),
             coef0=float(self.coef0),
@@ -720,14 +785,15 @@ class SVR(RegressorMixin, BaseEstimator):
         coef = result.pop("coef")
         upper, lower = result.pop("beta_upper"), result.pop("beta_lower")
         self.support_ = result.pop("support").astype(np.int32)
-        self.support_vectors_ = X[self.support_]
+        self.support_vectors_ = np.empty((0, 0)) if self.kernel == "precomputed" else X[self.support_]
+        self.shape_fit_ = X.shape
         self.dual_coef_ = coef.reshape(1, -1)
         # f(x) = Σ coef (k + 1): the "+1" is the regularised bias.
         self.intercept_ = np.array([coef.sum()])
         self.n_iter_ = int(result["n_iter"])
         self.convergence_ = result
         # KKT: on a support slot, y − f = ε + νβ′/C (upper) or f − y = ε + νβ′/C (lower).
-        f_sv = self._standardised_decision(self.support_vectors_)
+        f_sv = self._standardised_decision(X[self.support_])
         y_sv = y_std[self.support_]
         eps = [y_sv[k] - f_sv[k] - self._nu * upper[k] / self.C for k in range(len(coef)) if upper[k] > 0]
         eps += [f_sv[k] - y_sv[k] - self._nu * lower[k] / self.C for k in range(len(coef)) if lower[k] > 0]
@@ -742,6 +808,8 @@ class SVR(RegressorMixin, BaseEstimator):
         return self
 
     def _standardised_decision(self, X: Any) -> np.ndarray:
+        if _uses_gram(self):
+            return _test_kernel_values(self, X) @ self.dual_coef_[0] + self.intercept_[0]
         return _core.decision_function(
             features_arg(X),
             features_arg(self.support_vectors_),

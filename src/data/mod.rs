@@ -69,6 +69,25 @@ impl<'a> Features<'a> {
         }
     }
 
+    /// The sub-matrix of the given rows *and* columns (a Gram matrix restricted to a subset).
+    pub fn select_square(&self, rows: &[usize]) -> FeatureMatrix {
+        let k = rows.len();
+        let mut out = Vec::with_capacity(k * k);
+        for &r in rows {
+            match self {
+                Features::Dense(d) => out.extend(rows.iter().map(|&c| d.row(r)[c])),
+                Features::Sparse(s) => {
+                    let (idx, val) = s.row(r);
+                    out.extend(
+                        rows.iter()
+                            .map(|&c| idx.binary_search(&(c as u32)).map_or(0.0, |p| val[p])),
+                    );
+                }
+            }
+        }
+        FeatureMatrix::Dense(DenseMatrix::new(out, k, k).expect("k·k entries"))
+    }
+
     /// The variance of all entries (zeros included), as used by scikit-learn's `gamma="scale"`.
     pub fn variance(&self) -> f64 {
         let count = (self.n_rows() * self.n_cols()) as f64;

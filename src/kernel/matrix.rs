@@ -72,6 +72,7 @@ impl<'a> KernelMatrix<'a> {
                 *o = match kernel {
                     // Exactly 1: avoids ‖x‖² + ‖x‖² − 2⟨x,x⟩ round-off on the diagonal.
                     Kernel::Rbf { .. } | Kernel::Laplacian { .. } => 1.0,
+                    Kernel::Precomputed => gram_entry(&data, i, i),
                     _ => {
                         let d = match &data {
                             Features::Dense(d) => sq_norm(d.row(i)),
@@ -115,6 +116,9 @@ impl<'a> KernelMatrix<'a> {
         if i == j {
             return self.diag[i];
         }
+        if self.kernel == Kernel::Precomputed {
+            return gram_entry(&self.data, i, j);
+        }
         match self.kernel.norm_kind() {
             NormKind::L1 => {
                 let l1 = match &self.data {
@@ -147,6 +151,20 @@ impl<'a> KernelMatrix<'a> {
     /// The column k(x_i, x_j) for all rows i, written into `out` (length m), in parallel over
     /// rows when m is large.
     pub fn column(&self, j: usize, out: &mut [f64], scratch: &mut QueryScratch) {
+        if self.kernel == Kernel::Precomputed {
+            // The Gram matrix is symmetric: column j is row j.
+            match &self.data {
+                Features::Dense(d) => out.copy_from_slice(&d.row(j)[..out.len()]),
+                Features::Sparse(s) => {
+                    out.iter_mut().for_each(|o| *o = 0.0);
+                    let (idx, val) = s.row(j);
+                    for (&c, &v) in idx.iter().zip(val) {
+                        out[c as usize] = v;
+                    }
+                }
+            }
+            return;
+        }
         let qnorm = if self.norms.is_empty() {
             0.0
         } else {
@@ -175,6 +193,11 @@ impl<'a> KernelMatrix<'a> {
         out: &mut [f64],
         scratch: &mut QueryScratch,
     ) -> Result<()> {
+        if self.kernel == Kernel::Precomputed {
+            return Err(FwsvmError::InvalidInput(
+                "a precomputed kernel has no feature vectors to evaluate: pass kernel values instead".into(),
+            ));
+        }
         if queries.n_cols() != self.data.n_cols() {
             return Err(FwsvmError::InvalidInput(format!(
                 "X has {} features, but the model was trained with {}",
@@ -280,7 +303,7 @@ impl<'a> KernelMatrix<'a> {
         }
         // Pass 2: the kernel's outer function, with the match hoisted out of the loop.
         match self.kernel {
-            Kernel::Linear => {}
+            Kernel::Linear | Kernel::Precomputed => {}
             Kernel::Rbf { gamma } => {
                 let norms = &self.norms[lo..lo + out.len()];
                 for (o, &n) in out.iter_mut().zip(norms) {
@@ -306,6 +329,17 @@ impl<'a> KernelMatrix<'a> {
                     *o = (gamma * *o + coef0).tanh();
                 }
             }
+        }
+    }
+}
+
+/// Entry (i, j) of a Gram matrix stored as features.
+fn gram_entry(data: &Features<'_>, i: usize, j: usize) -> f64 {
+    match data {
+        Features::Dense(d) => d.row(i).get(j).copied().unwrap_or(0.0),
+        Features::Sparse(s) => {
+            let (idx, val) = s.row(i);
+            idx.binary_search(&(j as u32)).map_or(0.0, |p| val[p])
         }
     }
 }

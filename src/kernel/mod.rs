@@ -47,6 +47,9 @@ pub enum Kernel {
         /// γ > 0.
         gamma: f64,
     },
+    /// The data *is* the kernel: row i of the training matrix holds k(x_i, x_j) for all j
+    /// (a square, symmetric Gram matrix). Test-time kernel values are the caller's business.
+    Precomputed,
 }
 
 /// Which per-row norm a kernel needs precomputed.
@@ -98,6 +101,7 @@ impl Kernel {
             Kernel::Poly { .. } => "poly",
             Kernel::Sigmoid { .. } => "sigmoid",
             Kernel::Laplacian { .. } => "laplacian",
+            Kernel::Precomputed => "precomputed",
         }
     }
 
@@ -107,7 +111,7 @@ impl Kernel {
     /// [`FwsvmError::InvalidParameter`] naming `gamma` or `coef0`.
     pub fn validate(&self) -> Result<()> {
         let gamma = match *self {
-            Kernel::Linear => return Ok(()),
+            Kernel::Linear | Kernel::Precomputed => return Ok(()),
             Kernel::Rbf { gamma } | Kernel::Laplacian { gamma } => gamma,
             Kernel::Poly { gamma, coef0, .. } | Kernel::Sigmoid { gamma, coef0 } => {
                 if !coef0.is_finite() {
@@ -146,7 +150,8 @@ impl Kernel {
     #[inline(always)]
     pub(crate) fn of_dot(&self, dot: f64, norm_x: f64, norm_z: f64) -> f64 {
         match *self {
-            Kernel::Linear => dot,
+            // Precomputed kernels never reach here (they are read from the Gram matrix).
+            Kernel::Linear | Kernel::Precomputed => dot,
             Kernel::Rbf { gamma } => (-gamma * (norm_x + norm_z - 2.0 * dot).max(0.0)).exp(),
             Kernel::Poly {
                 gamma,

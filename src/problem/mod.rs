@@ -44,6 +44,19 @@ enum MebForm {
     None,
 }
 
+/// A precomputed kernel's training matrix must be the square Gram matrix.
+pub(crate) fn check_gram(kernel: &KernelMatrix<'_>) -> crate::error::Result<()> {
+    let data = kernel.data();
+    if kernel.kernel() == crate::kernel::Kernel::Precomputed && data.n_rows() != data.n_cols() {
+        return Err(crate::error::FwsvmError::InvalidInput(format!(
+            "a precomputed kernel needs the square Gram matrix of the training samples, got shape ({}, {})",
+            data.n_rows(),
+            data.n_cols()
+        )));
+    }
+    Ok(())
+}
+
 impl<'a> SimplexProblem<'a> {
     /// Assembles a problem from its parts (`sign`, `ridge`, `linear` have one entry per slot;
     /// the number of slots must be a multiple of the number of samples). Used by the

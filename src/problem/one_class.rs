@@ -30,6 +30,7 @@ impl<'a> SimplexProblem<'a> {
                 format!("must be positive and finite, got {c}"),
             ));
         }
+        super::check_gram(&kernel)?;
         let ridge = vec![1.0 / c; m];
         let linear = kernel.diagonal().iter().map(|&k| k + 1.0 / c).collect();
         Ok(SimplexProblem::from_parts(

@@ -47,6 +47,7 @@ impl<'a> SimplexProblem<'a> {
                 ),
             ));
         }
+        super::check_gram(&kernel)?;
         let ridge = c.iter().map(|&ci| 1.0 / ci).collect();
         Ok(SimplexProblem::from_parts(
             kernel,

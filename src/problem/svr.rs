@@ -48,6 +48,7 @@ impl<'a> SimplexProblem<'a> {
                 format!("must be positive and finite, got {nu}"),
             ));
         }
+        super::check_gram(&kernel)?;
         let sign: Vec<f64> = (0..2 * m).map(|a| if a < m { 1.0 } else { -1.0 }).collect();
         let linear: Vec<f64> = (0..2 * m).map(|a| sign[a] * y[a % m]).collect();
         Ok(SimplexProblem::from_parts(

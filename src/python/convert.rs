@@ -85,6 +85,7 @@ pub(crate) fn kernel_from(
         "rbf" => Kernel::rbf(gamma),
         "laplacian" => Kernel::laplacian(gamma),
         "sigmoid" => Kernel::sigmoid(gamma, coef0),
+        "precomputed" => Kernel::Precomputed,
         "poly" => {
             let degree = u32::try_from(degree).map_err(|_| {
                 FwsvmError::param(
