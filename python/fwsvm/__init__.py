@@ -11,6 +11,7 @@ from fwsvm.datasets import (
     load_svmlight_file,
     load_svmlight_files,
 )
+from fwsvm.persistence import ModelFormatError, load_model
 from fwsvm.svm import SVC, SVR, OneClassSVM
 
 __all__ = [
@@ -18,6 +19,8 @@ __all__ = [
     "OneClassSVM",
     "SVR",
     "LibsvmFormatError",
+    "ModelFormatError",
+    "load_model",
     "dump_svmlight_file",
     "load_svmlight_file",
     "load_svmlight_files",

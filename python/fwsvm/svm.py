@@ -18,6 +18,7 @@ from sklearn.utils.validation import _check_sample_weight, check_is_fitted, vali
 
 from fwsvm import _core
 from fwsvm._native import features_arg, n_threads, run_interruptible
+from fwsvm.persistence import PersistenceMixin
 
 _KERNELS = ("linear", "rbf", "poly", "sigmoid", "laplacian")
 _ALGORITHMS = ("fw", "mfw", "swap", "swap2o")
@@ -66,7 +67,7 @@ def _ovo_from_kernel_values(K: np.ndarray, dual_coef: np.ndarray, intercept: np.
     return out
 
 
-class SVC(ClassifierMixin, BaseEstimator):
+class SVC(PersistenceMixin, ClassifierMixin, BaseEstimator):
     """Kernel support vector classifier trained by Frank-Wolfe methods.
 
     Solves the L2-SVM of the Core Vector Machine: with
@@ -485,7 +486,7 @@ def _kernel_diagonal(X: Any, kernel: str, gamma: float, degree: int, coef0: floa
     return np.tanh(gamma * sq + coef0)
 
 
-class OneClassSVM(OutlierMixin, BaseEstimator):
+class OneClassSVM(PersistenceMixin, OutlierMixin, BaseEstimator):
     """Novelty and outlier detection with the minimum enclosing ball (SVDD) of the data.
 
     Finds the smallest ball around the points in kernel feature space, with squared slacks
@@ -653,7 +654,7 @@ class OneClassSVM(OutlierMixin, BaseEstimator):
         return np.where(self.decision_function(X) >= 0, 1, -1)
 
 
-class SVR(RegressorMixin, BaseEstimator):
+class SVR(PersistenceMixin, RegressorMixin, BaseEstimator):
     """Kernel support vector regression (L2-SVR with a free tube width) by Frank-Wolfe methods.
 
     Solves

@@ -1,0 +1,153 @@
+"""A versioned binary model format: ``est.save(path)``, ``fwsvm.load_model(path)``.
+
+Layout (little-endian)::
+
+    magic      8 bytes   b"FWSVMMOD"
+    version    u16       format version (FORMAT_VERSION)
+    reserved   u16       0
+    length     u64       payload length in bytes
+    crc32      u32       CRC-32 of the payload
+    payload    length    a NumPy .npz archive: "__meta__" (JSON: estimator class, parameters,
+                         fwsvm version, scalar attributes) and one array per array attribute
+
+Truncated files, corrupted payloads, unknown estimator classes and files written by a newer
+format version are refused with :class:`ModelFormatError` (a ``ValueError``) saying which.
+Pickle and joblib work too; this format is for long-term storage and exchange: it holds no
+code, only arrays and JSON.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import struct
+import zlib
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+
+MAGIC = b"FWSVMMOD"
+FORMAT_VERSION = 1
+_HEADER = struct.Struct("<8sHHQI")
+
+
+class ModelFormatError(ValueError):
+    """A model file that is not a valid fwsvm model of a supported version."""
+
+
+def _classes() -> dict[str, type]:
+    from fwsvm.svm import SVC, SVR, OneClassSVM
+
+    return {cls.__name__: cls for cls in (SVC, SVR, OneClassSVM)}
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
+
+
+def save(estimator: Any, path: str | os.PathLike[str]) -> None:
+    """Write a fitted estimator to ``path`` in the versioned binary format."""
+    from fwsvm import __version__
+
+    if callable(getattr(estimator, "kernel", None)):
+        raise ValueError("models with a callable kernel cannot be saved (the callable is code); use pickle")
+    if not hasattr(estimator, "n_features_in_"):
+        raise ValueError(f"this {type(estimator).__name__} is not fitted yet")
+    arrays: dict[str, np.ndarray] = {}
+    scalars: dict[str, Any] = {}
+    for name, value in vars(estimator).items():
+        if not (name.endswith("_") or name.startswith("_")) or name in estimator.get_params():
+            continue
+        if sp.issparse(value):
+            csr = sp.csr_matrix(value)
+            for part in ("data", "indices", "indptr"):
+                arrays[f"{name}.csr.{part}"] = getattr(csr, part)
+            arrays[f"{name}.csr.shape"] = np.asarray(csr.shape, dtype=np.int64)
+        elif isinstance(value, np.ndarray):
+            if value.dtype == object:
+                raise ValueError(f"attribute {name} has object dtype and cannot be saved; use pickle")
+            arrays[name] = value
+        else:
+            scalars[name] = _jsonable(value)
+    meta = {
+        "estimator": type(estimator).__name__,
+        "fwsvm_version": __version__,
+        "params": _jsonable(estimator.get_params()),
+        "scalars": scalars,
+    }
+    buf = io.BytesIO()
+    np.savez(buf, __meta__=np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8), **arrays)
+    payload = buf.getvalue()
+    header = _HEADER.pack(MAGIC, FORMAT_VERSION, 0, len(payload), zlib.crc32(payload))
+    with open(path, "wb") as fh:
+        fh.write(header + payload)
+
+
+def load_model(path: str | os.PathLike[str]) -> Any:
+    """Read an estimator written by :func:`save` (or ``est.save``)."""
+    with open(path, "rb") as fh:
+        blob = fh.read()
+    name = os.fspath(path)
+    if len(blob) < _HEADER.size:
+        raise ModelFormatError(f"{name}: truncated: {len(blob)} bytes, shorter than the {_HEADER.size}-byte header")
+    magic, version, _, length, crc = _HEADER.unpack_from(blob)
+    if magic != MAGIC:
+        raise ModelFormatError(f"{name}: not an fwsvm model file (bad magic bytes {magic!r})")
+    if version > FORMAT_VERSION:
+        raise ModelFormatError(
+            f"{name}: written in model format version {version}, newer than this fwsvm supports "
+            f"({FORMAT_VERSION}); upgrade fwsvm to read it"
+        )
+    payload = blob[_HEADER.size :]
+    if len(payload) != length:
+        raise ModelFormatError(f"{name}: truncated or padded: payload has {len(payload)} bytes, header says {length}")
+    if zlib.crc32(payload) != crc:
+        raise ModelFormatError(f"{name}: corrupted: payload checksum does not match")
+    try:
+        archive = np.load(io.BytesIO(payload), allow_pickle=False)
+        files = {k: archive[k] for k in archive.files}
+        meta = json.loads(files.pop("__meta__").tobytes().decode())
+    except Exception as exc:  # a valid checksum over an invalid archive: written by a broken tool
+        raise ModelFormatError(f"{name}: unreadable payload ({exc})") from exc
+    cls = _classes().get(meta.get("estimator"))
+    if cls is None:
+        raise ModelFormatError(f"{name}: unknown estimator class {meta.get('estimator')!r}")
+    est = cls(**meta["params"])
+    sparse_parts: dict[str, dict[str, np.ndarray]] = {}
+    for key, value in files.items():
+        if ".csr." in key:
+            attr, _, part = key.partition(".csr.")
+            sparse_parts.setdefault(attr, {})[part] = value
+        else:
+            setattr(est, key, value)
+    for attr, parts in sparse_parts.items():
+        setattr(est, attr, sp.csr_matrix((parts["data"], parts["indices"], parts["indptr"]), shape=tuple(parts["shape"])))
+    for key, value in meta["scalars"].items():
+        setattr(est, key, value)
+    return est
+
+
+class PersistenceMixin:
+    """``save(path)`` and ``load(path)`` for the estimators."""
+
+    def save(self, path: str | os.PathLike[str]) -> None:
+        """Write this fitted estimator in fwsvm's versioned binary model format."""
+        save(self, path)
+
+    @classmethod
+    def load(cls, path: str | os.PathLike[str]) -> Any:
+        """Read a model written by ``save``; it must be of this class."""
+        est = load_model(path)
+        if not isinstance(est, cls):
+            raise ModelFormatError(f"{os.fspath(path)} holds a {type(est).__name__}, not a {cls.__name__}")
+        return est

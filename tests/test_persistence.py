@@ -1,0 +1,94 @@
+"""Persistence: pickle/joblib and the versioned binary model format, including corrupt,
+truncated and newer-version files."""
+
+from __future__ import annotations
+
+import pickle
+import struct
+
+import joblib
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.datasets import load_diabetes, load_iris
+
+from fwsvm import SVC, SVR, ModelFormatError, OneClassSVM, load_model
+from fwsvm.persistence import FORMAT_VERSION
+
+
+def _fitted():
+    X, y = load_iris(return_X_y=True)
+    Xd, yd = load_diabetes(return_X_y=True)
+    yield "svc-binary", SVC(C=2.0, random_state=0).fit(X[y < 2], y[y < 2]), X
+    yield "svc-multiclass", SVC(C=2.0, decision_function_shape="ovo", random_state=0).fit(X, y), X
+    yield "svc-sparse", SVC(random_state=0).fit(sp.csr_matrix(X), y), sp.csr_matrix(X)
+    yield "svc-precomputed", SVC(kernel="precomputed").fit(X @ X.T, y), X @ X.T
+    yield "one-class", OneClassSVM(random_state=0).fit(X), X
+    yield "svr", SVR(random_state=0).fit(Xd, yd), Xd
+
+
+def _outputs(est, X):
+    out = [est.predict(X)]
+    if hasattr(est, "decision_function"):
+        out.append(est.decision_function(X))
+    return out
+
+
+@pytest.mark.parametrize("name, est, X", list(_fitted()), ids=[n for n, _, _ in _fitted()])
+def test_round_trips_give_identical_predictions(tmp_path, name, est, X) -> None:
+    expected = _outputs(est, X)
+    path = tmp_path / "model.fwsvm"
+    est.save(path)
+    for again in (load_model(path), type(est).load(path), pickle.loads(pickle.dumps(est))):
+        for a, b in zip(_outputs(again, X), expected):
+            np.testing.assert_array_equal(a, b)
+    joblib.dump(est, tmp_path / "model.joblib")
+    for a, b in zip(_outputs(joblib.load(tmp_path / "model.joblib"), X), expected):
+        np.testing.assert_array_equal(a, b)
+
+
+def _saved(tmp_path):
+    X, y = load_iris(return_X_y=True)
+    path = tmp_path / "m.fwsvm"
+    SVC(random_state=0).fit(X, y).save(path)
+    return path, path.read_bytes()
+
+
+def test_truncated_file(tmp_path) -> None:
+    path, blob = _saved(tmp_path)
+    for cut in (10, len(blob) // 2, len(blob) - 1):
+        path.write_bytes(blob[:cut])
+        with pytest.raises(ModelFormatError, match="truncated"):
+            load_model(path)
+
+
+def test_corrupted_file(tmp_path) -> None:
+    path, blob = _saved(tmp_path)
+    damaged = bytearray(blob)
+    damaged[len(blob) // 2] ^= 0xFF
+    path.write_bytes(bytes(damaged))
+    with pytest.raises(ModelFormatError, match="corrupted"):
+        load_model(path)
+
+
+def test_newer_version_and_foreign_files(tmp_path) -> None:
+    path, blob = _saved(tmp_path)
+    newer = blob[:8] + struct.pack("<H", FORMAT_VERSION + 1) + blob[10:]
+    path.write_bytes(newer)
+    with pytest.raises(ModelFormatError, match="newer"):
+        load_model(path)
+    path.write_bytes(b"this is not a model at all, just text")
+    with pytest.raises(ModelFormatError, match="not an fwsvm model"):
+        load_model(path)
+    path.write_bytes(blob)
+    with pytest.raises(ModelFormatError, match="not a SVR"):
+        SVR.load(path)
+
+
+def test_unfitted_and_callable_models_are_refused(tmp_path) -> None:
+    with pytest.raises(ValueError, match="not fitted"):
+        SVC().save(tmp_path / "x")
+    X, y = load_iris(return_X_y=True)
+    clf = SVC(kernel=lambda a, b: a @ b.T).fit(X, y)
+    with pytest.raises(ValueError, match="callable"):
+        clf.save(tmp_path / "x")
