@@ -131,25 +131,7 @@ pub(crate) fn fit_svc<'py>(
             .collect::<Vec<_>>()
             .into_pyarray(py),
     )?;
-    out.set_item("exit_reason", s.exit_reason.name())?;
-    out.set_item("n_iter", s.n_iter)?;
-    out.set_item("gap", s.gap)?;
-    out.set_item("relative_gap", s.relative_gap)?;
-    out.set_item("objective", s.objective)?;
-    out.set_item("quadratic", s.quadratic)?;
-    out.set_item("n_active", s.n_active)?;
-    out.set_item("columns_computed", s.columns_computed)?;
-    out.set_item("cache_hits", s.cache_hits)?;
-    out.set_item("cache_capacity", s.cache_capacity)?;
-    out.set_item("resyncs", s.resyncs)?;
-    out.set_item("seconds", s.seconds)?;
-    let steps = PyDict::new(py);
-    steps.set_item("toward", s.steps.toward)?;
-    steps.set_item("away", s.steps.away)?;
-    steps.set_item("drop", s.steps.drop)?;
-    steps.set_item("swap_add", s.steps.swap_add)?;
-    steps.set_item("swap_drop", s.steps.swap_drop)?;
-    out.set_item("steps", steps)?;
+    put_stats(&out, s)?;
     if record_history {
         let h = model.history();
         let hist = PyDict::new(py);
@@ -189,6 +171,29 @@ pub(crate) fn fit_svc<'py>(
         out.set_item("history", hist)?;
     }
     Ok(out)
+}
+
+/// The solver statistics every fit returns, as dict items.
+fn put_stats(out: &Bound<'_, PyDict>, s: &crate::solver::SolverStats) -> PyResult<()> {
+    out.set_item("exit_reason", s.exit_reason.name())?;
+    out.set_item("n_iter", s.n_iter)?;
+    out.set_item("gap", s.gap)?;
+    out.set_item("relative_gap", s.relative_gap)?;
+    out.set_item("objective", s.objective)?;
+    out.set_item("quadratic", s.quadratic)?;
+    out.set_item("n_active", s.n_active)?;
+    out.set_item("columns_computed", s.columns_computed)?;
+    out.set_item("cache_hits", s.cache_hits)?;
+    out.set_item("cache_capacity", s.cache_capacity)?;
+    out.set_item("resyncs", s.resyncs)?;
+    out.set_item("seconds", s.seconds)?;
+    let steps = PyDict::new(out.py());
+    steps.set_item("toward", s.steps.toward)?;
+    steps.set_item("away", s.steps.away)?;
+    steps.set_item("drop", s.steps.drop)?;
+    steps.set_item("swap_add", s.steps.swap_add)?;
+    steps.set_item("swap_drop", s.steps.swap_drop)?;
+    out.set_item("steps", steps)
 }
 
 /// Checked SVC parameters from the Python keyword arguments.
@@ -283,12 +288,7 @@ pub(crate) fn fit_svc_ovo<'py>(
         )?;
         d.set_item("coef", pair.coef.into_pyarray(py))?;
         d.set_item("intercept", pair.intercept)?;
-        d.set_item("exit_reason", pair.stats.exit_reason.name())?;
-        d.set_item("n_iter", pair.stats.n_iter)?;
-        d.set_item("relative_gap", pair.stats.relative_gap)?;
-        d.set_item("quadratic", pair.stats.quadratic)?;
-        d.set_item("seconds", pair.stats.seconds)?;
-        d.set_item("columns_computed", pair.stats.columns_computed)?;
+        put_stats(&d, &pair.stats)?;
         out.append(d)?;
     }
     Ok(out)
@@ -395,15 +395,7 @@ pub(crate) fn fit_one_class<'py>(
             .collect::<Vec<_>>()
             .into_pyarray(py),
     )?;
-    out.set_item("objective", s.objective)?;
-    out.set_item("quadratic", s.quadratic)?;
-    out.set_item("exit_reason", s.exit_reason.name())?;
-    out.set_item("n_iter", s.n_iter)?;
-    out.set_item("gap", s.gap)?;
-    out.set_item("relative_gap", s.relative_gap)?;
-    out.set_item("n_active", s.n_active)?;
-    out.set_item("columns_computed", s.columns_computed)?;
-    out.set_item("seconds", s.seconds)?;
+    put_stats(&out, s)?;
     Ok(out)
 }
 
@@ -495,15 +487,7 @@ pub(crate) fn fit_svr<'py>(
             .collect::<Vec<_>>()
             .into_pyarray(py),
     )?;
-    out.set_item("objective", s.objective)?;
-    out.set_item("quadratic", s.quadratic)?;
-    out.set_item("exit_reason", s.exit_reason.name())?;
-    out.set_item("n_iter", s.n_iter)?;
-    out.set_item("gap", s.gap)?;
-    out.set_item("relative_gap", s.relative_gap)?;
-    out.set_item("n_active", s.n_active)?;
-    out.set_item("columns_computed", s.columns_computed)?;
-    out.set_item("seconds", s.seconds)?;
+    put_stats(&out, s)?;
     Ok(out)
 }
 
