@@ -144,6 +144,12 @@ class PersistenceMixin:
         """Write this fitted estimator in fwsvm's versioned binary model format."""
         save(self, path)
 
+    def save_libsvm_model(self, path: str | os.PathLike[str]) -> None:
+        """Write this fitted SVC or SVR as a LIBSVM model file (for ``svm-predict``)."""
+        from fwsvm.libsvm_model import save_libsvm_model
+
+        save_libsvm_model(self, path)
+
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> Any:
         """Read a model written by ``save``; it must be of this class."""
