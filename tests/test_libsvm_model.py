@@ -54,3 +54,69 @@ def test_unsupported_kernels_are_refused(tmp_path) -> None:
     X, y = load_iris(return_X_y=True)
     with pytest.raises(ValueError, match="laplacian"):
         SVC(kernel="laplacian").fit(X, y).save_libsvm_model(tmp_path / "m")
+
+
+@pytest.mark.parametrize("n_classes", [2, 3, 4])
+def test_models_trained_by_libsvm_import_and_predict_identically(tmp_path, n_classes: int) -> None:
+    from fwsvm import load_libsvm_model
+
+    rng = np.random.default_rng(n_classes)
+    X = rng.normal(size=(200, 5))
+    # Labels in an unsorted order of first appearance, as LIBSVM stores them.
+    y = np.array([7, -3, 2, 0])[:n_classes][rng.integers(0, n_classes, 200)] * 1.0
+    y[0] = [7, -3, 2, 0][n_classes - 1]
+    rows = [{j + 1: float(v) for j, v in enumerate(r)} for r in X]
+    model = svmutil.svm_train(list(y), rows, "-s 0 -t 2 -g 0.3 -c 2 -q")
+    path = tmp_path / "libsvm.model"
+    svmutil.svm_save_model(str(path), model)
+    ours = load_libsvm_model(path, n_features=5)
+    labels, values = _libsvm_predict(path, X, y)
+    # Both vote one-vs-one; on a tied vote LIBSVM picks the first label *in its file order*,
+    # fwsvm the smallest label, so compare the rows without a tie.
+    clear = np.ones(len(X), dtype=bool)
+    if n_classes > 2:
+        ours.decision_function_shape = "ovo"
+        dec = ours.decision_function(X)
+        votes = np.zeros((len(X), n_classes), dtype=int)
+        p = 0
+        for i in range(n_classes):
+            for j in range(i + 1, n_classes):
+                votes[:, i] += dec[:, p] >= 0
+                votes[:, j] += dec[:, p] < 0
+                p += 1
+        clear = (votes == votes.max(axis=1, keepdims=True)).sum(axis=1) == 1
+        assert clear.mean() > 0.8
+    np.testing.assert_array_equal(ours.predict(X)[clear], labels[clear])
+    # And the round trip back out gives LIBSVM the same model.
+    again = tmp_path / "again.model"
+    ours.save_libsvm_model(again)
+    labels2, _ = _libsvm_predict(again, X, y)
+    np.testing.assert_array_equal(labels2[clear], labels[clear])
+
+
+def test_export_import_round_trip(tmp_path) -> None:
+    from fwsvm import load_libsvm_model
+
+    X, y = load_iris(return_X_y=True)
+    clf = SVC(C=1.0, gamma=0.5, random_state=0, decision_function_shape="ovo").fit(X, y)
+    path = tmp_path / "m.txt"
+    clf.save_libsvm_model(path)
+    back = load_libsvm_model(path)
+    back.decision_function_shape = "ovo"
+    np.testing.assert_allclose(back.decision_function(X), clf.decision_function(X), rtol=1e-12, atol=1e-12)
+    np.testing.assert_array_equal(back.predict(X), clf.predict(X))
+
+
+def test_malformed_model_files(tmp_path) -> None:
+    from fwsvm import LibsvmModelError, load_libsvm_model
+
+    path = tmp_path / "bad.model"
+    path.write_text("svm_type c_svc\nkernel_type rbf\n")
+    with pytest.raises(LibsvmModelError, match="no 'SV' section"):
+        load_libsvm_model(path)
+    path.write_text("svm_type nu_svc\nkernel_type rbf\nnr_class 2\ntotal_sv 0\nrho 0\nSV\n")
+    with pytest.raises(LibsvmModelError, match="nu_svc"):
+        load_libsvm_model(path)
+    path.write_text("svm_type c_svc\nkernel_type rbf\ngamma 1\nnr_class 2\ntotal_sv 2\nrho 0\nlabel 1 -1\nnr_sv 1 1\nSV\n1 1:x\n")
+    with pytest.raises(LibsvmModelError, match="malformed"):
+        load_libsvm_model(path)

@@ -11,6 +11,7 @@ from fwsvm.datasets import (
     load_svmlight_file,
     load_svmlight_files,
 )
+from fwsvm.libsvm_model import LibsvmModelError, load_libsvm_model
 from fwsvm.persistence import ModelFormatError, load_model
 from fwsvm.svm import SVC, SVR, OneClassSVM
 
@@ -21,6 +22,8 @@ __all__ = [
     "LibsvmFormatError",
     "ModelFormatError",
     "load_model",
+    "LibsvmModelError",
+    "load_libsvm_model",
     "dump_svmlight_file",
     "load_svmlight_file",
     "load_svmlight_files",

@@ -90,3 +90,152 @@ def save_libsvm_model(estimator: Any, path: str | os.PathLike[str]) -> None:
         header.append("nr_sv " + " ".join(str(int(n)) for n in nr_sv))
     with open(path, "w", encoding="ascii") as fh:
         fh.write("\n".join(header + ["SV"] + _sv_lines(sv, coefs)) + "\n")
+
+
+class LibsvmModelError(ValueError):
+    """A LIBSVM model file that cannot be read or is of a type fwsvm does not import."""
+
+
+def _parse(path: str | os.PathLike[str]) -> tuple[dict[str, list[str]], list[str]]:
+    header: dict[str, list[str]] = {}
+    with open(path, encoding="ascii", errors="replace") as fh:
+        lines = fh.read().splitlines()
+    for k, line in enumerate(lines):
+        parts = line.split()
+        if not parts:
+            continue
+        if parts[0] == "SV":
+            return header, lines[k + 1 :]
+        header[parts[0]] = parts[1:]
+    raise LibsvmModelError(f"{os.fspath(path)}: no 'SV' section: not a LIBSVM model file (or truncated)")
+
+
+def load_libsvm_model(path: str | os.PathLike[str], n_features: int | None = None) -> Any:
+    """Read a LIBSVM model file (``c_svc`` or ``epsilon_svr``; linear, polynomial, rbf or sigmoid
+    kernel) as a fitted :class:`fwsvm.SVC` or :class:`fwsvm.SVR` that predicts like LIBSVM.
+
+    LIBSVM does not store the number of features: it is the largest index in the support
+    vectors unless ``n_features`` says more. ``support_`` (training indices) is not in the file
+    and is set to ``arange(n_SV)``.
+    """
+    from fwsvm.svm import SVC, SVR
+
+    name = os.fspath(path)
+    header, sv_lines = _parse(path)
+
+    def field(key: str, n: int | None = None) -> list[str]:
+        if key not in header:
+            raise LibsvmModelError(f"{name}: missing '{key}' line")
+        if n is not None and len(header[key]) != n:
+            raise LibsvmModelError(f"{name}: '{key}' has {len(header[key])} values, expected {n}")
+        return header[key]
+
+    svm_type = field("svm_type", 1)[0]
+    kernel_type = field("kernel_type", 1)[0]
+    kernels = {v: k for k, v in _KERNEL_TYPES.items()}
+    if kernel_type not in kernels:
+        raise LibsvmModelError(f"{name}: kernel_type {kernel_type!r} is not supported (linear, polynomial, rbf, sigmoid)")
+    kernel = kernels[kernel_type]
+    try:
+        gamma = float(header.get("gamma", ["0"])[0])
+        degree = int(header.get("degree", ["3"])[0])
+        coef0 = float(header.get("coef0", ["0"])[0])
+        nr_class = int(field("nr_class", 1)[0])
+        total_sv = int(field("total_sv", 1)[0])
+        rho = np.array([float(v) for v in field("rho")])
+        n_coef = max(nr_class - 1, 1)
+        coefs = np.zeros((total_sv, n_coef))
+        rows, cols, vals = [], [], []
+        sv_lines = [line for line in sv_lines if line.strip()]
+        if len(sv_lines) != total_sv:
+            raise LibsvmModelError(f"{name}: {len(sv_lines)} support vector lines, total_sv says {total_sv}")
+        for r, line in enumerate(sv_lines):
+            parts = line.split()
+            coefs[r] = [float(v) for v in parts[:n_coef]]
+            for tok in parts[n_coef:]:
+                idx, _, val = tok.partition(":")
+                rows.append(r)
+                cols.append(int(idx) - 1)
+                vals.append(float(val))
+    except (ValueError, IndexError) as exc:
+        if isinstance(exc, LibsvmModelError):
+            raise
+        raise LibsvmModelError(f"{name}: malformed model file ({exc})") from exc
+    if cols and min(cols) < 0:
+        raise LibsvmModelError(f"{name}: feature index below 1 in the support vectors")
+    d = max(cols, default=-1) + 1
+    if n_features is not None:
+        if n_features < d:
+            raise LibsvmModelError(f"{name}: support vectors use {d} features, more than n_features={n_features}")
+        d = n_features
+    sv = sp.csr_matrix((vals, (rows, cols)), shape=(total_sv, max(d, 1))).toarray()
+    common = dict(kernel=kernel, gamma=gamma if kernel != "linear" else "scale", degree=degree, coef0=coef0)
+
+    if svm_type == "epsilon_svr":
+        est = SVR(**common)
+        est.y_mean_, est.y_scale_ = 0.0, 1.0
+        est.dual_coef_ = coefs[:, 0].reshape(1, -1)
+        est.intercept_ = np.array([-rho[0]])
+        est.epsilon_ = float(header.get("p", ["nan"])[0]) if "p" in header else float("nan")
+        est._nu = float("nan")
+    elif svm_type == "c_svc":
+        labels = np.array([float(v) for v in field("label", nr_class)])
+        nr_sv = np.array([int(v) for v in field("nr_sv", nr_class)])
+        if nr_sv.sum() != total_sv or len(rho) != nr_class * (nr_class - 1) // 2:
+            raise LibsvmModelError(f"{name}: nr_sv/rho do not match nr_class and total_sv")
+        est = SVC(**common, decision_function_shape="ovr")
+        order = np.argsort(labels, kind="stable")  # sorted class k is file class order[k]
+        rank = np.empty(nr_class, dtype=int)
+        rank[order] = np.arange(nr_class)
+        file_starts = np.r_[0, np.cumsum(nr_sv)]
+        # Support vectors regrouped by sorted class.
+        perm = np.concatenate([np.arange(file_starts[c], file_starts[c + 1]) for c in order])
+        sorted_starts = np.r_[0, np.cumsum(nr_sv[order])]
+        n_pairs = nr_class * (nr_class - 1) // 2
+        dual = np.zeros((max(nr_class - 1, 1), total_sv))
+        intercept = np.zeros(n_pairs)
+        pair_index = {}
+        p = 0
+        for i in range(nr_class):
+            for j in range(i + 1, nr_class):
+                pair_index[(i, j)] = p
+                p += 1
+        p = 0
+        for i in range(nr_class):  # file order
+            for j in range(i + 1, nr_class):
+                # File pair (i, j): class-i coefs in column j−1, class-j coefs in column i.
+                ci = coefs[file_starts[i] : file_starts[i + 1], j - 1]
+                cj = coefs[file_starts[j] : file_starts[j + 1], i]
+                b = -rho[p]
+                a, bb = rank[i], rank[j]
+                sign = 1.0
+                if a > bb:  # the sorted pair is (j, i): flip the decision
+                    a, bb, sign = bb, a, -1.0
+                    ci, cj = cj, ci
+                q = pair_index[(a, bb)]
+                intercept[q] = sign * b
+                dual[bb - 1, sorted_starts[a] : sorted_starts[a + 1]] = sign * ci
+                dual[a, sorted_starts[bb] : sorted_starts[bb + 1]] = sign * cj
+                p += 1
+        sv = sv[perm]
+        est.classes_ = labels[order]
+        est.n_support_ = nr_sv[order].astype(np.int32)
+        if nr_class == 2:
+            # fwsvm's binary convention: f ≥ 0 means classes_[1], LIBSVM's pair (0, 1) votes
+            # for class 0 where f > 0.
+            est.dual_coef_ = -dual
+            est.intercept_ = -intercept
+        else:
+            est.dual_coef_ = dual
+            est.intercept_ = intercept
+        est.fit_status_ = 0
+    else:
+        raise LibsvmModelError(f"{name}: svm_type {svm_type!r} is not supported (c_svc, epsilon_svr)")
+    est.support_ = np.arange(total_sv, dtype=np.int32)
+    est.support_vectors_ = sv
+    est._gamma = gamma
+    est.n_features_in_ = sv.shape[1]
+    est.shape_fit_ = (total_sv, sv.shape[1])
+    est.n_iter_ = np.zeros(max(len(rho), 1), dtype=np.int64) if svm_type == "c_svc" else 0
+    est.convergence_ = {"exit_reason": "imported", "source": name}
+    return est
