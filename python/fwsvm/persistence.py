@@ -150,6 +150,12 @@ class PersistenceMixin:
 
         save_libsvm_model(self, path)
 
+    def to_sklearn(self) -> Any:
+        """An equivalent fitted ``sklearn.svm`` estimator (see :func:`fwsvm.interop.to_sklearn`)."""
+        from fwsvm.interop import to_sklearn
+
+        return to_sklearn(self)
+
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> Any:
         """Read a model written by ``save``; it must be of this class."""

@@ -1,0 +1,82 @@
+"""``to_sklearn()``: an equivalent fitted scikit-learn estimator (which LIBSVM then evaluates),
+for tools that only know scikit-learn's classes (e.g. ONNX export through skl2onnx)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+
+_SKLEARN_KERNELS = ("linear", "poly", "rbf", "sigmoid")
+
+
+def to_sklearn(estimator: Any) -> Any:
+    """A fitted ``sklearn.svm.SVC`` / ``SVR`` that predicts exactly like ``estimator``.
+
+    Our models are kernel expansions ``Σ coef k(sv, x) + b`` like LIBSVM's, so the mapping is
+    exact for the kernels LIBSVM has (linear, poly, rbf, sigmoid). Raises ``ValueError`` for
+    the Laplacian kernel, precomputed and callable kernels, and one-class models (whose
+    decision function has a k(x, x) term LIBSVM's one-class SVM does not).
+    """
+    from sklearn import svm
+
+    from fwsvm.svm import SVC, SVR
+
+    kernel = estimator.kernel
+    if callable(kernel) or kernel not in _SKLEARN_KERNELS:
+        raise ValueError(f"scikit-learn's SVMs have no {kernel!r} kernel usable here; supported: {_SKLEARN_KERNELS}")
+    common = dict(kernel=kernel, gamma=float(estimator._gamma) if kernel != "linear" else "scale",
+                  degree=int(estimator.degree), coef0=float(estimator.coef0))
+    if isinstance(estimator, SVC):
+        out: Any = svm.SVC(C=float(estimator.C), decision_function_shape=estimator.decision_function_shape,
+                           break_ties=estimator.break_ties, **common)
+        out.classes_ = estimator.classes_
+        out.class_weight_ = np.ones(len(estimator.classes_))
+        out._n_support = np.asarray(estimator.n_support_, dtype=np.int32)
+        if len(estimator.classes_) == 2:
+            # scikit-learn stores LIBSVM's binary model with the opposite sign (see
+            # sklearn/svm/_base.py: "the intercept and dual_coef_ are flipped").
+            out._dual_coef_ = -np.asarray(estimator.dual_coef_, dtype=np.float64)
+            out._intercept_ = -np.asarray(estimator.intercept_, dtype=np.float64)
+        else:
+            out._dual_coef_ = np.asarray(estimator.dual_coef_, dtype=np.float64)
+            out._intercept_ = np.asarray(estimator.intercept_, dtype=np.float64)
+        out.dual_coef_ = np.asarray(estimator.dual_coef_, dtype=np.float64)
+        out.intercept_ = np.asarray(estimator.intercept_, dtype=np.float64)
+        out.n_iter_ = np.asarray(estimator.n_iter_, dtype=np.int32)
+    elif isinstance(estimator, SVR):
+        out = svm.SVR(C=float(estimator.C), epsilon=float(estimator.epsilon_), **common)
+        coef = np.asarray(estimator.dual_coef_, dtype=np.float64) * estimator.y_scale_
+        intercept = np.array([estimator.intercept_[0] * estimator.y_scale_ + estimator.y_mean_])
+        out._dual_coef_, out.dual_coef_ = coef, coef
+        out._intercept_, out.intercept_ = intercept, intercept.copy()
+        out._n_support = np.array([len(estimator.support_), 0], dtype=np.int32)
+        out.n_iter_ = int(np.sum(estimator.n_iter_))
+    else:
+        raise ValueError(f"to_sklearn supports SVC and SVR, not {type(estimator).__name__}")
+    sv = estimator.support_vectors_
+    out._sparse = sp.issparse(sv)
+    if out._sparse:
+        # scikit-learn's sparse models keep the coefficients as a CSR matrix with every entry
+        # stored (sklearn/svm/_base.py, _sparse_fit).
+        out._dual_coef_ = _dense_csr(out._dual_coef_)
+        out.dual_coef_ = _dense_csr(out.dual_coef_)
+    out.support_vectors_ = sp.csr_matrix(sv) if out._sparse else np.ascontiguousarray(sv, dtype=np.float64)
+    out.support_ = np.asarray(estimator.support_, dtype=np.int32)
+    out._gamma = float(estimator._gamma)
+    out._probA = np.empty(0)
+    out._probB = np.empty(0)
+    out._effective_probability = False
+    out.fit_status_ = 0
+    out.shape_fit_ = tuple(estimator.shape_fit_)
+    out.n_features_in_ = int(estimator.n_features_in_)
+    out._num_iter = np.atleast_1d(np.asarray(estimator.n_iter_, dtype=np.int32))
+    return out
+
+
+def _dense_csr(a: np.ndarray) -> Any:
+    rows, cols = a.shape
+    return sp.csr_matrix(
+        (a.ravel(), np.tile(np.arange(cols), rows), np.arange(0, rows * cols + 1, cols)), shape=(rows, cols)
+    )
