@@ -37,10 +37,20 @@ def test_unsupported_models() -> None:
     X, y = load_iris(return_X_y=True)
     with pytest.raises(ValueError, match="laplacian"):
         SVC(kernel="laplacian").fit(X, y).to_sklearn()
-    with pytest.raises(ValueError, match="OneClassSVM"):
-        OneClassSVM().fit(X).to_sklearn()
+    with pytest.raises(ValueError, match="only with the rbf kernel"):
+        OneClassSVM(kernel="linear").fit(X).to_sklearn()
 
 
+def test_one_class_to_sklearn_predicts_identically() -> None:
+    X, _ = load_iris(return_X_y=True)
+    ours = OneClassSVM(nu=0.1, gamma=0.3, random_state=0).fit(X)
+    theirs = ours.to_sklearn()
+    np.testing.assert_allclose(theirs.decision_function(X), ours.decision_function(X), rtol=1e-10, atol=1e-10)
+    np.testing.assert_array_equal(theirs.predict(X), ours.predict(X))
+
+
+# skl2onnx 1.20 reads SVC.probA_, which scikit-learn 1.9 deprecates.
+@pytest.mark.filterwarnings("ignore::FutureWarning")
 def test_onnx_export_through_skl2onnx() -> None:
     skl2onnx = pytest.importorskip("skl2onnx", reason="skl2onnx is not installed")
     ort = pytest.importorskip("onnxruntime", reason="onnxruntime is not installed")

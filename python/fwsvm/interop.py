@@ -12,18 +12,22 @@ _SKLEARN_KERNELS = ("linear", "poly", "rbf", "sigmoid")
 
 
 def to_sklearn(estimator: Any) -> Any:
-    """A fitted ``sklearn.svm.SVC`` / ``SVR`` that predicts exactly like ``estimator``.
+    """A fitted ``sklearn.svm.SVC`` / ``SVR`` / ``OneClassSVM`` that predicts exactly like
+    ``estimator``.
 
     Our models are kernel expansions ``Σ coef k(sv, x) + b`` like LIBSVM's, so the mapping is
     exact for the kernels LIBSVM has (linear, poly, rbf, sigmoid). Raises ``ValueError`` for
-    the Laplacian kernel, precomputed and callable kernels, and one-class models (whose
-    decision function has a k(x, x) term LIBSVM's one-class SVM does not).
+    the Laplacian kernel, precomputed and callable kernels, and one-class models with a
+    kernel other than rbf (their score has a k(x, x) term LIBSVM's one-class SVM lacks).
     """
     from sklearn import svm
 
-    from fwsvm.svm import SVC, SVR
+    from fwsvm.svm import SVC, SVR, OneClassSVM
 
     kernel = estimator.kernel
+    if isinstance(estimator, OneClassSVM) and kernel != "rbf":
+        # Our score has a −k(x, x) term; only with a constant k(x, x) (rbf) is it LIBSVM's form.
+        raise ValueError(f"to_sklearn maps a OneClassSVM only with the rbf kernel, not {kernel!r}")
     if callable(kernel) or kernel not in _SKLEARN_KERNELS:
         raise ValueError(f"scikit-learn's SVMs have no {kernel!r} kernel usable here; supported: {_SKLEARN_KERNELS}")
     common = dict(kernel=kernel, gamma=float(estimator._gamma) if kernel != "linear" else "scale",
@@ -53,8 +57,18 @@ def to_sklearn(estimator: Any) -> Any:
         out._intercept_, out.intercept_ = intercept, intercept.copy()
         out._n_support = np.array([len(estimator.support_), 0], dtype=np.int32)
         out.n_iter_ = int(np.sum(estimator.n_iter_))
+    elif isinstance(estimator, OneClassSVM):
+        # decision = Σ 2α k(sv, x) + (constant − k(x, x)) − offset_, with k(x, x) = 1 (rbf).
+        out = svm.OneClassSVM(nu=float(estimator.nu), **common)
+        coef = 2.0 * np.asarray(estimator.dual_coef_, dtype=np.float64)
+        intercept = np.array([estimator._score_constant - 1.0 - estimator.offset_])
+        out._dual_coef_, out.dual_coef_ = coef, coef
+        out._intercept_, out.intercept_ = intercept, intercept.copy()
+        out.offset_ = -intercept[0]
+        out._n_support = np.array([len(estimator.support_), 0], dtype=np.int32)
+        out.n_iter_ = int(estimator.n_iter_)
     else:
-        raise ValueError(f"to_sklearn supports SVC and SVR, not {type(estimator).__name__}")
+        raise ValueError(f"to_sklearn supports SVC, SVR and OneClassSVM, not {type(estimator).__name__}")
     sv = estimator.support_vectors_
     out._sparse = sp.issparse(sv)
     if out._sparse:

@@ -615,6 +615,7 @@ class OneClassSVM(PersistenceMixin, OutlierMixin, BaseEstimator):
         self._C = C
         self._score_constant = r2 - a_k_a
         self.radius_ = float(np.sqrt(max(r2, 0.0)))
+        self.shape_fit_ = X.shape
         self.n_iter_ = int(result["n_iter"])
         self.convergence_ = result
         self.offset_ = 0.0
