@@ -10,6 +10,9 @@ echo "== cargo fmt / clippy"
 cargo fmt --all -- --check
 cargo clippy --all-targets --features python -- -D warnings
 
+echo "== cargo doc (warnings are errors)"
+RUSTDOCFLAGS=-Dwarnings cargo doc --no-deps --quiet
+
 echo "== cargo test"
 cargo test --quiet
 

@@ -5,7 +5,7 @@
 //! the text is bounded by the block size, not the file size. Semantics follow scikit-learn's
 //! `load_svmlight_file` (`zero_based="auto"` decided over all files read together, explicit
 //! zeros kept, `n_features` checked), with every malformed line reported by file, line and
-//! column. The grammar is in [`parse`].
+//! column. The grammar is documented in `src/data/libsvm/parse.rs`.
 
 mod parse;
 mod write;
