@@ -212,13 +212,7 @@ pub fn ovo_decision_values(
             intercepts.len()
         )));
     }
-    if x.n_cols() != vectors.n_cols() {
-        return Err(FwsvmError::InvalidInput(format!(
-            "X has {} features, but the model was trained with {}",
-            x.n_cols(),
-            vectors.n_cols()
-        )));
-    }
+    crate::model::check_query_features(&x, &vectors)?;
     kernel.validate()?;
     let km = KernelMatrix::new(kernel, vectors);
     let starts: Vec<usize> = std::iter::once(0)

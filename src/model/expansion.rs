@@ -95,13 +95,7 @@ pub fn decision_values(
             coef.len()
         )));
     }
-    if x.n_cols() != vectors.n_cols() {
-        return Err(FwsvmError::InvalidInput(format!(
-            "X has {} features, but the model was trained with {}",
-            x.n_cols(),
-            vectors.n_cols()
-        )));
-    }
+    check_query_features(&x, &vectors)?;
     kernel.validate()?;
     let km = KernelMatrix::new(kernel, vectors);
     let n_sv = coef.len();
@@ -118,4 +112,16 @@ pub fn decision_values(
         }
     });
     Ok(out)
+}
+
+/// Refuses test data whose feature count differs from the support vectors'.
+pub(crate) fn check_query_features(x: &Features<'_>, vectors: &Features<'_>) -> Result<()> {
+    if x.n_cols() != vectors.n_cols() {
+        return Err(FwsvmError::InvalidInput(format!(
+            "X has {} features, but the model was trained with {}",
+            x.n_cols(),
+            vectors.n_cols()
+        )));
+    }
+    Ok(())
 }

@@ -4,5 +4,6 @@
 mod expansion;
 mod svc;
 
+pub(crate) use expansion::check_query_features;
 pub use expansion::{KernelExpansion, decision_values};
 pub use svc::SvcModel;

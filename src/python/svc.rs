@@ -196,6 +196,23 @@ fn put_stats(out: &Bound<'_, PyDict>, s: &crate::solver::SolverStats) -> PyResul
     out.set_item("steps", steps)
 }
 
+/// Input checks shared by the fits without class labels (one-class, regression).
+fn check_unlabelled_fit(
+    init: &str,
+    features: &crate::data::Features<'_>,
+) -> Result<(), FwsvmError> {
+    if init == "closest_pair" {
+        return Err(FwsvmError::param(
+            "init",
+            "closest_pair needs two classes; use random or farthest",
+        ));
+    }
+    if features.n_rows() == 0 {
+        return Err(FwsvmError::InvalidInput("X has no rows (0 samples)".into()));
+    }
+    features.check_finite("X")
+}
+
 /// Checked SVC parameters from the Python keyword arguments.
 fn build_params(
     c: f64,
@@ -350,22 +367,12 @@ pub(crate) fn fit_one_class<'py>(
     verbose: bool,
     cancel: Option<PyRef<'py, CancelToken>>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    if init == "closest_pair" {
-        return Err(FwsvmError::param(
-            "init",
-            "closest_pair needs two classes; use random or farthest",
-        )
-        .into());
-    }
     let params = build_params(
         c, kernel, gamma, degree, coef0, algorithm, tol, stopping, max_iter, cache_size, init,
         seed, n_threads, verbose, None, false,
     )?;
     let features = x.view()?;
-    if features.n_rows() == 0 {
-        return Err(FwsvmError::InvalidInput("X has no rows (0 samples)".into()).into());
-    }
-    features.check_finite("X")?;
+    check_unlabelled_fit(init, &features)?;
     let mut monitor = CancelMonitor(cancel.map(|t| t.flag.clone()));
     let solution = py.detach(|| {
         with_threads(n_threads, || {
@@ -425,23 +432,13 @@ pub(crate) fn fit_svr<'py>(
     verbose: bool,
     cancel: Option<PyRef<'py, CancelToken>>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    if init == "closest_pair" {
-        return Err(FwsvmError::param(
-            "init",
-            "closest_pair needs two classes; use random or farthest",
-        )
-        .into());
-    }
     let params = build_params(
         c, kernel, gamma, degree, coef0, algorithm, tol, stopping, max_iter, cache_size, init,
         seed, n_threads, verbose, None, false,
     )?;
     let features = x.view()?;
     let y = y.as_slice()?;
-    if features.n_rows() == 0 {
-        return Err(FwsvmError::InvalidInput("X has no rows (0 samples)".into()).into());
-    }
-    features.check_finite("X")?;
+    check_unlabelled_fit(init, &features)?;
     let mut monitor = CancelMonitor(cancel.map(|t| t.flag.clone()));
     let solution = py.detach(|| {
         with_threads(n_threads, || {
