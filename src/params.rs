@@ -338,13 +338,28 @@ impl SvcValidParams {
             .collect();
         // scikit-learn's order: negative class first, ascending index within a class.
         local.sort_by_key(|&i| (y_pm[i] > 0.0, i));
-        let rho = solution.stats.quadratic;
-        // ρ = αᵀQα > 0 for positive-definite Q; an indefinite kernel (sigmoid) may break that, and
-        // then the unscaled expansion (same signs) is used.
-        let scale = if rho.is_finite() && rho > 0.0 {
-            1.0 / rho
-        } else {
-            1.0
+        let quadratic = solution.stats.quadratic;
+        // Canonical scaling (margin 1). CVM form: f = Σ y α (k + 1) / ρ with ρ = αᵀQα. `ky`
+        // (nearest point, threshold γ): f = (2/W)(Σ y α k − γ) with W = αᵀQα (see the `ky`
+        // module). A non-positive αᵀQα (indefinite sigmoid kernel) keeps the unscaled expansion.
+        let (scale, intercept) = match solution.threshold {
+            Some(gamma) => {
+                let s = if quadratic.is_finite() && quadratic > 0.0 {
+                    2.0 / quadratic
+                } else {
+                    1.0
+                };
+                (s, -gamma * s)
+            }
+            None => {
+                let s = if quadratic.is_finite() && quadratic > 0.0 {
+                    1.0 / quadratic
+                } else {
+                    1.0
+                };
+                let bias: f64 = local.iter().map(|&i| y_pm[i] * solution.alpha[i]).sum();
+                (s, bias * s)
+            }
         };
         Ok(BinaryFit {
             support: local.iter().map(|&i| rows[i]).collect(),
@@ -353,11 +368,7 @@ impl SvcValidParams {
                 .map(|&i| y_pm[i] * solution.alpha[i] * scale)
                 .collect(),
             alpha: local.iter().map(|&i| solution.alpha[i]).collect(),
-            intercept: local
-                .iter()
-                .map(|&i| y_pm[i] * solution.alpha[i])
-                .sum::<f64>()
-                * scale,
+            intercept,
             local_support: local,
             solution_stats: solution.stats,
             history: solution.history,

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{blobs, dense_q, objective_and_gap, reference_optimum};
+use common::{blobs, dense_q, objective_and_gap, reference_optimum, reference_optimum_blocks};
 use fwsvm::kernel::KernelMatrix;
 use fwsvm::solver::{HistoryEntry, Monitor, NoMonitor, solve};
 use fwsvm::{
@@ -27,7 +27,7 @@ fn check_against_reference(kernel: Kernel, c: f64, m: usize, seed: u64) {
         SimplexProblem::l2_svc(KernelMatrix::new(kernel, Features::from(&x)), &y, &cs).unwrap();
     let (q, b) = dense_q(&problem);
     let (_, best) = reference_optimum(&q, &b);
-    for algorithm in Algorithm::ALL {
+    for algorithm in Algorithm::SINGLE_SIMPLEX {
         // Plain FW converges sublinearly: give it a looser target.
         let tol = if algorithm == Algorithm::Fw {
             1e-2 * best.abs()
@@ -163,7 +163,7 @@ fn feasible_and_monotone_at_every_step() {
         let problem =
             SimplexProblem::l2_svc(KernelMatrix::new(kernel, Features::from(&x)), &y, &cs).unwrap();
         let (q, b) = dense_q(&problem);
-        for algorithm in Algorithm::ALL {
+        for algorithm in Algorithm::SINGLE_SIMPLEX {
             let mut mon = Invariants {
                 last_objective: f64::NEG_INFINITY,
                 steps: 0,
@@ -179,13 +179,17 @@ fn feasible_and_monotone_at_every_step() {
             assert_eq!(sol.history.len() as u64, sol.stats.n_iter);
             let s = sol.stats.steps;
             assert_eq!(
-                s.toward + s.away + s.drop + s.swap_add + s.swap_drop,
+                s.toward + s.away + s.drop + s.swap_add + s.swap_drop + s.corrective,
                 sol.stats.n_iter
             );
             match algorithm {
                 Algorithm::Fw => assert_eq!(s.toward, sol.stats.n_iter),
-                Algorithm::Mfw => assert_eq!(s.swap_add + s.swap_drop, 0),
-                _ => assert_eq!(s.away + s.drop, 0),
+                Algorithm::Mfw => assert_eq!(s.swap_add + s.swap_drop + s.corrective, 0),
+                Algorithm::Bc => {
+                    assert_eq!(s.corrective, sol.stats.n_iter);
+                    assert!(s.inner >= s.corrective);
+                }
+                _ => assert_eq!(s.away + s.drop + s.corrective, 0),
             }
         }
     }
@@ -292,4 +296,124 @@ fn forced_resyncs_do_not_change_the_answer() {
     .unwrap();
     assert!(b.stats.resyncs > 0);
     assert!((a.stats.objective - b.stats.objective).abs() < 1e-10 * a.stats.objective.abs());
+}
+
+#[test]
+fn bc_reaches_the_optimum_of_one_class_and_regression_problems() {
+    let (x, y) = blobs(40, 3, 1.0, 31);
+    let features = Features::from(&x);
+    let one_class =
+        SimplexProblem::one_class(KernelMatrix::new(Kernel::rbf(0.5), features), 5.0).unwrap();
+    let targets: Vec<f64> = (0..40).map(|i| (i as f64 * 0.37).sin() + y[i]).collect();
+    let regression = SimplexProblem::l2_svr(
+        KernelMatrix::new(Kernel::rbf(0.5), features),
+        &targets,
+        2.0,
+        4.0,
+    )
+    .unwrap();
+    for problem in [one_class, regression] {
+        let (q, b) = dense_q(&problem);
+        let (_, best) = reference_optimum(&q, &b);
+        for algorithm in [Algorithm::Bc, Algorithm::Swap] {
+            let sol = solve(&problem, &params(algorithm, 1e-10), &mut NoMonitor).unwrap();
+            assert_eq!(sol.stats.exit_reason, ExitReason::Converged);
+            let (obj, gap) = objective_and_gap(&q, &b, &sol.alpha);
+            assert!(gap <= 1e-9, "{algorithm}: gap {gap}");
+            assert!(
+                (best - obj).abs() <= 1e-9 * best.abs().max(1.0),
+                "{algorithm}: {obj} vs optimum {best}"
+            );
+        }
+    }
+}
+
+#[test]
+fn ky_is_refused_outside_binary_classification() {
+    let (x, _) = blobs(20, 2, 1.0, 32);
+    let problem =
+        SimplexProblem::one_class(KernelMatrix::new(Kernel::rbf(0.5), Features::from(&x)), 1.0)
+            .unwrap();
+    let err = solve(&problem, &params(Algorithm::Ky, 1e-6), &mut NoMonitor).unwrap_err();
+    assert!(err.to_string().contains("nearest-point"), "{err}");
+}
+
+/// Feasibility on both simplices and a non-increasing ‖w‖² at every `ky` step.
+struct TwoSimplexInvariants {
+    signs: Vec<f64>,
+    q: Vec<f64>,
+    last: f64,
+    steps: u64,
+}
+
+impl Monitor for TwoSimplexInvariants {
+    fn wants_steps(&self) -> bool {
+        true
+    }
+    fn step(&mut self, alpha: &[f64], entry: &HistoryEntry) {
+        for sign in [1.0, -1.0] {
+            let total: f64 = (0..alpha.len())
+                .filter(|&a| self.signs[a] == sign)
+                .map(|a| alpha[a])
+                .sum();
+            assert!(
+                (total - 1.0).abs() < 1e-12,
+                "step {}: Σ = {total}",
+                entry.iteration
+            );
+        }
+        assert!(alpha.iter().all(|&a| a >= 0.0));
+        let (obj, _) = objective_and_gap(&self.q, &vec![0.0; alpha.len()], alpha);
+        assert!(
+            obj >= self.last - 1e-13 * obj.abs().max(1.0),
+            "step {}: objective went down",
+            entry.iteration
+        );
+        self.last = obj;
+        self.steps += 1;
+    }
+}
+
+#[test]
+fn ky_reaches_the_two_simplex_reference_optimum() {
+    for (kernel, c, seed) in [
+        (Kernel::rbf(0.5), 1.0, 41),
+        (Kernel::rbf(0.5), 50.0, 42),
+        (Kernel::linear(), 0.5, 43),
+        (Kernel::poly(0.5, 1.0, 2), 2.0, 44),
+    ] {
+        let (x, y) = blobs(40, 3, 1.5, seed);
+        let cs = vec![c; 40];
+        let problem =
+            SimplexProblem::l2_svc(KernelMatrix::new(kernel, Features::from(&x)), &y, &cs).unwrap();
+        let (q, b) = dense_q(&problem);
+        let group: Vec<usize> = y.iter().map(|&v| usize::from(v < 0.0)).collect();
+        let (_, best) = reference_optimum_blocks(&q, &b, &group);
+        let mut monitor = TwoSimplexInvariants {
+            signs: y.clone(),
+            q: q.clone(),
+            last: f64::NEG_INFINITY,
+            steps: 0,
+        };
+        let p = SolverParams {
+            stopping: Stopping::RelativeGap,
+            ..params(Algorithm::Ky, 1e-11)
+        };
+        let sol = solve(&problem, &p, &mut monitor).unwrap();
+        let s = &sol.stats;
+        assert_eq!(s.exit_reason, ExitReason::Converged, "{kernel:?}");
+        assert_eq!(monitor.steps, s.n_iter);
+        assert_eq!(s.steps.toward + s.steps.away + s.steps.drop, s.n_iter);
+        let (obj, _) = objective_and_gap(&q, &b, &sol.alpha);
+        assert!(
+            (obj - s.objective).abs() <= 1e-12 * obj.abs(),
+            "{kernel:?}: objective {obj} vs reported {}",
+            s.objective
+        );
+        assert!(
+            (obj - best).abs() <= 1e-9 * best.abs(),
+            "{kernel:?}: {obj} vs two-simplex optimum {best}"
+        );
+        assert!(sol.threshold.is_some_and(f64::is_finite));
+    }
 }

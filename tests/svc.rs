@@ -27,8 +27,9 @@ fn fits_and_predicts_blobs_with_every_algorithm() {
         assert_eq!(model.stats().exit_reason, ExitReason::Converged);
         let [neg, pos] = model.n_support_per_class();
         assert_eq!(neg + pos, model.n_support());
-        // Simplex weights of the support vectors sum to one.
-        assert!((model.alpha().iter().sum::<f64>() - 1.0).abs() < 1e-12);
+        // Simplex weights of the support vectors sum to one (per class for `ky`'s two simplices).
+        let simplices = if algorithm == Algorithm::Ky { 2.0 } else { 1.0 };
+        assert!((model.alpha().iter().sum::<f64>() - simplices).abs() < 1e-12);
     }
 }
 
@@ -137,4 +138,41 @@ fn bad_inputs_give_errors() {
         Err(FwsvmError::InvalidInput(_))
     ));
     assert!("newton".parse::<Algorithm>().is_err());
+}
+
+#[test]
+fn ky_model_is_the_squared_hinge_svm_with_free_bias() {
+    // For min ½‖w‖² + (C/2)Σξ² s.t. y_i f(x_i) ≥ 1 − ξ_i (f with a free bias), the optimum has
+    // y_i f(x_i) = 1 − α_i/C on support vectors (α_i = y_i·dual_coef_i) and ≥ 1 elsewhere,
+    // with Σ y_i α_i = 0.
+    let (x, y) = blobs(120, 2, 1.5, 9);
+    let c = 3.0;
+    let model = Svc::params()
+        .c(c)
+        .kernel(Kernel::rbf(0.7))
+        .algorithm(Algorithm::Ky)
+        .tol(1e-12)
+        .fit(&x, &y)
+        .unwrap();
+    assert_eq!(model.stats().exit_reason, ExitReason::Converged);
+    let f = model.decision_function(&x).unwrap();
+    let support = model.support();
+    let coef = model.dual_coef();
+    let balance: f64 = coef.iter().sum();
+    assert!(balance.abs() < 1e-9, "Σ y α = {balance}");
+    for i in 0..y.len() {
+        let margin = y[i] * f[i];
+        match support.iter().position(|&s| s == i) {
+            Some(k) => {
+                let alpha_std = coef[k] * y[i];
+                assert!(alpha_std > 0.0);
+                assert!(
+                    (margin - (1.0 - alpha_std / c)).abs() < 1e-7,
+                    "row {i}: y f = {margin}, 1 − α/C = {}",
+                    1.0 - alpha_std / c
+                );
+            }
+            None => assert!(margin >= 1.0 - 1e-7, "row {i}: y f = {margin}"),
+        }
+    }
 }

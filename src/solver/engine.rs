@@ -1,14 +1,13 @@
 //! The solver loop shared by every Frank-Wolfe variant.
 
-use std::time::Instant;
-
 use super::init::initial_iterate;
 use super::monitor::{Monitor, Progress};
 use super::scan::{ColumnTerm, Vertices, scan, update_and_scan};
 use super::state::State;
+use super::tracker::Tracker;
 use super::{
     Algorithm, ExitReason, HistoryEntry, Solution, SolverParams, SolverStats, StepCounts, StepKind,
-    Stopping, fw, mfw, swap,
+    Stopping, bc, fw, ky, mfw, swap,
 };
 use crate::error::{FwsvmError, Result};
 use crate::kernel::ColumnCache;
@@ -41,20 +40,22 @@ impl Step {
     }
 }
 
-/// How often (in steps) the clock is read for time limits, progress and interrupts.
-const CLOCK_EVERY: u64 = 64;
-
-/// Maximises the problem's objective on the unit simplex.
+/// Maximises the problem's objective on the unit simplex (or, for [`Algorithm::Ky`], solves
+/// the two-simplex nearest-point problem; see the `ky` module).
 ///
 /// # Errors
 /// [`FwsvmError::InvalidParameter`] for invalid `params` (including the MEB rule on a problem
-/// that is not a ball), or whatever the monitor returns (e.g. [`FwsvmError::Interrupted`]).
+/// that is not a ball, and `ky` on a problem that is not a two-class nearest-point problem), or
+/// whatever the monitor returns (e.g. [`FwsvmError::Interrupted`]).
 pub fn solve(
     problem: &SimplexProblem<'_>,
     params: &SolverParams,
     monitor: &mut (dyn Monitor + Send),
 ) -> Result<Solution> {
     params.validate()?;
+    if params.algorithm == Algorithm::Ky {
+        return ky::solve(problem, params, monitor);
+    }
     if params.stopping == Stopping::Meb && !problem.is_meb() {
         return Err(FwsvmError::param(
             "stopping",
@@ -62,10 +63,9 @@ pub fn solve(
              (rbf, laplacian) and no sample or class weights; use 'gap' instead",
         ));
     }
-    let start = Instant::now();
+    let mut tracker = Tracker::new(params, monitor);
     let n = problem.n_slots();
-    let budget = (params.cache_size_mb * 1024.0 * 1024.0) as usize;
-    let mut cache = ColumnCache::new(problem.n_samples(), budget);
+    let mut cache = ColumnCache::new(problem.n_samples(), params.cache_bytes());
     let mut state = State::zeros(n);
     let (support, values) = initial_iterate(problem, params)?;
     state.set_iterate(problem, &mut cache, &support, &values);
@@ -74,15 +74,10 @@ pub fn solve(
     // Round-off in G grows by about one ulp of max|Q| per step (notes F.1).
     let q_max = (0..n).map(|a| problem.q_diag(a).abs()).fold(0.0, f64::max);
     let mut steps = StepCounts::default();
-    let mut history = Vec::new();
-    let mut n_iter: u64 = 0;
     let mut since_resync: u64 = 0;
     let mut resyncs: u64 = 0;
     let mut certified = false;
     let mut stalled = false;
-    let mut last_poll = 0.0;
-    let mut last_print = f64::NEG_INFINITY;
-    let wants_steps = monitor.wants_steps();
     if params.verbose {
         eprintln!(
             "fwsvm: {} on {n} slots, {} init, tol {:e} ({}), cache {} columns",
@@ -114,42 +109,37 @@ pub fn solve(
             certified = true;
             continue;
         }
-        if params.max_iter.is_some_and(|k| n_iter >= k) {
-            break ExitReason::MaxIterations;
-        }
-        if n_iter % CLOCK_EVERY == 0 {
-            let seconds = start.elapsed().as_secs_f64();
-            if params
-                .time_limit
-                .is_some_and(|t| seconds >= t.as_secs_f64())
-            {
-                break ExitReason::TimeLimit;
-            }
-            let progress = Progress {
-                iteration: n_iter,
-                objective,
-                gap,
-                relative_gap: relative(gap, objective),
-                coreset_size: state.active.len(),
-                seconds,
-            };
-            if seconds - last_poll >= 0.1 {
-                monitor.progress(&progress)?;
-                last_poll = seconds;
-            }
-            if params.verbose && seconds - last_print >= 1.0 {
-                print_progress(&progress, cache.columns_computed());
-                last_print = seconds;
-            }
+        let snapshot = Progress {
+            iteration: tracker.steps_taken,
+            objective,
+            gap,
+            relative_gap: relative(gap, objective),
+            coreset_size: state.active.len(),
+            seconds: 0.0,
+        };
+        if let Some(reason) = tracker.checkpoint(monitor, snapshot, cache.columns_computed())? {
+            break reason;
         }
 
-        let step = match params.algorithm {
-            Algorithm::Fw => fw::select(problem, &state, &v),
-            Algorithm::Mfw => mfw::select(problem, &state, &v),
-            Algorithm::Swap => swap::select(problem, &state, &v, &mut cache, false),
-            Algorithm::Swap2o => swap::select(problem, &state, &v, &mut cache, true),
+        let kind = if params.algorithm == Algorithm::Bc {
+            // Inner solves to a tenth of the outer threshold: the coreset optimum is then
+            // certified well inside the outer tolerance.
+            bc::corrective_step(problem, &mut state, &mut cache, &mut v, 0.1 * threshold).map(
+                |inner| {
+                    steps.inner += inner;
+                    StepKind::Corrective
+                },
+            )
+        } else {
+            let step = match params.algorithm {
+                Algorithm::Fw => fw::select(problem, &state, &v),
+                Algorithm::Mfw => mfw::select(problem, &state, &v),
+                Algorithm::Swap2o => swap::select(problem, &state, &v, &mut cache, true),
+                _ => swap::select(problem, &state, &v, &mut cache, false),
+            };
+            (step.lambda() > 0.0).then(|| apply(problem, &mut state, &mut cache, &mut v, step))
         };
-        if !(step.lambda() > 0.0) {
+        let Some(kind) = kind else {
             // The gap says "not optimal" but no step improves g in floating point: resync once
             // (drift can fake a gap); if that does not help, the tolerance is below what double
             // precision can certify.
@@ -161,29 +151,19 @@ pub fn solve(
             since_resync = 0;
             resyncs += 1;
             continue;
-        }
+        };
         stalled = false;
         certified = false;
-        let kind = apply(problem, &mut state, &mut cache, &mut v, step);
         steps.count(kind);
-        n_iter += 1;
         since_resync += 1;
-        if params.record_history || wants_steps {
-            let entry = HistoryEntry {
-                iteration: n_iter - 1,
-                objective,
-                gap,
-                kind,
-                coreset_size: state.active.len(),
-                seconds: start.elapsed().as_secs_f64(),
-            };
-            if wants_steps {
-                monitor.step(&state.alpha, &entry);
-            }
-            if params.record_history {
-                history.push(entry);
-            }
-        }
+        tracker.record(
+            monitor,
+            &state.alpha,
+            objective,
+            gap,
+            kind,
+            state.active.len(),
+        );
         if params.resync_every.is_some_and(|k| since_resync >= k) {
             resync(problem, &mut state, &mut cache, &mut v);
             since_resync = 0;
@@ -196,7 +176,7 @@ pub fn solve(
     let gap = v.toward_grad - state.alpha_dot_grad();
     let stats = SolverStats {
         exit_reason,
-        n_iter,
+        n_iter: tracker.steps_taken,
         gap,
         relative_gap: relative(gap, objective),
         objective,
@@ -207,15 +187,26 @@ pub fn solve(
         cache_hits: cache.hits(),
         cache_capacity: cache.capacity(),
         resyncs,
-        seconds: start.elapsed().as_secs_f64(),
+        seconds: tracker.seconds(),
     };
+    finish(params, stats, state.alpha, tracker.history, None)
+}
+
+/// Prints the final line (when verbose) and assembles the solution.
+pub(crate) fn finish(
+    params: &SolverParams,
+    stats: SolverStats,
+    alpha: Vec<f64>,
+    history: Vec<HistoryEntry>,
+    threshold: Option<f64>,
+) -> Result<Solution> {
     if params.verbose {
         eprintln!(
             "fwsvm: {} after {} steps: objective {:.10e}, gap {:.3e} (relative {:.3e}), {} active, {} kernel columns, {:.3} s",
-            exit_reason.name(),
-            n_iter,
-            objective,
-            gap,
+            stats.exit_reason.name(),
+            stats.n_iter,
+            stats.objective,
+            stats.gap,
             stats.relative_gap,
             stats.n_active,
             stats.columns_computed,
@@ -223,13 +214,14 @@ pub fn solve(
         );
     }
     Ok(Solution {
-        alpha: state.alpha,
+        alpha,
         stats,
         history,
+        threshold,
     })
 }
 
-fn relative(gap: f64, objective: f64) -> f64 {
+pub(crate) fn relative(gap: f64, objective: f64) -> f64 {
     if objective != 0.0 {
         gap / objective.abs()
     } else {
@@ -252,7 +244,7 @@ fn stopping_threshold(problem: &SimplexProblem<'_>, params: &SolverParams, state
     }
 }
 
-fn resync(
+pub(crate) fn resync(
     problem: &SimplexProblem<'_>,
     state: &mut State,
     cache: &mut ColumnCache,
@@ -373,11 +365,4 @@ fn apply(
             }
         }
     }
-}
-
-fn print_progress(p: &Progress, columns: u64) {
-    eprintln!(
-        "fwsvm: iter {:>9}  obj {:>+.8e}  gap {:.3e}  rel {:.3e}  coreset {:>7}  columns {:>7}  {:>8.2}s",
-        p.iteration, p.objective, p.gap, p.relative_gap, p.coreset_size, columns, p.seconds
-    );
 }

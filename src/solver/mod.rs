@@ -6,9 +6,11 @@
 //! step to G and finds the next toward/away vertices. Papers: 000 (MFW report), 002 (SWAP,
 //! Allende et al.), 003 (Frandi et al.); formulas and errata in `notes/seeds_001_002.md`.
 
+mod bc;
 mod engine;
 mod fw;
 mod init;
+mod ky;
 mod line_search;
 mod mfw;
 mod monitor;
@@ -16,6 +18,7 @@ mod scan;
 mod state;
 mod subproblem;
 mod swap;
+mod tracker;
 
 use std::fmt;
 use std::str::FromStr;
@@ -42,15 +45,34 @@ pub enum Algorithm {
     Swap,
     /// SWAP with the away vertex chosen by second-order gain (WSS2). Paper 002 Alg. 5.
     Swap2o,
+    /// Fully corrective FW (Bădoiu–Clarkson, the Core Vector Machine): add the toward vertex
+    /// to the coreset, then re-solve the problem on the coreset (pairwise second-order steps on
+    /// cached columns). Paper 003 Alg. 1, paper 002 Alg. 2.
+    Bc,
+    /// Kumar–Yildirim: FW with Wolfe away steps on the two-simplex nearest-point problem
+    /// (unregularised threshold). Binary classification only. Paper 001 Alg. 1.
+    Ky,
 }
 
 impl Algorithm {
     /// All variants, in documentation order.
-    pub const ALL: [Algorithm; 4] = [
+    pub const ALL: [Algorithm; 6] = [
         Algorithm::Fw,
         Algorithm::Mfw,
         Algorithm::Swap,
         Algorithm::Swap2o,
+        Algorithm::Bc,
+        Algorithm::Ky,
+    ];
+
+    /// The variants that solve the single-simplex problem (every problem type); `ky` solves
+    /// the two-simplex nearest-point problem of binary classification instead.
+    pub const SINGLE_SIMPLEX: [Algorithm; 5] = [
+        Algorithm::Fw,
+        Algorithm::Mfw,
+        Algorithm::Swap,
+        Algorithm::Swap2o,
+        Algorithm::Bc,
     ];
 
     /// The name used by the Python API and the command line.
@@ -60,6 +82,8 @@ impl Algorithm {
             Algorithm::Mfw => "mfw",
             Algorithm::Swap => "swap",
             Algorithm::Swap2o => "swap2o",
+            Algorithm::Bc => "bc",
+            Algorithm::Ky => "ky",
         }
     }
 }
@@ -79,7 +103,9 @@ impl FromStr for Algorithm {
             .ok_or_else(|| {
                 FwsvmError::param(
                     "algorithm",
-                    format!("unknown algorithm {s:?}; expected one of fw, mfw, swap, swap2o"),
+                    format!(
+                        "unknown algorithm {s:?}; expected one of fw, mfw, swap, swap2o, bc, ky"
+                    ),
                 )
             })
     }
@@ -212,6 +238,11 @@ impl Default for SolverParams {
 }
 
 impl SolverParams {
+    /// The kernel-column cache budget in bytes.
+    pub fn cache_bytes(&self) -> usize {
+        (self.cache_size_mb * 1024.0 * 1024.0) as usize
+    }
+
     /// Checks every field.
     ///
     /// # Errors
@@ -284,6 +315,9 @@ pub enum StepKind {
     SwapAdd,
     /// Pairwise step clipped at λ = α_j: j leaves the coreset.
     SwapDrop,
+    /// Fully corrective step (`bc`): the toward vertex joins the coreset and the problem is
+    /// re-solved on it.
+    Corrective,
 }
 
 impl StepKind {
@@ -295,6 +329,7 @@ impl StepKind {
             StepKind::Drop => "drop",
             StepKind::SwapAdd => "swap_add",
             StepKind::SwapDrop => "swap_drop",
+            StepKind::Corrective => "corrective",
         }
     }
 }
@@ -312,6 +347,10 @@ pub struct StepCounts {
     pub swap_add: u64,
     /// Pairwise steps that dropped j.
     pub swap_drop: u64,
+    /// Fully corrective (`bc`) outer steps.
+    pub corrective: u64,
+    /// Pairwise steps of the inner coreset solves of `bc`.
+    pub inner: u64,
 }
 
 impl StepCounts {
@@ -322,6 +361,7 @@ impl StepCounts {
             StepKind::Drop => self.drop += 1,
             StepKind::SwapAdd => self.swap_add += 1,
             StepKind::SwapDrop => self.swap_drop += 1,
+            StepKind::Corrective => self.corrective += 1,
         }
     }
 }
@@ -384,4 +424,7 @@ pub struct Solution {
     pub stats: SolverStats,
     /// Per-step history (empty unless requested).
     pub history: Vec<HistoryEntry>,
+    /// The threshold γ of the nearest-point formulation (`ky` only): the classifier is
+    /// sign(Σ_a s_a α_a k(x_a, x) − γ).
+    pub threshold: Option<f64>,
 }

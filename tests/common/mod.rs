@@ -75,14 +75,38 @@ fn project_simplex(v: &[f64]) -> Vec<f64> {
 /// restarts), then polishes on the identified support with a KKT linear solve. Returns the
 /// optimal α and objective. A different method from every solver in the crate.
 pub fn reference_optimum(q: &[f64], b: &[f64]) -> (Vec<f64>, f64) {
+    reference_optimum_blocks(q, b, &vec![0; b.len()])
+}
+
+/// Projection onto a product of unit simplices, one per distinct `group` value.
+fn project_blocks(v: &[f64], group: &[usize], n_groups: usize) -> Vec<f64> {
+    let mut out = vec![0.0; v.len()];
+    for g in 0..n_groups {
+        let idx: Vec<usize> = (0..v.len()).filter(|&i| group[i] == g).collect();
+        let part: Vec<f64> = idx.iter().map(|&i| v[i]).collect();
+        for (&i, p) in idx.iter().zip(project_simplex(&part)) {
+            out[i] = p;
+        }
+    }
+    out
+}
+
+/// As [`reference_optimum`] on a product of unit simplices: coordinate i belongs to simplex
+/// `group[i]` (groups numbered 0..G, each non-empty). The nearest-point problem of `ky` is the
+/// two-group case with b = 0.
+pub fn reference_optimum_blocks(q: &[f64], b: &[f64], group: &[usize]) -> (Vec<f64>, f64) {
     let n = b.len();
+    let n_groups = group.iter().max().map_or(0, |&g| g + 1);
     // Lipschitz constant of the gradient 2Qα: 2·λ_max(Q) ≤ 2·max row sum of |Q|.
     let lip = 2.0
         * (0..n)
             .map(|r| (0..n).map(|c| q[r * n + c].abs()).sum::<f64>())
             .fold(0.0, f64::max);
     let step = 1.0 / lip;
-    let mut x = vec![1.0 / n as f64; n];
+    let sizes: Vec<usize> = (0..n_groups)
+        .map(|g| group.iter().filter(|&&h| h == g).count())
+        .collect();
+    let mut x: Vec<f64> = group.iter().map(|&g| 1.0 / sizes[g] as f64).collect();
     let mut y = x.clone();
     let mut t = 1.0f64;
     let f = |a: &[f64]| objective_and_gap(q, b, a).0;
@@ -91,7 +115,7 @@ pub fn reference_optimum(q: &[f64], b: &[f64]) -> (Vec<f64>, f64) {
             .map(|r| b[r] - 2.0 * (0..n).map(|c| q[r * n + c] * y[c]).sum::<f64>())
             .collect();
         let z: Vec<f64> = (0..n).map(|r| y[r] + step * grad[r]).collect();
-        let x_new = project_simplex(&z);
+        let x_new = project_blocks(&z, group, n_groups);
         if f(&x_new) < f(&x) {
             // Restart momentum when the objective goes down.
             t = 1.0;
@@ -114,22 +138,24 @@ pub fn reference_optimum(q: &[f64], b: &[f64]) -> (Vec<f64>, f64) {
             break;
         }
     }
-    // Polish: on the support S, solve [2Q_SS 1; 1ᵀ 0][α_S; μ] = [b_S; 1] (stationarity of the
-    // Lagrangian b − 2Qα + μ1 = 0... with sign folded into μ).
+    // Polish: on the support S, solve [2Q_SS E; Eᵀ 0][α_S; μ] = [b_S; 1] with one multiplier
+    // per simplex (stationarity of the Lagrangian, signs folded into μ).
     let support: Vec<usize> = (0..n).filter(|&i| x[i] > 1e-10).collect();
     let s = support.len();
-    let dim = s + 1;
+    let dim = s + n_groups;
     let mut mat = vec![0.0; dim * dim];
     let mut rhs = vec![0.0; dim];
     for (r, &i) in support.iter().enumerate() {
         for (c, &j) in support.iter().enumerate() {
             mat[r * dim + c] = 2.0 * q[i * n + j];
         }
-        mat[r * dim + s] = 1.0;
-        mat[s * dim + r] = 1.0;
+        mat[r * dim + s + group[i]] = 1.0;
+        mat[(s + group[i]) * dim + r] = 1.0;
         rhs[r] = b[i];
     }
-    rhs[s] = 1.0;
+    for g in 0..n_groups {
+        rhs[s + g] = 1.0;
+    }
     if let Some(sol) = gauss_solve(&mut mat, &mut rhs, dim) {
         let mut polished = vec![0.0; n];
         for (r, &i) in support.iter().enumerate() {

@@ -1,0 +1,117 @@
+//! Bookkeeping shared by the solver loops (the single-simplex engine and `ky`): iteration and
+//! time limits, progress polling, verbose lines and the per-step history.
+
+use std::time::Instant;
+
+use super::monitor::{Monitor, Progress};
+use super::{ExitReason, HistoryEntry, SolverParams, StepKind};
+use crate::error::Result;
+
+/// How often (in steps) the clock is read for time limits, progress and interrupts.
+const CLOCK_EVERY: u64 = 64;
+
+/// Limits, progress and history of one solve.
+pub(crate) struct Tracker<'p> {
+    params: &'p SolverParams,
+    start: Instant,
+    last_poll: f64,
+    last_print: f64,
+    wants_steps: bool,
+    /// Steps taken so far.
+    pub steps_taken: u64,
+    /// The recorded history (when `record_history` is set).
+    pub history: Vec<HistoryEntry>,
+}
+
+impl<'p> Tracker<'p> {
+    pub fn new(params: &'p SolverParams, monitor: &(dyn Monitor + Send)) -> Self {
+        Tracker {
+            params,
+            start: Instant::now(),
+            last_poll: 0.0,
+            last_print: f64::NEG_INFINITY,
+            wants_steps: monitor.wants_steps(),
+            steps_taken: 0,
+            history: Vec::new(),
+        }
+    }
+
+    /// Seconds since the solve started.
+    pub fn seconds(&self) -> f64 {
+        self.start.elapsed().as_secs_f64()
+    }
+
+    /// Called before each step with a snapshot of the iterate (its `seconds` is filled in
+    /// here): returns the exit reason if `max_iter` or the time limit is
+    /// reached; polls the monitor about every 0.1 s and prints a progress line every second
+    /// when verbose.
+    ///
+    /// # Errors
+    /// Whatever the monitor returns (e.g. an interrupt).
+    pub fn checkpoint(
+        &mut self,
+        monitor: &mut (dyn Monitor + Send),
+        mut p: Progress,
+        columns: u64,
+    ) -> Result<Option<ExitReason>> {
+        let iteration = self.steps_taken;
+        if self.params.max_iter.is_some_and(|k| iteration >= k) {
+            return Ok(Some(ExitReason::MaxIterations));
+        }
+        if iteration % CLOCK_EVERY != 0 {
+            return Ok(None);
+        }
+        let seconds = self.seconds();
+        if self
+            .params
+            .time_limit
+            .is_some_and(|t| seconds >= t.as_secs_f64())
+        {
+            return Ok(Some(ExitReason::TimeLimit));
+        }
+        p.seconds = seconds;
+        if seconds - self.last_poll >= 0.1 {
+            monitor.progress(&p)?;
+            self.last_poll = seconds;
+        }
+        if self.params.verbose && seconds - self.last_print >= 1.0 {
+            eprintln!(
+                "fwsvm: iter {:>9}  obj {:>+.8e}  gap {:.3e}  rel {:.3e}  coreset {:>7}  columns {:>7}  {:>8.2}s",
+                p.iteration, p.objective, p.gap, p.relative_gap, p.coreset_size, columns, p.seconds
+            );
+            self.last_print = seconds;
+        }
+        Ok(None)
+    }
+
+    /// Records a step taken from a point with the given objective and gap.
+    pub fn record(
+        &mut self,
+        monitor: &mut (dyn Monitor + Send),
+        alpha: &[f64],
+        objective: f64,
+        gap: f64,
+        kind: StepKind,
+        coreset_size: usize,
+    ) {
+        let iteration = self.steps_taken;
+        self.steps_taken += 1;
+        if !(self.params.record_history || self.wants_steps) {
+            return;
+        }
+        let entry = HistoryEntry {
+            iteration,
+            objective,
+            gap,
+            kind,
+            coreset_size,
+            seconds: self.seconds(),
+        };
+        if self.wants_steps {
+            monitor.step(alpha, &entry);
+        }
+        if self.params.record_history {
+            self.history.push(entry);
+        }
+    }
+}
