@@ -30,6 +30,8 @@ pub struct PairFit {
     pub intercept: f64,
     /// How the pair's solver ran.
     pub stats: SolverStats,
+    /// The pair's per-step history (empty unless requested).
+    pub history: Vec<HistoryEntry>,
 }
 
 /// A one-vs-one fit: the sorted classes and the pairs in LIBSVM's order
@@ -153,6 +155,7 @@ impl SvcValidParams {
                 coef: order.iter().map(|&s| fit.coef[s]).collect(),
                 intercept: fit.intercept,
                 stats: fit.solution_stats,
+                history: fit.history,
             })
         };
         let results: Vec<(usize, Result<PairFit>)> = with_threads(self.n_threads(), || {

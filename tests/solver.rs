@@ -170,8 +170,14 @@ fn feasible_and_monotone_at_every_step() {
                 problem_q: q.clone(),
                 b: b.clone(),
             };
+            // Plain FW does not reach 1e-9 in reasonable time; its steps are checked anyway.
             let p = SolverParams {
                 record_history: true,
+                max_iter: Some(if algorithm == Algorithm::Fw {
+                    20_000
+                } else {
+                    2_000_000
+                }),
                 ..params(algorithm, 1e-9)
             };
             let sol = solve(&problem, &p, &mut mon).unwrap();

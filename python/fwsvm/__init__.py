@@ -13,6 +13,7 @@ from fwsvm.datasets import (
 )
 from fwsvm.libsvm_model import LibsvmModelError, load_libsvm_model
 from fwsvm.persistence import ModelFormatError, load_model
+from fwsvm.plotting import plot_convergence
 from fwsvm.svm import SVC, SVR, OneClassSVM
 
 __all__ = [
@@ -27,5 +28,6 @@ __all__ = [
     "dump_svmlight_file",
     "load_svmlight_file",
     "load_svmlight_files",
+    "plot_convergence",
     "__version__",
 ]

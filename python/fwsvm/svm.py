@@ -21,7 +21,10 @@ from fwsvm._native import features_arg, n_threads, run_interruptible
 from fwsvm.persistence import PersistenceMixin
 
 _KERNELS = ("linear", "rbf", "poly", "sigmoid", "laplacian")
-_ALGORITHMS = ("fw", "mfw", "swap", "swap2o")
+_ALGORITHMS = ("fw", "mfw", "swap", "swap2o", "bc", "ky")
+# The algorithms for the single-simplex problems of one-class and regression (``ky`` solves the
+# two-class nearest-point problem only).
+_SIMPLEX_ALGORITHMS = ("fw", "mfw", "swap", "swap2o", "bc")
 
 
 def _uses_gram(est: Any) -> bool:
@@ -99,9 +102,16 @@ class SVC(PersistenceMixin, ClassifierMixin, BaseEstimator):
         Degree of the polynomial kernel.
     coef0 : float, default=0.0
         Constant of the polynomial and sigmoid kernels.
-    algorithm : {"swap", "swap2o", "mfw", "fw"}, default="swap"
+    algorithm : {"swap", "swap2o", "mfw", "fw", "bc", "ky"}, default="swap"
         The Frank-Wolfe variant: SWAP (toward or pairwise steps chosen by exact gains),
-        SWAP-2o (second-order pairwise partner), MFW (Wolfe away steps) or plain FW.
+        SWAP-2o (second-order pairwise partner), MFW (Wolfe away steps), plain FW, ``"bc"``
+        (fully corrective: Bădoiu–Clarkson, the Core Vector Machine's solver: each toward
+        vertex joins the coreset, which is then re-solved) or ``"ky"`` (Kumar–Yildirim: away
+        steps on the two-simplex nearest-point problem). ``"ky"`` solves a different
+        formulation: the squared-hinge SVM with an *unregularised* bias,
+        ``min ½‖w‖² + (C/2) Σ ξ_i²`` s.t. ``y_i (⟨w, φ(x_i)⟩ + b) ≥ 1 − ξ_i`` (its penalty χ
+        of paper 001 is ``C``; the kernel is augmented by ``δ_ij / C`` as for the others). Its
+        stopping test is the paper's ``max(ε₊, ε₋) ≤ tol``.
     tol : float, default=1e-3
         Tolerance of the stopping rule.
     stopping : {"gap", "absolute_gap", "meb"}, default="gap"
@@ -132,6 +142,8 @@ class SVC(PersistenceMixin, ClassifierMixin, BaseEstimator):
         variable or all cores; ``-1`` all cores. The model does not depend on it.
     verbose : bool, default=False
         Print solver progress to stderr.
+    record_history : bool, default=False
+        Keep a per-step record of the solve in ``history_`` (about 40 bytes per step).
 
     Attributes
     ----------
@@ -158,6 +170,12 @@ class SVC(PersistenceMixin, ClassifierMixin, BaseEstimator):
         ``columns_computed``, ``seconds`` and more.
     fit_status_ : int
         0 if the stopping rule was met, 1 otherwise.
+    history_ : dict, list of dict or None
+        With ``record_history=True``: arrays ``iteration``, ``objective`` (before the step),
+        ``gap`` (Frank-Wolfe duality gap before the step), ``kind`` (toward, away, drop,
+        swap_add, swap_drop, corrective), ``coreset_size`` (after the step) and ``seconds``;
+        one dict per pair (LIBSVM's order) for more than two classes. ``None`` otherwise. See
+        :func:`fwsvm.plot_convergence`.
     n_features_in_ : int
         Number of features seen in ``fit``.
     shape_fit_ : tuple of int
@@ -202,6 +220,7 @@ class SVC(PersistenceMixin, ClassifierMixin, BaseEstimator):
         "random_state": ["random_state"],
         "n_jobs": [Integral, None],
         "verbose": ["verbose"],
+        "record_history": ["boolean"],
     }
 
     def __init__(
@@ -224,6 +243,7 @@ class SVC(PersistenceMixin, ClassifierMixin, BaseEstimator):
         random_state: Any = None,
         n_jobs: int | None = None,
         verbose: bool = False,
+        record_history: bool = False,
     ) -> None:
         self.C = C
         self.kernel = kernel
@@ -242,6 +262,7 @@ class SVC(PersistenceMixin, ClassifierMixin, BaseEstimator):
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.verbose = verbose
+        self.record_history = record_history
 
     def __sklearn_tags__(self):  # type: ignore[no-untyped-def]
         tags = super().__sklearn_tags__()
@@ -304,6 +325,7 @@ class SVC(PersistenceMixin, ClassifierMixin, BaseEstimator):
             seed=seed,
             n_threads=n_threads(self.n_jobs),
             verbose=bool(self.verbose),
+            record_history=bool(self.record_history),
         )
         self.classes_ = classes
         if len(classes) == 2:
@@ -314,10 +336,13 @@ class SVC(PersistenceMixin, ClassifierMixin, BaseEstimator):
             self.n_support_ = result.pop("n_support").astype(np.int32)
             self._alpha = result.pop("alpha")
             self.n_iter_ = np.array([result["n_iter"]], dtype=np.int64)
+            self.history_ = result.pop("history", None)
             self.convergence_ = result
             pair_results = [result]
         else:
             pairs = run_interruptible(_core.fit_svc_ovo, X_core, y_index.astype(np.float64), **kwargs)
+            histories = [p.pop("history", None) for p in pairs]
+            self.history_ = histories if self.record_history else None
             self._set_ovo_attributes(pairs, y_index, len(classes))
             pair_results = pairs
         # scikit-learn's convention: no support vectors are kept for a precomputed kernel.
@@ -508,8 +533,9 @@ class OneClassSVM(PersistenceMixin, OutlierMixin, BaseEstimator):
     C : float, default=None
         Penalty of the squared slacks; ``None``: ``1 / (nu · n_samples)``.
     kernel, gamma, degree, coef0, algorithm, tol, stopping, max_iter, cache_size, init,
-    random_state, n_jobs, verbose
-        As in :class:`SVC` (``init="closest_pair"`` needs classes and is not available).
+    random_state, n_jobs, verbose, record_history
+        As in :class:`SVC` (``init="closest_pair"`` needs classes and is not available, and
+        ``algorithm="ky"`` solves the two-class problem only).
 
     Attributes
     ----------
@@ -533,6 +559,7 @@ class OneClassSVM(PersistenceMixin, OutlierMixin, BaseEstimator):
         "nu": [Interval(Real, 0.0, 1.0, closed="neither")],
         "C": [Interval(Real, 0.0, None, closed="neither"), None],
         "init": [StrOptions({"random", "farthest"})],
+        "algorithm": [StrOptions(set(_SIMPLEX_ALGORITHMS))],
     }
 
     def __init__(
@@ -553,6 +580,7 @@ class OneClassSVM(PersistenceMixin, OutlierMixin, BaseEstimator):
         random_state: Any = None,
         n_jobs: int | None = None,
         verbose: bool = False,
+        record_history: bool = False,
     ) -> None:
         self.nu = nu
         self.C = C
@@ -569,6 +597,7 @@ class OneClassSVM(PersistenceMixin, OutlierMixin, BaseEstimator):
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.verbose = verbose
+        self.record_history = record_history
 
     def __sklearn_tags__(self):  # type: ignore[no-untyped-def]
         tags = super().__sklearn_tags__()
@@ -602,7 +631,9 @@ class OneClassSVM(PersistenceMixin, OutlierMixin, BaseEstimator):
             seed=seed,
             n_threads=n_threads(self.n_jobs),
             verbose=bool(self.verbose),
+            record_history=bool(self.record_history),
         )
+        self.history_ = result.pop("history", None)
         alpha = result.pop("alpha")
         self.support_ = result.pop("support").astype(np.int32)
         self.support_vectors_ = X[self.support_]
@@ -680,8 +711,9 @@ class SVR(PersistenceMixin, RegressorMixin, BaseEstimator):
         standardised targets (chosen on scikit-learn's diabetes data, where it matches
         ``sklearn.svm.SVR``'s R²; tune it like C).
     kernel, gamma, degree, coef0, algorithm, tol, stopping, max_iter, cache_size, init,
-    random_state, n_jobs, verbose
-        As in :class:`SVC` (``init="closest_pair"`` is not available).
+    random_state, n_jobs, verbose, record_history
+        As in :class:`SVC` (``init="closest_pair"`` and ``algorithm="ky"`` are two-class
+        methods and not available).
 
     Attributes
     ----------
@@ -704,6 +736,7 @@ class SVR(PersistenceMixin, RegressorMixin, BaseEstimator):
         **{k: v for k, v in SVC._parameter_constraints.items() if k not in ("class_weight", "decision_function_shape", "break_ties")},
         "nu": [Interval(Real, 0.0, None, closed="neither"), StrOptions({"auto"})],
         "init": [StrOptions({"random", "farthest"})],
+        "algorithm": [StrOptions(set(_SIMPLEX_ALGORITHMS))],
     }
 
     def __init__(
@@ -724,6 +757,7 @@ class SVR(PersistenceMixin, RegressorMixin, BaseEstimator):
         random_state: Any = None,
         n_jobs: int | None = None,
         verbose: bool = False,
+        record_history: bool = False,
     ) -> None:
         self.C = C
         self.nu = nu
@@ -740,6 +774,7 @@ class SVR(PersistenceMixin, RegressorMixin, BaseEstimator):
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.verbose = verbose
+        self.record_history = record_history
 
     def __sklearn_tags__(self):  # type: ignore[no-untyped-def]
         tags = super().__sklearn_tags__()
@@ -783,7 +818,9 @@ class SVR(PersistenceMixin, RegressorMixin, BaseEstimator):
             seed=seed,
             n_threads=n_threads(self.n_jobs),
             verbose=bool(self.verbose),
+            record_history=bool(self.record_history),
         )
+        self.history_ = result.pop("history", None)
         coef = result.pop("coef")
         upper, lower = result.pop("beta_upper"), result.pop("beta_lower")
         self.support_ = result.pop("support").astype(np.int32)

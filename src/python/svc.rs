@@ -133,44 +133,37 @@ pub(crate) fn fit_svc<'py>(
     )?;
     put_stats(&out, s)?;
     if record_history {
-        let h = model.history();
-        let hist = PyDict::new(py);
-        hist.set_item(
-            "iteration",
-            h.iter()
-                .map(|e| e.iteration)
-                .collect::<Vec<_>>()
-                .into_pyarray(py),
-        )?;
-        hist.set_item(
-            "objective",
-            h.iter()
-                .map(|e| e.objective)
-                .collect::<Vec<_>>()
-                .into_pyarray(py),
-        )?;
-        hist.set_item(
-            "gap",
-            h.iter().map(|e| e.gap).collect::<Vec<_>>().into_pyarray(py),
-        )?;
-        hist.set_item("kind", h.iter().map(|e| e.kind.name()).collect::<Vec<_>>())?;
-        hist.set_item(
-            "coreset_size",
-            h.iter()
-                .map(|e| e.coreset_size as i64)
-                .collect::<Vec<_>>()
-                .into_pyarray(py),
-        )?;
-        hist.set_item(
-            "seconds",
-            h.iter()
-                .map(|e| e.seconds)
-                .collect::<Vec<_>>()
-                .into_pyarray(py),
-        )?;
-        out.set_item("history", hist)?;
+        put_history(&out, model.history())?;
     }
     Ok(out)
+}
+
+/// The per-step history as a dict of arrays under "history".
+fn put_history(out: &Bound<'_, PyDict>, h: &[crate::solver::HistoryEntry]) -> PyResult<()> {
+    let py = out.py();
+    let hist = PyDict::new(py);
+    let column = |f: fn(&crate::solver::HistoryEntry) -> f64| {
+        h.iter().map(f).collect::<Vec<_>>().into_pyarray(py)
+    };
+    hist.set_item(
+        "iteration",
+        h.iter()
+            .map(|e| e.iteration as i64)
+            .collect::<Vec<_>>()
+            .into_pyarray(py),
+    )?;
+    hist.set_item("objective", column(|e| e.objective))?;
+    hist.set_item("gap", column(|e| e.gap))?;
+    hist.set_item("kind", h.iter().map(|e| e.kind.name()).collect::<Vec<_>>())?;
+    hist.set_item(
+        "coreset_size",
+        h.iter()
+            .map(|e| e.coreset_size as i64)
+            .collect::<Vec<_>>()
+            .into_pyarray(py),
+    )?;
+    hist.set_item("seconds", column(|e| e.seconds))?;
+    out.set_item("history", hist)
 }
 
 /// The solver statistics every fit returns, as dict items.
@@ -193,6 +186,8 @@ fn put_stats(out: &Bound<'_, PyDict>, s: &crate::solver::SolverStats) -> PyResul
     steps.set_item("drop", s.steps.drop)?;
     steps.set_item("swap_add", s.steps.swap_add)?;
     steps.set_item("swap_drop", s.steps.swap_drop)?;
+    steps.set_item("corrective", s.steps.corrective)?;
+    steps.set_item("inner", s.steps.inner)?;
     out.set_item("steps", steps)
 }
 
@@ -258,7 +253,7 @@ fn build_params(
 #[pyfunction]
 #[pyo3(signature = (x, y, *, sample_weight=None, c, kernel, gamma, degree, coef0, algorithm, tol,
     stopping, max_iter, cache_size, init, seed, n_threads=None, verbose=false, time_limit=None,
-    cancel=None))]
+    record_history=false, cancel=None))]
 pub(crate) fn fit_svc_ovo<'py>(
     py: Python<'py>,
     x: FeaturesArg<'py>,
@@ -279,11 +274,26 @@ pub(crate) fn fit_svc_ovo<'py>(
     n_threads: Option<usize>,
     verbose: bool,
     time_limit: Option<f64>,
+    record_history: bool,
     cancel: Option<PyRef<'py, CancelToken>>,
 ) -> PyResult<Bound<'py, PyList>> {
     let params = build_params(
-        c, kernel, gamma, degree, coef0, algorithm, tol, stopping, max_iter, cache_size, init,
-        seed, n_threads, verbose, time_limit, false,
+        c,
+        kernel,
+        gamma,
+        degree,
+        coef0,
+        algorithm,
+        tol,
+        stopping,
+        max_iter,
+        cache_size,
+        init,
+        seed,
+        n_threads,
+        verbose,
+        time_limit,
+        record_history,
     )?;
     let features = x.view()?;
     let y = y.as_slice()?;
@@ -306,6 +316,9 @@ pub(crate) fn fit_svc_ovo<'py>(
         d.set_item("coef", pair.coef.into_pyarray(py))?;
         d.set_item("intercept", pair.intercept)?;
         put_stats(&d, &pair.stats)?;
+        if record_history {
+            put_history(&d, &pair.history)?;
+        }
         out.append(d)?;
     }
     Ok(out)
@@ -347,7 +360,7 @@ pub(crate) fn ovo_decision_function<'py>(
 /// Returns the support, α, the objective (R̃²) and the statistics.
 #[pyfunction]
 #[pyo3(signature = (x, *, c, kernel, gamma, degree, coef0, algorithm, tol, stopping, max_iter,
-    cache_size, init, seed, n_threads=None, verbose=false, cancel=None))]
+    cache_size, init, seed, n_threads=None, verbose=false, record_history=false, cancel=None))]
 pub(crate) fn fit_one_class<'py>(
     py: Python<'py>,
     x: FeaturesArg<'py>,
@@ -365,11 +378,26 @@ pub(crate) fn fit_one_class<'py>(
     seed: u64,
     n_threads: Option<usize>,
     verbose: bool,
+    record_history: bool,
     cancel: Option<PyRef<'py, CancelToken>>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let params = build_params(
-        c, kernel, gamma, degree, coef0, algorithm, tol, stopping, max_iter, cache_size, init,
-        seed, n_threads, verbose, None, false,
+        c,
+        kernel,
+        gamma,
+        degree,
+        coef0,
+        algorithm,
+        tol,
+        stopping,
+        max_iter,
+        cache_size,
+        init,
+        seed,
+        n_threads,
+        verbose,
+        None,
+        record_history,
     )?;
     let features = x.view()?;
     check_unlabelled_fit(init, &features)?;
@@ -403,6 +431,9 @@ pub(crate) fn fit_one_class<'py>(
             .into_pyarray(py),
     )?;
     put_stats(&out, s)?;
+    if record_history {
+        put_history(&out, &solution.history)?;
+    }
     Ok(out)
 }
 
@@ -410,7 +441,7 @@ pub(crate) fn fit_one_class<'py>(
 /// ν(β′_i − β′_{i+m}) and the slot weights, plus the statistics.
 #[pyfunction]
 #[pyo3(signature = (x, y, *, c, nu, kernel, gamma, degree, coef0, algorithm, tol, stopping, max_iter,
-    cache_size, init, seed, n_threads=None, verbose=false, cancel=None))]
+    cache_size, init, seed, n_threads=None, verbose=false, record_history=false, cancel=None))]
 pub(crate) fn fit_svr<'py>(
     py: Python<'py>,
     x: FeaturesArg<'py>,
@@ -430,11 +461,26 @@ pub(crate) fn fit_svr<'py>(
     seed: u64,
     n_threads: Option<usize>,
     verbose: bool,
+    record_history: bool,
     cancel: Option<PyRef<'py, CancelToken>>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let params = build_params(
-        c, kernel, gamma, degree, coef0, algorithm, tol, stopping, max_iter, cache_size, init,
-        seed, n_threads, verbose, None, false,
+        c,
+        kernel,
+        gamma,
+        degree,
+        coef0,
+        algorithm,
+        tol,
+        stopping,
+        max_iter,
+        cache_size,
+        init,
+        seed,
+        n_threads,
+        verbose,
+        None,
+        record_history,
     )?;
     let features = x.view()?;
     let y = y.as_slice()?;
@@ -485,6 +531,9 @@ pub(crate) fn fit_svr<'py>(
             .into_pyarray(py),
     )?;
     put_stats(&out, s)?;
+    if record_history {
+        put_history(&out, &solution.history)?;
+    }
     Ok(out)
 }
 

@@ -6,7 +6,7 @@
 //! The inner solver makes pairwise (SMO) steps with second-order partner selection (WSS2, Fan,
 //! Chen & Lin 2005) on the coreset only: it reads the coreset rows of cached kernel columns
 //! and keeps the gradient on S, O(|S|) per inner step. When the coreset is solved to the inner
-//! tolerance (maximal violating pair on S), the accumulated change Δα is applied to the full
+//! tolerance (its duality gap on S), the accumulated change Δα is applied to the full
 //! gradient cache G, one O(m) pass per changed pair of columns — the O(m·|S|) per outer step
 //! that makes the fully corrective method expensive on large coresets (paper 002 §2).
 
@@ -75,8 +75,12 @@ pub(crate) fn corrective_step(
     Some(inner as u64)
 }
 
-/// Maximises g over the coreset from the current weights; returns the new weights (indexed like
-/// `coreset`; exact zeros for points that left) and the number of pairwise steps.
+/// Maximises g over the coreset from the current weights until the coreset's duality gap
+/// max_S ∇g − αᵀ∇g is at most `tol`; returns the new weights (indexed like `coreset`; exact
+/// zeros for points that left) and the number of pairwise steps.
+///
+/// Two O(|S|) passes per step over gathered coreset rows of two cached columns: the partner
+/// search, and the gradient update fused with the next toward search and αᵀ∇g.
 fn solve_on_coreset(
     problem: &SimplexProblem<'_>,
     state: &State,
@@ -85,30 +89,24 @@ fn solve_on_coreset(
     tol: f64,
 ) -> (Vec<f64>, usize) {
     let p = coreset.len();
+    let (scale, shift) = (problem.scale(), problem.shift());
+    let sample: Vec<usize> = coreset.iter().map(|&a| problem.sample(a)).collect();
+    let sign: Vec<f64> = coreset.iter().map(|&a| problem.signs()[a]).collect();
+    let diag: Vec<f64> = coreset.iter().map(|&a| problem.q_diag(a)).collect();
+    let ridge: Vec<f64> = coreset.iter().map(|&a| scale * problem.ridge(a)).collect();
     let mut alpha: Vec<f64> = coreset.iter().map(|&a| state.alpha[a]).collect();
     let mut grad: Vec<f64> = coreset.iter().map(|&a| state.grad(problem, a)).collect();
-    let diag: Vec<f64> = coreset.iter().map(|&a| problem.q_diag(a)).collect();
+    let (mut up, mut dot) = toward_and_dot(&grad, &alpha);
     let max_steps = INNER_STEPS_PER_POINT * p + 1000;
     let mut steps = 0;
-    while steps < max_steps {
-        let mut up = 0;
-        for r in 1..p {
-            if grad[r] > grad[up] {
-                up = r;
-            }
-        }
-        let low = (0..p)
-            .filter(|&r| alpha[r] > 0.0)
-            .map(|r| grad[r])
-            .fold(f64::INFINITY, f64::min);
-        if grad[up] - low <= tol {
-            break;
-        }
-        let si = cache.fetch(problem.kernel(), problem.sample(coreset[up]), None);
-        // Second-order partner: the largest exact pairwise gain slope²/(4·curvature).
+    while steps < max_steps && grad[up] - dot > tol {
+        let si = cache.fetch(problem.kernel(), sample[up], None);
+        // Second-order partner: the largest exact pairwise gain slope²/(4·curvature), with
+        // Q_{r,up} = σ s_r s_up (k + κ) (r ≠ up).
         let mut best: Option<(usize, f64, f64, f64)> = None;
         {
             let col = cache.column(si);
+            let w_up = scale * sign[up];
             for r in 0..p {
                 if r == up || alpha[r] <= 0.0 {
                     continue;
@@ -117,9 +115,8 @@ fn solve_on_coreset(
                 if !(slope > 0.0) {
                     continue;
                 }
-                let curvature = diag[up]
-                    - 2.0 * problem.q_entry_from_column(coreset[r], coreset[up], col)
-                    + diag[r];
+                let q = w_up * sign[r] * (col[sample[r]] + shift);
+                let curvature = diag[up] - 2.0 * q + diag[r];
                 let gain = if curvature > 0.0 {
                     slope * slope / (4.0 * curvature)
                 } else {
@@ -148,15 +145,43 @@ fn solve_on_coreset(
         } else {
             alpha[down] -= lambda;
         }
-        let sj = cache.fetch(problem.kernel(), problem.sample(coreset[down]), Some(si));
+        let sj = cache.fetch(problem.kernel(), sample[down], Some(si));
         let (ci, cj) = (cache.column(si), cache.column(sj));
-        let (a_up, a_down) = (coreset[up], coreset[down]);
-        for (r, &a) in coreset.iter().enumerate() {
-            let change = problem.q_entry_from_column(a, a_up, ci)
-                - problem.q_entry_from_column(a, a_down, cj);
-            grad[r] -= 2.0 * lambda * change;
+        // ∇g_r −= 2λ(Q_{r,up} − Q_{r,down}), fused with the next pair search.
+        let (wi, wj) = (
+            -2.0 * lambda * scale * sign[up],
+            2.0 * lambda * scale * sign[down],
+        );
+        let (mut next_up, mut next_dot) = (0, 0.0);
+        for r in 0..p {
+            let k = sample[r];
+            let mut g = grad[r] + sign[r] * (wi * (ci[k] + shift) + wj * (cj[k] + shift));
+            if r == up {
+                g -= 2.0 * lambda * ridge[r];
+            } else if r == down {
+                g += 2.0 * lambda * ridge[r];
+            }
+            grad[r] = g;
+            if g > grad[next_up] || r == 0 {
+                next_up = r;
+            }
+            next_dot += alpha[r] * g;
         }
+        (up, dot) = (next_up, next_dot);
         steps += 1;
     }
     (alpha, steps)
+}
+
+/// argmax_r ∇g_r and αᵀ∇g on the coreset (their difference is the coreset's duality gap).
+fn toward_and_dot(grad: &[f64], alpha: &[f64]) -> (usize, f64) {
+    let mut up = 0;
+    let mut dot = 0.0;
+    for r in 0..grad.len() {
+        if grad[r] > grad[up] {
+            up = r;
+        }
+        dot += alpha[r] * grad[r];
+    }
+    (up, dot)
 }

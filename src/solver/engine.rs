@@ -122,9 +122,9 @@ pub fn solve(
         }
 
         let kind = if params.algorithm == Algorithm::Bc {
-            // Inner solves to a tenth of the outer threshold: the coreset optimum is then
+            // Inner solves to half the outer threshold (gap on the coreset): the coreset optimum is then
             // certified well inside the outer tolerance.
-            bc::corrective_step(problem, &mut state, &mut cache, &mut v, 0.1 * threshold).map(
+            bc::corrective_step(problem, &mut state, &mut cache, &mut v, 0.5 * threshold).map(
                 |inner| {
                     steps.inner += inner;
                     StepKind::Corrective

@@ -1,0 +1,169 @@
+"""The whole Frank-Wolfe family from Python: bc and ky against swap on real data, convergence
+histories and plots."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from sklearn.datasets import make_classification
+from sklearn.model_selection import train_test_split
+from sklearn.utils._param_validation import InvalidParameterError
+
+import fwsvm
+from conftest import shared_file
+
+ALGORITHMS = ["fw", "mfw", "swap", "swap2o", "bc", "ky"]
+
+
+def _split(name: str, test: str | None, n_features: int) -> tuple:
+    X, y = fwsvm.load_svmlight_file(shared_file(name), n_features=n_features)
+    if test is None:
+        return train_test_split(X, y, test_size=0.3, random_state=0, stratify=y)
+    Xt, yt = fwsvm.load_svmlight_file(shared_file(test), n_features=n_features)
+    return X, Xt, y, yt
+
+
+@pytest.mark.parametrize(
+    "name, test, n_features, gamma",
+    [("heart_scale", None, 13, 0.1), ("a1a", "a1a.t", 123, 0.05), ("w1a", "w1a.t", 300, 0.05)],
+)
+def test_bc_and_ky_match_swap_accuracy(name: str, test: str | None, n_features: int, gamma: float) -> None:
+    X, Xt, y, yt = _split(name, test, n_features)
+    scores = {}
+    for algorithm in ("swap", "bc", "ky"):
+        model = fwsvm.SVC(C=1.0, gamma=gamma, algorithm=algorithm, random_state=0).fit(X, y)
+        assert model.fit_status_ == 0, algorithm
+        scores[algorithm] = model.score(Xt, yt)
+    assert abs(scores["bc"] - scores["swap"]) <= 0.005, scores
+    assert abs(scores["ky"] - scores["swap"]) <= 0.01, scores
+
+
+def test_ky_model_round_trips_through_both_file_formats(tmp_path) -> None:
+    X, y = make_classification(n_samples=150, n_features=6, random_state=1)
+    model = fwsvm.SVC(C=2.0, gamma=0.2, algorithm="ky", random_state=0).fit(X, y)
+    expected = model.decision_function(X)
+    model.save(tmp_path / "ky.fwsvm")
+    np.testing.assert_allclose(fwsvm.load_model(tmp_path / "ky.fwsvm").decision_function(X), expected)
+    model.save_libsvm_model(tmp_path / "ky.model")
+    again = fwsvm.load_libsvm_model(tmp_path / "ky.model")
+    np.testing.assert_allclose(again.decision_function(X), expected, rtol=1e-9, atol=1e-12)
+
+
+def test_ky_is_a_free_bias_squared_hinge_svm() -> None:
+    # On the support vectors y f(x) = 1 − α/C, and Σ y α = 0 (the free bias's condition).
+    X, y = make_classification(n_samples=120, n_features=4, random_state=3)
+    C = 4.0
+    model = fwsvm.SVC(C=C, gamma=0.5, algorithm="ky", tol=1e-10, random_state=0).fit(X, y)
+    ypm = np.where(y == model.classes_[1], 1.0, -1.0)
+    margin = ypm[model.support_] * model.decision_function(X[model.support_])
+    alpha = model.dual_coef_[0] * ypm[model.support_]
+    np.testing.assert_allclose(margin, 1.0 - alpha / C, atol=1e-6)
+    assert abs(model.dual_coef_[0].sum()) < 1e-9
+
+
+def test_ky_multiclass_votes_like_the_others() -> None:
+    X, y = make_classification(n_samples=240, n_features=6, n_informative=4, n_classes=3, random_state=5)
+    ky = fwsvm.SVC(C=1.0, gamma=0.3, algorithm="ky", random_state=0).fit(X, y)
+    swap = fwsvm.SVC(C=1.0, gamma=0.3, algorithm="swap", random_state=0).fit(X, y)
+    assert (ky.predict(X) == swap.predict(X)).mean() > 0.9
+
+
+@pytest.mark.parametrize("estimator", [fwsvm.OneClassSVM, fwsvm.SVR])
+def test_ky_is_refused_for_one_class_and_regression(estimator) -> None:
+    X = np.random.default_rng(0).normal(size=(30, 3))
+    with pytest.raises(InvalidParameterError, match="algorithm"):
+        if estimator is fwsvm.SVR:
+            estimator(algorithm="ky").fit(X, X[:, 0])
+        else:
+            estimator(algorithm="ky").fit(X)
+
+
+@pytest.mark.parametrize("estimator", [fwsvm.OneClassSVM, fwsvm.SVR])
+def test_bc_fits_one_class_and_regression_like_swap(estimator) -> None:
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(80, 3))
+    y = np.sin(X[:, 0]) + 0.1 * rng.normal(size=80)
+    fit = (lambda e: e.fit(X, y)) if estimator is fwsvm.SVR else (lambda e: e.fit(X))
+    kw = dict(gamma=0.5, tol=1e-8, random_state=0)
+    bc, swap = fit(estimator(algorithm="bc", **kw)), fit(estimator(algorithm="swap", **kw))
+    assert bc.convergence_["steps"]["corrective"] == bc.n_iter_
+    assert bc.convergence_["objective"] == pytest.approx(swap.convergence_["objective"], rel=1e-6)
+    pred = (lambda e: e.predict(X)) if estimator is fwsvm.SVR else (lambda e: e.score_samples(X))
+    np.testing.assert_allclose(pred(bc), pred(swap), rtol=1e-3, atol=1e-3)
+
+
+@pytest.mark.parametrize("algorithm", ALGORITHMS)
+def test_history_records_every_step(algorithm: str) -> None:
+    X, y = make_classification(n_samples=200, n_features=5, random_state=2)
+    tol = 5e-2 if algorithm == "fw" else 1e-3  # plain FW converges sublinearly
+    model = fwsvm.SVC(gamma=0.3, algorithm=algorithm, tol=tol, record_history=True, random_state=0).fit(X, y)
+    h = model.history_
+    n = int(model.n_iter_[0])
+    assert set(h) == {"iteration", "objective", "gap", "kind", "coreset_size", "seconds"}
+    for key in ("iteration", "objective", "gap", "coreset_size", "seconds"):
+        assert len(h[key]) == n, key
+    np.testing.assert_array_equal(h["iteration"], np.arange(n))
+    assert np.all(np.diff(h["seconds"]) >= 0)
+    assert np.all(h["gap"] >= -1e-12)
+    kinds = set(h["kind"])
+    expected = {
+        "fw": {"toward"},
+        "mfw": {"toward", "away", "drop"},
+        "swap": {"toward", "swap_add", "swap_drop"},
+        "swap2o": {"toward", "swap_add", "swap_drop"},
+        "bc": {"corrective"},
+        "ky": {"toward", "away", "drop"},
+    }[algorithm]
+    assert kinds <= expected, kinds
+    # The objective never decreases (all variants are monotone).
+    assert np.all(np.diff(h["objective"]) >= -1e-12 * np.abs(h["objective"][1:]))
+    assert h["coreset_size"][-1] >= 1
+
+
+def test_history_is_off_by_default_and_per_pair_for_multiclass() -> None:
+    X, y = make_classification(n_samples=150, n_features=5, n_informative=3, n_classes=3, random_state=4)
+    assert fwsvm.SVC().fit(X, y).history_ is None
+    model = fwsvm.SVC(record_history=True).fit(X, y)
+    assert isinstance(model.history_, list) and len(model.history_) == 3
+    for h, n in zip(model.history_, model.n_iter_):
+        assert len(h["gap"]) == n
+    one = fwsvm.OneClassSVM(record_history=True).fit(X)
+    assert len(one.history_["gap"]) == one.n_iter_
+    reg = fwsvm.SVR(record_history=True).fit(X, X[:, 0])
+    assert len(reg.history_["gap"]) == reg.n_iter_
+
+
+def test_history_survives_save_and_load(tmp_path) -> None:
+    X, y = make_classification(n_samples=100, n_features=4, random_state=6)
+    model = fwsvm.SVC(record_history=True).fit(X, y)
+    model.save(tmp_path / "m.fwsvm")
+    again = fwsvm.load_model(tmp_path / "m.fwsvm")
+    np.testing.assert_allclose(np.asarray(again.history_["gap"]), model.history_["gap"])
+
+
+def test_plot_convergence_draws_one_line_per_model_on_both_axes() -> None:
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    X, y = make_classification(n_samples=200, n_features=5, random_state=7)
+    models = {a: fwsvm.SVC(algorithm=a, record_history=True, random_state=0).fit(X, y) for a in ("swap", "mfw", "ky")}
+    fig = fwsvm.plot_convergence(models, title="test")
+    ax_iter, ax_time = fig.axes
+    assert [line.get_label() for line in ax_iter.get_lines()] == ["swap", "mfw", "ky"]
+    assert len(ax_time.get_lines()) == 3
+    assert ax_iter.get_yscale() == "log" and ax_iter.get_xlabel() == "iteration"
+    assert ax_time.get_xlabel() == "seconds"
+    # A list uses each model's algorithm as its label; a raw history dict works too.
+    fig2 = fwsvm.plot_convergence([models["swap"], models["ky"].history_], relative=False)
+    assert [line.get_label() for line in fig2.axes[0].get_lines()] == ["swap", "model 1"]
+    plt.close("all")
+
+
+def test_plot_convergence_explains_missing_history() -> None:
+    pytest.importorskip("matplotlib")
+    X, y = make_classification(n_samples=60, n_features=4, random_state=8)
+    with pytest.raises(ValueError, match="record_history=True"):
+        fwsvm.plot_convergence(fwsvm.SVC().fit(X, y))
+    with pytest.raises(ValueError, match="labels"):
+        fwsvm.plot_convergence([fwsvm.SVC(record_history=True).fit(X, y)], labels=["a", "b"])
