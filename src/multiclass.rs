@@ -144,7 +144,7 @@ impl SvcValidParams {
                 .map(|&r| self.c() * sample_weight.map_or(1.0, |w| w[r]))
                 .collect();
             let mut pair_monitor = SharedMonitor(&shared);
-            let fit = self.fit_binary(x, &rows, &y_pm, &c, &mut pair_monitor)?;
+            let fit = self.fit_binary(x, &rows, &y_pm, &c, None, &mut pair_monitor)?;
             // fit_binary orders negative (class j) first; LIBSVM's layout wants class i first.
             let mut order: Vec<usize> = (0..fit.support.len()).collect();
             order.sort_by_key(|&s| (class_of[fit.support[s]] != i, fit.support[s]));

@@ -29,6 +29,7 @@ pub struct SvcParams {
     kernel: Kernel,
     solver: SolverParams,
     n_threads: Option<usize>,
+    warm_start: Option<Vec<f64>>,
 }
 
 impl Default for SvcParams {
@@ -38,6 +39,7 @@ impl Default for SvcParams {
             kernel: Kernel::rbf(1.0),
             solver: SolverParams::default(),
             n_threads: None,
+            warm_start: None,
         }
     }
 }
@@ -118,6 +120,15 @@ impl SvcParams {
     /// Replace all solver settings at once.
     pub fn solver(mut self, solver: SolverParams) -> Self {
         self.solver = solver;
+        self
+    }
+
+    /// Start the binary fit from the simplex weights α of a previous one (one entry per
+    /// training row, e.g. [`SvcModel::alpha`] scattered to [`SvcModel::support`]): α stays
+    /// feasible when C, γ or the kernel change, and new rows start at 0. Ignored by
+    /// one-vs-one fits.
+    pub fn warm_start(mut self, alpha: Option<Vec<f64>>) -> Self {
+        self.warm_start = alpha;
         self
     }
 
@@ -256,8 +267,17 @@ impl SvcValidParams {
             .iter()
             .map(|&i| params.c * weights.map_or(1.0, |w| w[i]))
             .collect();
+        if let Some(w) = &params.warm_start {
+            if w.len() != m {
+                return Err(FwsvmError::param(
+                    "warm_start",
+                    format!("has {} weights but X has {m} rows", w.len()),
+                ));
+            }
+        }
         with_threads(params.n_threads, || {
-            let fit = self.fit_binary(x, &rows, &y_pm, &c, monitor)?;
+            let fit =
+                self.fit_binary(x, &rows, &y_pm, &c, params.warm_start.as_deref(), monitor)?;
             build_model(x, fit, &y_pm, classes, params.kernel)
         })?
     }
@@ -310,13 +330,15 @@ pub(crate) struct BinaryFit {
 
 impl SvcValidParams {
     /// Solves the L2-SVC on `rows` of `x` with labels `y_pm` (±1) and penalties `c` (both
-    /// indexed like `rows`). Copies the rows only when they are a strict subset.
+    /// indexed like `rows`), optionally warm-started from `warm` (one weight per row of `x`).
+    /// Copies the rows only when they are a strict subset.
     pub(crate) fn fit_binary(
         &self,
         x: Features<'_>,
         rows: &[usize],
         y_pm: &[f64],
         c: &[f64],
+        warm: Option<&[f64]>,
         monitor: &mut (dyn Monitor + Send),
     ) -> Result<BinaryFit> {
         let params = &self.0;
@@ -332,7 +354,16 @@ impl SvcValidParams {
             kept.view()
         };
         let problem = SimplexProblem::l2_svc(KernelMatrix::new(params.kernel, x_used), y_pm, c)?;
-        let solution = solve(&problem, &params.solver, monitor)?;
+        let solution = match warm {
+            Some(w) => {
+                let solver = SolverParams {
+                    warm_start: Some(rows.iter().map(|&r| w[r]).collect()),
+                    ..params.solver.clone()
+                };
+                solve(&problem, &solver, monitor)?
+            }
+            None => solve(&problem, &params.solver, monitor)?,
+        };
         let mut local: Vec<usize> = (0..y_pm.len())
             .filter(|&i| solution.alpha[i] > 0.0)
             .collect();

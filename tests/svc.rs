@@ -176,3 +176,35 @@ fn ky_model_is_the_squared_hinge_svm_with_free_bias() {
         }
     }
 }
+
+#[test]
+fn warm_start_from_another_c_converges_to_the_cold_solution() {
+    let (x, y) = blobs(300, 3, 1.0, 12);
+    let base = Svc::params().kernel(Kernel::rbf(0.5)).tol(1e-8);
+    let first = base.clone().c(1.0).fit(&x, &y).unwrap();
+    let mut alpha = vec![0.0; y.len()];
+    for (&i, &a) in first.support().iter().zip(first.alpha()) {
+        alpha[i] = a;
+    }
+    let cold = base.clone().c(5.0).fit(&x, &y).unwrap();
+    let warm = base
+        .clone()
+        .c(5.0)
+        .warm_start(Some(alpha))
+        .fit(&x, &y)
+        .unwrap();
+    let (c, w) = (cold.stats(), warm.stats());
+    assert!((c.objective - w.objective).abs() <= 1e-7 * c.objective.abs());
+    assert!(
+        w.n_iter < c.n_iter,
+        "warm {} vs cold {} steps",
+        w.n_iter,
+        c.n_iter
+    );
+    let err = base
+        .c(5.0)
+        .warm_start(Some(vec![1.0; 3]))
+        .fit(&x, &y)
+        .unwrap_err();
+    assert!(matches!(err, FwsvmError::InvalidParameter { .. }), "{err}");
+}

@@ -167,3 +167,42 @@ def test_plot_convergence_explains_missing_history() -> None:
         fwsvm.plot_convergence(fwsvm.SVC().fit(X, y))
     with pytest.raises(ValueError, match="labels"):
         fwsvm.plot_convergence([fwsvm.SVC(record_history=True).fit(X, y)], labels=["a", "b"])
+
+
+def test_warm_start_reaches_the_same_model_in_fewer_steps() -> None:
+    X, y = make_classification(n_samples=400, n_features=6, flip_y=0.1, random_state=9)
+    warm = fwsvm.SVC(C=1.0, gamma=0.3, tol=1e-6, warm_start=True, random_state=0).fit(X, y)
+    warm.set_params(C=4.0).fit(X, y)
+    cold = fwsvm.SVC(C=4.0, gamma=0.3, tol=1e-6, random_state=0).fit(X, y)
+    assert warm.convergence_["objective"] == pytest.approx(cold.convergence_["objective"], rel=1e-5)
+    np.testing.assert_allclose(warm.decision_function(X), cold.decision_function(X), atol=1e-3)
+    assert warm.n_iter_[0] < cold.n_iter_[0]
+    # Appended rows start at zero weight; a refit on the same data is (almost) free.
+    X2 = np.vstack([X, X[:50] + 0.01])
+    y2 = np.concatenate([y, y[:50]])
+    warm.fit(X2, y2)
+    assert warm.fit_status_ == 0
+    steps = warm.n_iter_[0]
+    warm.fit(X2, y2)
+    assert warm.n_iter_[0] <= max(1, steps // 10)
+
+
+def test_svc_path_matches_cold_fits_and_svccv_picks_the_best_c() -> None:
+    X, y = make_classification(n_samples=300, n_features=6, flip_y=0.05, random_state=10)
+    Cs = [8.0, 0.5, 2.0]
+    template = fwsvm.SVC(gamma=0.2, tol=1e-6, random_state=0)
+    models, scores = fwsvm.svc_path(X[:200], y[:200], Cs, estimator=template, X_val=X[200:], y_val=y[200:])
+    assert [m.C for m in models] == Cs
+    for model, C, score in zip(models, Cs, scores):
+        cold = fwsvm.SVC(C=C, gamma=0.2, tol=1e-6, random_state=0).fit(X[:200], y[:200])
+        np.testing.assert_allclose(model.decision_function(X[200:]), cold.decision_function(X[200:]), atol=1e-3)
+        assert score == pytest.approx(cold.score(X[200:], y[200:]), abs=0.01)
+        assert not model.warm_start
+    search = fwsvm.SVCCV(template, Cs=Cs, cv=[(np.arange(200), np.arange(200, 300))]).fit(X, y)
+    assert search.scores_.shape == (1, 3)
+    best = max(scores)
+    assert search.C_ == min(C for C, s in zip(Cs, search.scores_[0]) if s == best)
+    assert search.best_estimator_.C == search.C_
+    assert search.score(X, y) > 0.8
+    with pytest.raises(ValueError, match="Cs"):
+        fwsvm.svc_path(X, y, [])

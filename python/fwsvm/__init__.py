@@ -15,11 +15,14 @@ from fwsvm.libsvm_model import LibsvmModelError, load_libsvm_model
 from fwsvm.persistence import ModelFormatError, load_model
 from fwsvm.plotting import plot_convergence
 from fwsvm.svm import SVC, SVR, OneClassSVM
+from fwsvm.tuning import SVCCV, svc_path
 
 __all__ = [
     "SVC",
     "OneClassSVM",
     "SVR",
+    "SVCCV",
+    "svc_path",
     "LibsvmFormatError",
     "ModelFormatError",
     "load_model",

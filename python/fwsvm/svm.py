@@ -144,6 +144,12 @@ class SVC(PersistenceMixin, ClassifierMixin, BaseEstimator):
         Print solver progress to stderr.
     record_history : bool, default=False
         Keep a per-step record of the solve in ``history_`` (about 40 bytes per step).
+    warm_start : bool, default=False
+        Start the next binary ``fit`` from this fit's solution. The simplex weights stay
+        feasible when ``C``, ``gamma`` or the kernel change, so a sweep over C (see
+        :func:`fwsvm.svc_path` and :class:`fwsvm.SVCCV`) pays for far fewer steps than cold
+        fits. Rows added at the end of X start with weight 0; with fewer rows or other
+        classes the fit starts cold. One-vs-one (multiclass) fits always start cold.
 
     Attributes
     ----------
@@ -221,6 +227,7 @@ class SVC(PersistenceMixin, ClassifierMixin, BaseEstimator):
         "n_jobs": [Integral, None],
         "verbose": ["verbose"],
         "record_history": ["boolean"],
+        "warm_start": ["boolean"],
     }
 
     def __init__(
@@ -244,6 +251,7 @@ class SVC(PersistenceMixin, ClassifierMixin, BaseEstimator):
         n_jobs: int | None = None,
         verbose: bool = False,
         record_history: bool = False,
+        warm_start: bool = False,
     ) -> None:
         self.C = C
         self.kernel = kernel
@@ -263,6 +271,7 @@ class SVC(PersistenceMixin, ClassifierMixin, BaseEstimator):
         self.n_jobs = n_jobs
         self.verbose = verbose
         self.record_history = record_history
+        self.warm_start = warm_start
 
     def __sklearn_tags__(self):  # type: ignore[no-untyped-def]
         tags = super().__sklearn_tags__()
@@ -327,6 +336,8 @@ class SVC(PersistenceMixin, ClassifierMixin, BaseEstimator):
             verbose=bool(self.verbose),
             record_history=bool(self.record_history),
         )
+        if len(classes) == 2:
+            kwargs["warm_start"] = self._warm_alpha(X.shape[0], classes)
         self.classes_ = classes
         if len(classes) == 2:
             result = run_interruptible(_core.fit_svc, X_core, np.where(y_index == 1, 1.0, -1.0), **kwargs)
@@ -339,8 +350,13 @@ class SVC(PersistenceMixin, ClassifierMixin, BaseEstimator):
             self.history_ = result.pop("history", None)
             self.convergence_ = result
             pair_results = [result]
+            self._warm_weights = None
+            if self.warm_start:
+                self._warm_weights = np.zeros(X.shape[0])
+                self._warm_weights[self.support_] = self._alpha
         else:
             pairs = run_interruptible(_core.fit_svc_ovo, X_core, y_index.astype(np.float64), **kwargs)
+            self._warm_weights = None
             histories = [p.pop("history", None) for p in pairs]
             self.history_ = histories if self.record_history else None
             self._set_ovo_attributes(pairs, y_index, len(classes))
@@ -367,6 +383,15 @@ class SVC(PersistenceMixin, ClassifierMixin, BaseEstimator):
                 stacklevel=2,
             )
         return self
+
+    def _warm_alpha(self, n_samples: int, classes: np.ndarray) -> np.ndarray | None:
+        """The previous fit's simplex weights for a warm start, padded for appended rows."""
+        previous = getattr(self, "_warm_weights", None)
+        if not self.warm_start or previous is None:
+            return None
+        if len(previous) > n_samples or not np.array_equal(getattr(self, "classes_", None), classes):
+            return None
+        return np.ascontiguousarray(np.pad(previous, (0, n_samples - len(previous))))
 
     def _set_ovo_attributes(self, pairs: list[dict[str, Any]], y_index: np.ndarray, n_classes: int) -> None:
         """Assemble LIBSVM's one-vs-one layout from the per-pair solutions: the union of the

@@ -60,7 +60,7 @@ impl Monitor for CancelMonitor {
 #[pyfunction]
 #[pyo3(signature = (x, y, *, sample_weight=None, c, kernel, gamma, degree, coef0, algorithm, tol,
     stopping, max_iter, cache_size, init, seed, n_threads=None, verbose=false, time_limit=None,
-    record_history=false, cancel=None))]
+    record_history=false, warm_start=None, cancel=None))]
 pub(crate) fn fit_svc<'py>(
     py: Python<'py>,
     x: FeaturesArg<'py>,
@@ -82,8 +82,12 @@ pub(crate) fn fit_svc<'py>(
     verbose: bool,
     time_limit: Option<f64>,
     record_history: bool,
+    warm_start: Option<PyReadonlyArray1<'py, f64>>,
     cancel: Option<PyRef<'py, CancelToken>>,
 ) -> PyResult<Bound<'py, PyDict>> {
+    let warm = warm_start
+        .map(|w| w.as_slice().map(<[f64]>::to_vec))
+        .transpose()?;
     let params = build_params(
         c,
         kernel,
@@ -101,6 +105,7 @@ pub(crate) fn fit_svc<'py>(
         verbose,
         time_limit,
         record_history,
+        warm,
     )?;
     let features = x.view()?;
     let y = y.as_slice()?;
@@ -226,6 +231,7 @@ fn build_params(
     verbose: bool,
     time_limit: Option<f64>,
     record_history: bool,
+    warm_start: Option<Vec<f64>>,
 ) -> PyResult<SvcValidParams> {
     let solver = SolverParams {
         algorithm: algorithm.parse()?,
@@ -239,12 +245,14 @@ fn build_params(
         verbose,
         record_history,
         resync_every: None,
+        warm_start: None,
     };
     Ok(Svc::params()
         .c(c)
         .kernel(kernel_from(kernel, gamma, degree, coef0)?)
         .solver(solver)
         .n_threads(n_threads)
+        .warm_start(warm_start)
         .check()?)
 }
 
@@ -294,6 +302,7 @@ pub(crate) fn fit_svc_ovo<'py>(
         verbose,
         time_limit,
         record_history,
+        None,
     )?;
     let features = x.view()?;
     let y = y.as_slice()?;
@@ -398,6 +407,7 @@ pub(crate) fn fit_one_class<'py>(
         verbose,
         None,
         record_history,
+        None,
     )?;
     let features = x.view()?;
     check_unlabelled_fit(init, &features)?;
@@ -481,6 +491,7 @@ pub(crate) fn fit_svr<'py>(
         verbose,
         None,
         record_history,
+        None,
     )?;
     let features = x.view()?;
     let y = y.as_slice()?;

@@ -11,11 +11,53 @@ const RANDOM_SUBSET: usize = 20;
 /// Per-class sample cap for the closest-pair search (keeps it O(4·10⁶) kernel evaluations).
 const CLOSEST_PAIR_CAP: usize = 2000;
 
-/// Returns the support and weights of the initial iterate.
+/// The support and weights of a warm start rescaled to sum to one within each group
+/// (`group(a)` ∈ {0, 1}); `None` when there is none or a group would be empty.
+///
+/// # Errors
+/// [`FwsvmError::InvalidParameter`] when its length is not the number of slots.
+pub(crate) fn warm_iterate(
+    problem: &SimplexProblem<'_>,
+    params: &SolverParams,
+    group: impl Fn(usize) -> usize,
+    n_groups: usize,
+) -> Result<Option<(Vec<usize>, Vec<f64>)>> {
+    let Some(w) = &params.warm_start else {
+        return Ok(None);
+    };
+    if w.len() != problem.n_slots() {
+        return Err(FwsvmError::param(
+            "warm_start",
+            format!(
+                "has {} weights but the problem has {} slots",
+                w.len(),
+                problem.n_slots()
+            ),
+        ));
+    }
+    let mut mass = vec![0.0; n_groups];
+    for (a, &v) in w.iter().enumerate() {
+        mass[group(a)] += v;
+    }
+    if mass.iter().any(|&t| !(t > 0.0)) {
+        return Ok(None);
+    }
+    Ok(Some(
+        (0..w.len())
+            .filter(|&a| w[a] > 0.0)
+            .map(|a| (a, w[a] / mass[group(a)]))
+            .unzip(),
+    ))
+}
+
+/// Returns the support and weights of the initial iterate (the warm start, if any).
 pub(crate) fn initial_iterate(
     problem: &SimplexProblem<'_>,
     params: &SolverParams,
 ) -> Result<(Vec<usize>, Vec<f64>)> {
+    if let Some(start) = warm_iterate(problem, params, |_| 0, 1)? {
+        return Ok(start);
+    }
     let n = problem.n_slots();
     let mut rng = SplitMix64::new(params.seed);
     let support = match params.init {

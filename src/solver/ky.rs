@@ -21,6 +21,7 @@
 //! α_std = (2/W)·α and b = −2γ/W; the model stores this canonical scaling.
 
 use super::engine::{finish, relative};
+use super::init::warm_iterate;
 use super::monitor::{Monitor, Progress};
 use super::scan::{ColumnTerm, update_and_scan};
 use super::state::State;
@@ -115,25 +116,14 @@ pub(crate) fn solve(
     let mut cache = ColumnCache::new(problem.n_samples(), params.cache_bytes());
     let mut state = State::zeros(n);
 
-    // Paper 001 steps 2–3: from a (random) positive p¹, its closest negative q^{j*}, then the
-    // positive closest to that: D(a, b) = Q_aa + Q_bb + 2Q_ab for a pair of opposite signs.
-    let positives: Vec<usize> = (0..n).filter(|&a| signs[a] > 0.0).collect();
-    let p1 = positives[SplitMix64::new(params.seed).below(positives.len())];
-    let closest = |from: usize, cache: &mut ColumnCache| -> usize {
-        let slot = cache.fetch(problem.kernel(), problem.sample(from), None);
-        let col = cache.column(slot);
-        let mut best = (f64::INFINITY, usize::MAX);
-        for b in (0..n).filter(|&b| signs[b] != signs[from]) {
-            let d = problem.q_diag(b) + 2.0 * problem.q_entry_from_column(b, from, col);
-            if d < best.0 {
-                best = (d, b);
-            }
-        }
-        best.1
-    };
-    let j_star = closest(p1, &mut cache);
-    let i_star = closest(j_star, &mut cache);
-    state.set_iterate(problem, &mut cache, &[i_star, j_star], &[1.0, 1.0]);
+    if let Some((support, values)) =
+        warm_iterate(problem, params, |a| usize::from(signs[a] < 0.0), 2)?
+    {
+        state.set_iterate(problem, &mut cache, &support, &values);
+    } else {
+        let (i_star, j_star) = closest_pair(problem, params, &mut cache);
+        state.set_iterate(problem, &mut cache, &[i_star, j_star], &[1.0, 1.0]);
+    }
     let mut v = class_vertices(signs, &state.grad_q, &state.alpha);
     if params.verbose {
         eprintln!(
@@ -241,6 +231,33 @@ pub(crate) fn solve(
         seconds: tracker.seconds(),
     };
     finish(params, stats, state.alpha, tracker.history, Some(threshold))
+}
+
+/// Paper 001 steps 2–3: from a (random) positive p¹, its closest negative q^{j*}, then the
+/// positive closest to that: D(a, b) = Q_aa + Q_bb + 2Q_ab for a pair of opposite signs.
+fn closest_pair(
+    problem: &SimplexProblem<'_>,
+    params: &SolverParams,
+    cache: &mut ColumnCache,
+) -> (usize, usize) {
+    let n = problem.n_slots();
+    let signs = problem.signs();
+    let positives: Vec<usize> = (0..n).filter(|&a| signs[a] > 0.0).collect();
+    let p1 = positives[SplitMix64::new(params.seed).below(positives.len())];
+    let mut closest = |from: usize| -> usize {
+        let slot = cache.fetch(problem.kernel(), problem.sample(from), None);
+        let col = cache.column(slot);
+        let mut best = (f64::INFINITY, usize::MAX);
+        for b in (0..n).filter(|&b| signs[b] != signs[from]) {
+            let d = problem.q_diag(b) + 2.0 * problem.q_entry_from_column(b, from, col);
+            if d < best.0 {
+                best = (d, b);
+            }
+        }
+        best.1
+    };
+    let j_star = closest(p1);
+    (closest(j_star), j_star)
 }
 
 fn resync(

@@ -217,6 +217,10 @@ pub struct SolverParams {
     /// Recompute the gradient cache from scratch every this many steps (`None`: only when the
     /// accumulated round-off could affect the stopping test).
     pub resync_every: Option<u64>,
+    /// Start from this α (one entry per slot, e.g. the solution for another C): it is
+    /// rescaled onto the simplex (per class for `ky`), so any non-negative weights with some
+    /// mass work. `None` (or all zeros): the `init` rule.
+    pub warm_start: Option<Vec<f64>>,
 }
 
 impl Default for SolverParams {
@@ -233,6 +237,7 @@ impl Default for SolverParams {
             verbose: false,
             record_history: false,
             resync_every: None,
+            warm_start: None,
         }
     }
 }
@@ -271,6 +276,17 @@ impl SolverParams {
         }
         if self.resync_every == Some(0) {
             return Err(FwsvmError::param("resync_every", "must be positive"));
+        }
+        if let Some(w) = &self.warm_start {
+            if let Some(i) = w.iter().position(|v| !(v.is_finite() && *v >= 0.0)) {
+                return Err(FwsvmError::param(
+                    "warm_start",
+                    format!(
+                        "weights must be finite and non-negative, got {} at {i}",
+                        w[i]
+                    ),
+                ));
+            }
         }
         Ok(())
     }
