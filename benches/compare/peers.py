@@ -1,0 +1,413 @@
+"""fwsvm against its peers, following ../shared/docs/BENCH_PROTOCOL.md.
+
+    python benches/compare/peers.py [--data ../shared/data] [--datasets a1a w1a ...]
+        [--tools fwsvm sklearn libsvm thundersvm] [--grid-budget 900] [--fit-timeout 900]
+        [--write BENCHMARKS.md] [--json benches/compare/results/peers.json]
+
+For every dataset (the shared LIBSVM files that are present, plus scikit-learn's bundled
+``digits`` and ``breast_cancer``) and every tool:
+
+1. the RBF kernel with the protocol's γ, passed explicitly to every tool;
+2. C from {2⁻³, 2⁻¹, 2¹, 2³, 2⁵, 2⁷, 2⁹} by accuracy on a fixed validation split (the last 20%
+   of the training file after a shuffle with seed 0; ties → the smaller C). Each tool's grid
+   runs in its own process, in ascending C, within ``--grid-budget`` seconds: C values not
+   reached in time are reported as skipped. fwsvm tunes with :func:`fwsvm.svc_path` (each C
+   warm-started from the previous one), the peers with independent fits;
+3. the final fit on the whole training file with the chosen C, in a fresh process per tool and
+   thread count: wall time (median of 3 when a fit takes under 60 s), test accuracy on the
+   ``.t`` file (or a seeded 30% split), support vectors and peak resident memory (VmHWM of the
+   process, and its growth over the process's size before the fit);
+4. one thread and all cores for the tools with threads (fwsvm ``n_jobs``, ThunderSVM
+   ``n_jobs``); LIBSVM (scikit-learn and libsvm-official) is single-threaded.
+
+The tables (Markdown, one per dataset) are printed and, with ``--write``, replace the section
+between ``<!-- peers-tuned:begin -->`` and ``<!-- peers-tuned:end -->`` of that file
+(``peers-untuned`` with ``--no-tune``, which skips the search and uses C = 1 for every tool:
+for the largest files); ``--json`` keeps the raw results.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing as mp
+import os
+import platform
+import queue
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+GRID = tuple(2.0**k for k in (-3, -1, 1, 3, 5, 7, 9))
+# (name, train file, test file or None, gamma or None for "scale")
+DATASETS = [
+    ("heart_scale", "heart_scale", None, None),
+    ("breast-cancer_scale", "breast-cancer_scale", None, None),
+    ("australian_scale", "australian_scale", None, None),
+    ("diabetes_scale", "diabetes_scale", None, None),
+    ("sonar_scale", "sonar_scale", None, None),
+    ("svmguide1", "svmguide1", "svmguide1.t", 2.0),
+    ("svmguide3", "svmguide3", "svmguide3.t", None),
+    ("mushrooms", "mushrooms", None, 0.05),
+    *[(f"a{k}a", f"a{k}a", f"a{k}a.t", 0.05) for k in range(1, 10)],
+    *[(f"w{k}a", f"w{k}a", f"w{k}a.t", 0.05) for k in range(1, 9)],
+    ("dna", "dna.scale", "dna.scale.t", 0.01),
+    ("satimage", "satimage.scale", "satimage.scale.t", None),
+    ("shuttle", "shuttle.scale", "shuttle.scale.t", None),
+    ("vowel", "vowel.scale", "vowel.scale.t", None),
+    ("vehicle", "vehicle.scale", None, None),
+    ("glass", "glass.scale", None, None),
+    ("mnist", "mnist.scale.bz2", "mnist.scale.t.bz2", 0.05),
+    ("digits (sklearn)", "sklearn:digits", None, None),
+    ("breast_cancer (sklearn)", "sklearn:breast_cancer", None, None),
+]
+TOOLS = ("fwsvm", "sklearn", "libsvm", "thundersvm")
+THREADED = {"fwsvm", "thundersvm"}
+
+
+# --------------------------------------------------------------------------- data
+
+
+def load_dataset(data_dir: str, train: str, test: str | None):
+    """(X, y, X_test, y_test) as float64 CSR (or dense for sklearn's bundled data)."""
+    import numpy as np
+    from sklearn.model_selection import train_test_split
+
+    if train.startswith("sklearn:"):
+        from sklearn import datasets
+
+        loader = {"digits": datasets.load_digits, "breast_cancer": datasets.load_breast_cancer}[train[8:]]
+        X, y = loader(return_X_y=True)
+        X = (X - X.min(axis=0)) / np.maximum(X.max(axis=0) - X.min(axis=0), 1e-12)
+        return train_test_split(X, y.astype(np.float64), test_size=0.3, random_state=0, stratify=y)
+    import fwsvm
+
+    files = [Path(data_dir) / train] + ([Path(data_dir) / test] if test else [])
+    parts = fwsvm.load_svmlight_files(files)
+    if test:
+        X, y, Xt, yt = parts
+    else:
+        X, y = parts
+        X, Xt, y, yt = train_test_split(X, y, test_size=0.3, random_state=0, stratify=y)
+    return X, Xt, y, yt
+
+
+def reorder(split):
+    X, Xt, y, yt = split
+    return X, y, Xt, yt
+
+
+def validation_split(n: int):
+    import numpy as np
+
+    perm = np.random.default_rng(0).permutation(n)
+    cut = int(round(0.8 * n))
+    return perm[:cut], perm[cut:]
+
+
+def resolve_gamma(X, gamma):
+    if gamma is not None:
+        return float(gamma)
+    import scipy.sparse as sp
+
+    if sp.issparse(X):
+        mean = X.mean()
+        var = X.multiply(X).mean() - mean**2
+    else:
+        var = X.var()
+    return 1.0 / (X.shape[1] * var) if var > 0 else 1.0
+
+
+def for_peers(X):
+    """int32 CSR indices (LIBSVM wrappers reject int64) or dense as is."""
+    import scipy.sparse as sp
+
+    if sp.issparse(X):
+        X = X.tocsr()
+        X.indices = X.indices.astype("int32")
+        X.indptr = X.indptr.astype("int32")
+    return X
+
+
+# --------------------------------------------------------------------------- tools
+
+
+def make_fit(tool: str, gamma: float, threads: int):
+    """``fit(X, y, C) → (model, n_sv)``, ``score(model, X, y) → accuracy`` and
+    ``prepare(X, y)``, which does a tool's input conversion ahead of the timed fits."""
+    import numpy as np
+
+    if tool == "fwsvm":
+        import fwsvm
+
+        def fit(X, y, C):
+            m = fwsvm.SVC(C=C, gamma=gamma, n_jobs=threads, random_state=0).fit(X, y)
+            return m, len(m.support_)
+
+        return fit, lambda m, X, y: float(m.score(X, y)), _nothing
+    if tool == "sklearn":
+        from sklearn.svm import SVC
+
+        def fit(X, y, C):
+            m = SVC(C=C, gamma=gamma).fit(for_peers(X), y)
+            return m, len(m.support_)
+
+        return fit, lambda m, X, y: float(m.score(for_peers(X), y)), _nothing
+    if tool == "thundersvm":
+        from thundersvm import SVC
+
+        # thundersvm-cpu 0.3.3 predicts garbage (0 / -2³¹) for scipy sparse input: give it dense
+        # arrays (converted once per matrix, outside the timed fit).
+        dense = _converted(lambda X: np.ascontiguousarray(X.toarray() if hasattr(X, "toarray") else X))
+
+        def fit(X, y, C):
+            m = SVC(C=C, gamma=gamma, n_jobs=threads).fit(dense(X), y)
+            return m, int(np.sum(m.n_sv)) if hasattr(m, "n_sv") else len(m.support_)
+
+        return fit, lambda m, X, y: float(np.mean(m.predict(dense(X)) == y)), lambda X, y: dense(X)
+    if tool == "libsvm":
+        from libsvm import svmutil
+
+        # libsvm-official builds its C structures in Python: do that once per matrix, outside
+        # the timed fit (what svm-train's file reading is to the CLI).
+        problem = _converted(lambda X: for_peers(X))
+        cache: dict[int, object] = {}
+
+        def prepare(X, y):
+            if id(X) not in cache:
+                cache[id(X)] = svmutil.svm_problem(y, problem(X))
+
+        def fit(X, y, C):
+            prepare(X, y)
+            m = svmutil.svm_train(cache[id(X)], svmutil.svm_parameter(f"-s 0 -t 2 -c {C} -g {gamma} -q"))
+            return m, int(m.get_nr_sv())
+
+        def score(m, X, y):
+            pred, _, _ = svmutil.svm_predict(y, problem(X), m, "-q")
+            return float(np.mean(np.asarray(pred) == y))
+
+        return fit, score, prepare
+    raise ValueError(tool)
+
+
+def _nothing(X, y) -> None:
+    return None
+
+
+def _converted(convert):
+    """Memoises a per-matrix conversion by object identity (matrices live for the whole run)."""
+    memo: dict[int, object] = {}
+
+    def get(X):
+        key = id(X)
+        if key not in memo:
+            memo[key] = (X, convert(X))
+        return memo[key][1]
+
+    return get
+
+
+def rss_mb() -> tuple[float, float]:
+    """(VmRSS, VmHWM) of this process in MB."""
+    out = {}
+    with open("/proc/self/status") as fh:
+        for line in fh:
+            if line.startswith(("VmRSS", "VmHWM")):
+                out[line.split(":")[0]] = int(line.split()[1]) / 1024
+    return out.get("VmRSS", 0.0), out.get("VmHWM", 0.0)
+
+
+# --------------------------------------------------------------------------- workers
+
+
+def grid_worker(args, results: mp.Queue) -> None:
+    """Fits the C grid on the validation split, posting (C, accuracy, seconds) as it goes."""
+    data_dir, train, test, gamma, tool = args
+    X, y, _, _ = reorder(load_dataset(data_dir, train, test))
+    gamma = resolve_gamma(X, gamma)
+    tr, va = validation_split(X.shape[0])
+    Xtr, ytr, Xva, yva = X[tr], y[tr], X[va], y[va]
+    threads = os.cpu_count() or 1
+    if tool == "fwsvm":
+        import fwsvm
+
+        model = fwsvm.SVC(gamma=gamma, n_jobs=threads, random_state=0, warm_start=True)
+        for C in sorted(GRID):
+            start = time.perf_counter()
+            model.set_params(C=C).fit(Xtr, ytr)
+            acc = float(model.score(Xva, yva))
+            results.put((C, acc, time.perf_counter() - start))
+        return
+    fit, score, prepare = make_fit(tool, gamma, threads)
+    prepare(Xtr, ytr)
+    prepare(Xva, yva)
+    for C in sorted(GRID):
+        start = time.perf_counter()
+        model, _ = fit(Xtr, ytr, C)
+        acc = score(model, Xva, yva)
+        results.put((C, acc, time.perf_counter() - start))
+
+
+def final_worker(args, results: mp.Queue) -> None:
+    """Final fits (median of 3 under 60 s): fit seconds, test accuracy, #SV, memory."""
+    data_dir, train, test, gamma, tool, C, threads = args
+    X, y, Xt, yt = reorder(load_dataset(data_dir, train, test))
+    gamma = resolve_gamma(X, gamma)
+    fit, score, prepare = make_fit(tool, gamma, threads)
+    prepare(X, y)
+    base, _ = rss_mb()
+    times = []
+    while True:
+        start = time.perf_counter()
+        model, n_sv = fit(X, y, C)
+        times.append(time.perf_counter() - start)
+        if len(times) == 3 or times[0] >= 60:
+            break
+    _, peak = rss_mb()
+    results.put(dict(fit_s=statistics.median(times), acc=score(model, Xt, yt), n_sv=n_sv, peak_mb=peak, grew_mb=peak - base))
+
+
+def run(target, args, timeout: float):
+    """Runs a worker in a fresh (spawned) process; returns everything it posted and whether it finished."""
+    ctx = mp.get_context("spawn")
+    q = ctx.Queue()
+    p = ctx.Process(target=target, args=(args, q))
+    p.start()
+    deadline = time.monotonic() + timeout
+    out = []
+    while True:
+        try:
+            out.append(q.get(timeout=max(0.1, min(1.0, deadline - time.monotonic()))))
+            continue
+        except queue.Empty:
+            pass
+        if not p.is_alive():
+            while True:
+                try:
+                    out.append(q.get(timeout=0.5))
+                except queue.Empty:
+                    break
+            p.join()
+            return out, p.exitcode == 0
+        if time.monotonic() > deadline:
+            p.terminate()
+            p.join()
+            return out, False
+
+
+# --------------------------------------------------------------------------- report
+
+
+def machine() -> str:
+    cpu = "unknown CPU"
+    try:
+        with open("/proc/cpuinfo") as fh:
+            cpu = next(line.split(":", 1)[1].strip() for line in fh if line.startswith("model name"))
+    except (OSError, StopIteration):
+        pass
+    versions = []
+    for mod in ("fwsvm", "sklearn", "thundersvm"):
+        try:
+            versions.append(f"{mod} {__import__(mod).__version__}")
+        except Exception:  # noqa: BLE001 - optional peers
+            pass
+    return f"{os.cpu_count()} cores ({cpu}), Python {platform.python_version()}, " + ", ".join(versions)
+
+
+def table(name: str, rows: list[dict]) -> str:
+    ref = next((r for r in rows if r["tool"] == "sklearn" and r.get("fit_s")), None)
+    lines = [
+        f"**{name}** (m = {rows[0]['m']:,}, γ = {rows[0]['gamma']:.4g})",
+        "",
+        "| tool | threads | C | fit s | LIBSVM time ÷ this | test acc | Δacc vs LIBSVM | #SV | tuning s | peak RSS MB (+fit) |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        if r.get("fit_s") is None:
+            lines.append(f"| {r['tool']} | {r['threads']} | {r.get('C', '—')} | {r.get('note', 'failed')} | | | | | {r.get('tuning_s', 0):.1f} | |")
+            continue
+        ratio = f"{ref['fit_s'] / r['fit_s']:.2f}x" if ref else "—"
+        dacc = f"{100 * (r['acc'] - ref['acc']):+.2f}" if ref else "—"
+        tuning = f"{r['tuning_s']:.1f}" + ("*" if r.get("grid_incomplete") else "")
+        lines.append(
+            f"| {r['tool']} | {r['threads']} | {r['C']:g} | {r['fit_s']:.3f} | {ratio} | {r['acc']:.4f} | {dacc} | "
+            f"{r['n_sv']:,} | {tuning} | {r['peak_mb']:.0f} (+{r['grew_mb']:.0f}) |"
+        )
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--data", default=str(Path(__file__).resolve().parents[3] / "shared" / "data"))
+    parser.add_argument("--datasets", nargs="*", help="names from the list (default: all present)")
+    parser.add_argument("--tools", nargs="*", default=list(TOOLS))
+    parser.add_argument("--grid-budget", type=float, default=900.0, help="seconds per tool for the C search")
+    parser.add_argument("--fit-timeout", type=float, default=900.0, help="seconds per final fit process")
+    parser.add_argument("--no-tune", action="store_true", help="skip the C search: C = 1 for every tool (large data)")
+    parser.add_argument("--write", help="Markdown file whose peers section is replaced")
+    parser.add_argument("--json", help="write the raw results here")
+    args = parser.parse_args()
+    all_rows: dict[str, list[dict]] = {}
+    chosen = [d for d in DATASETS if not args.datasets or d[0] in args.datasets]
+    for name, train, test, gamma in chosen:
+        if not train.startswith("sklearn:"):
+            missing = [f for f in (train, test) if f and not (Path(args.data) / f).exists()]
+            if missing:
+                print(f"{name}: {', '.join(missing)} absent in {args.data}, skipped", flush=True)
+                continue
+        X, y, _, _ = reorder(load_dataset(args.data, train, test))
+        g = resolve_gamma(X, gamma)
+        rows = []
+        for tool in args.tools:
+            if args.no_tune:
+                grid, finished = [(1.0, 0.0, 0.0)], True
+            else:
+                grid, finished = run(grid_worker, (args.data, train, test, gamma, tool), args.grid_budget)
+            tuning_s = sum(t for _, _, t in grid)
+            if not grid:
+                rows.append(dict(tool=tool, threads="-", m=X.shape[0], gamma=g, tuning_s=tuning_s, note="no C finished in the grid budget"))
+                continue
+            best = max(acc for _, acc, _ in grid)
+            C = min(c for c, acc, _ in grid if acc == best)
+            for threads in sorted({1, os.cpu_count() or 1}) if tool in THREADED else [1]:
+                out, ok = run(final_worker, (args.data, train, test, gamma, tool, C, threads), args.fit_timeout)
+                row = dict(tool=tool, threads=threads, C=C, m=X.shape[0], gamma=g, tuning_s=tuning_s,
+                           grid=[(c, a) for c, a, _ in grid], grid_incomplete=not finished)
+                if out:
+                    row.update(out[0])
+                else:
+                    row["note"] = "timeout" if not ok else "failed"
+                rows.append(row)
+                print(f"{name:24s} {tool:10s} threads {threads} C {C:g}: "
+                      + (f"fit {row['fit_s']:.3f}s acc {row['acc']:.4f} SV {row['n_sv']} tuning {tuning_s:.1f}s peak {row['peak_mb']:.0f}MB"
+                         if "fit_s" in row else row["note"]), flush=True)
+        all_rows[name] = rows
+    text = "\n\n".join(table(n, r) for n, r in all_rows.items())
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
+    header = (
+        f"Command: `python benches/compare/peers.py {' '.join(sys.argv[1:])}` at commit {commit}, "
+        f"{time.strftime('%Y-%m-%d')}. Machine: {machine()}.\n"
+        "LIBSVM time ÷ this: scikit-learn SVC (LIBSVM, single-threaded) fit time divided by the row's. "
+        "Tuning: the C search on the validation split (* = budget ran out, larger C values skipped). "
+        "C is each tool's own scale (L1-SVM for LIBSVM/ThunderSVM, L2-SVM for fwsvm).\n\n"
+    )
+    print(header + text)
+    if args.json:
+        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.json).write_text(json.dumps(all_rows, indent=1, default=float))
+    if args.write:
+        path = Path(args.write)
+        doc = path.read_text()
+        section = "untuned" if args.no_tune else "tuned"
+        begin, end = f"<!-- peers-{section}:begin -->", f"<!-- peers-{section}:end -->"
+        if begin not in doc:
+            doc += f"\n{begin}\n{end}\n"
+        head, rest = doc.split(begin, 1)
+        tail = rest.split(end, 1)[1]
+        path.write_text(f"{head}{begin}\n{header}{text}\n{end}{tail}")
+
+
+if __name__ == "__main__":
+    main()
