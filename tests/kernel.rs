@@ -63,6 +63,20 @@ fn columns_entries_and_queries_match_the_formula_for_dense_and_sparse_data() {
         }
     }
     x = DenseMatrix::new(data, 37, 11).unwrap();
+    check_against_formula(&x);
+}
+
+#[test]
+fn binary_sparse_data_takes_the_packed_path_and_matches_the_formula() {
+    // All stored values 1 (like the a- and w-series): columns come from 16-bit packed rows.
+    let data: Vec<f64> = (0..37 * 11)
+        .map(|k| if (k * 7 + k / 11) % 4 == 0 { 1.0 } else { 0.0 })
+        .collect();
+    check_against_formula(&DenseMatrix::new(data, 37, 11).unwrap());
+}
+
+fn check_against_formula(x: &DenseMatrix) {
+    let x = x.clone();
     let s = sparse_version(&x);
     let d = x.n_cols();
     let row = |i: usize| &x.as_slice()[i * d..(i + 1) * d];
