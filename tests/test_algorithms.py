@@ -153,7 +153,7 @@ def test_plot_convergence_draws_one_line_per_model_on_both_axes() -> None:
     assert [line.get_label() for line in ax_iter.get_lines()] == ["swap", "mfw", "ky"]
     assert len(ax_time.get_lines()) == 3
     assert ax_iter.get_yscale() == "log" and ax_iter.get_xlabel() == "iteration"
-    assert ax_time.get_xlabel() == "seconds"
+    assert ax_time.get_xlabel() == "seconds" and ax_time.get_xscale() == "log"
     # A list uses each model's algorithm as its label; a raw history dict works too.
     fig2 = fwsvm.plot_convergence([models["swap"], models["ky"].history_], relative=False)
     assert [line.get_label() for line in fig2.axes[0].get_lines()] == ["swap", "model 1"]

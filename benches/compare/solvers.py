@@ -26,14 +26,13 @@ DATASETS = [
     ("heart_scale", None, 13, 0.1),
     ("a1a", "a1a.t", 123, 0.05),
     ("a3a", "a3a.t", 123, 0.05),
-    ("a5a", "a5a.t", 123, 0.05),
     ("w1a", "w1a.t", 300, 0.05),
     ("w3a", "w3a.t", 300, 0.05),
     ("w5a", "w5a.t", 300, 0.05),
 ]
 BC_MAX_SAMPLES = 5000
 MAX_ITER = 300_000
-PLOTTED = ("a5a", "w5a")
+PLOTTED = ("a3a", "w5a")
 
 
 def load(data: Path, name: str, test: str | None, n_features: int):

@@ -105,7 +105,9 @@ def plot_convergence(
         ax.set_xlabel(xlabel)
         ax.set_ylabel(what)
         ax.grid(True, which="major", alpha=0.3)
+    # Both on log axes (as paper 002's figures): runs that differ by orders of magnitude fit.
     ax_iter.set_xscale("log")
+    ax_time.set_xscale("log")
     ax_iter.legend(fontsize="small")
     if title:
         fig.suptitle(title)

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.model_selection import check_cv
+from sklearn.utils import _safe_indexing
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted, indexable
@@ -126,7 +127,10 @@ class SVCCV(ClassifierMixin, BaseEstimator):
         start = time.perf_counter()
         scores = []
         for train, val in cv.split(X, y):
-            _, s = svc_path(X[train], y[train], Cs, estimator=template, X_val=X[val], y_val=y[val])
+            _, s = svc_path(
+                _safe_indexing(X, train), y[train], Cs, estimator=template,
+                X_val=_safe_indexing(X, val), y_val=y[val],
+            )
             scores.append(s)
         self.search_seconds_ = time.perf_counter() - start
         self.scores_ = np.array(scores)

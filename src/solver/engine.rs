@@ -1,7 +1,7 @@
 //! The solver loop shared by every Frank-Wolfe variant.
 
 use super::init::initial_iterate;
-use super::monitor::{Monitor, Progress};
+use super::monitor::Monitor;
 use super::scan::{ColumnTerm, Vertices, scan, update_and_scan};
 use super::state::State;
 use super::tracker::Tracker;
@@ -109,15 +109,13 @@ pub fn solve(
             certified = true;
             continue;
         }
-        let snapshot = Progress {
-            iteration: tracker.steps_taken,
+        if let Some(reason) = tracker.checkpoint(
+            monitor,
             objective,
             gap,
-            relative_gap: relative(gap, objective),
-            coreset_size: state.active.len(),
-            seconds: 0.0,
-        };
-        if let Some(reason) = tracker.checkpoint(monitor, snapshot, cache.columns_computed())? {
+            state.active.len(),
+            cache.columns_computed(),
+        )? {
             break reason;
         }
 
@@ -174,21 +172,16 @@ pub fn solve(
     state.refresh_scalars(problem);
     let objective = state.objective();
     let gap = v.toward_grad - state.alpha_dot_grad();
-    let stats = SolverStats {
+    let stats = tracker.stats(
         exit_reason,
-        n_iter: tracker.steps_taken,
-        gap,
-        relative_gap: relative(gap, objective),
         objective,
-        quadratic: state.quad,
+        gap,
+        state.quad,
         steps,
-        n_active: state.active.len(),
-        columns_computed: cache.columns_computed(),
-        cache_hits: cache.hits(),
-        cache_capacity: cache.capacity(),
+        state.active.len(),
+        &cache,
         resyncs,
-        seconds: tracker.seconds(),
-    };
+    );
     finish(params, stats, state.alpha, tracker.history, None)
 }
 
@@ -219,14 +212,6 @@ pub(crate) fn finish(
         history,
         threshold,
     })
-}
-
-pub(crate) fn relative(gap: f64, objective: f64) -> f64 {
-    if objective != 0.0 {
-        gap / objective.abs()
-    } else {
-        gap
-    }
 }
 
 /// The gap below which the stopping rule holds.

@@ -20,13 +20,13 @@
 //! min ½‖w‖² + (C/2)Σξ² s.t. y_i(⟨w, φ(x_i)⟩ + b) ≥ 1 − ξ_i, the dual optimum is
 //! α_std = (2/W)·α and b = −2γ/W; the model stores this canonical scaling.
 
-use super::engine::{finish, relative};
+use super::engine::finish;
 use super::init::warm_iterate;
-use super::monitor::{Monitor, Progress};
+use super::monitor::Monitor;
 use super::scan::{ColumnTerm, update_and_scan};
 use super::state::State;
 use super::tracker::Tracker;
-use super::{ExitReason, Solution, SolverParams, SolverStats, StepCounts, StepKind, Stopping};
+use super::{ExitReason, Solution, SolverParams, StepCounts, StepKind, Stopping};
 use crate::error::{FwsvmError, Result};
 use crate::kernel::ColumnCache;
 use crate::problem::SimplexProblem;
@@ -164,15 +164,13 @@ pub(crate) fn solve(
             certified = true;
             continue;
         }
-        let snapshot = Progress {
-            iteration: tracker.steps_taken,
+        if let Some(reason) = tracker.checkpoint(
+            monitor,
             objective,
             gap,
-            relative_gap: relative(gap, objective),
-            coreset_size: state.active.len(),
-            seconds: 0.0,
-        };
-        if let Some(reason) = tracker.checkpoint(monitor, snapshot, cache.columns_computed())? {
+            state.active.len(),
+            cache.columns_computed(),
+        )? {
             break reason;
         }
         let kind = if cert.plus > cert.minus {
@@ -215,21 +213,16 @@ pub(crate) fn solve(
     let w = state.quad;
     let gap = 2.0 * (w - cert.wz);
     let threshold = (state.grad_q[v[0].toward] - state.grad_q[v[1].toward]) / 2.0;
-    let stats = SolverStats {
+    let stats = tracker.stats(
         exit_reason,
-        n_iter: tracker.steps_taken,
+        -w,
         gap,
-        relative_gap: relative(gap, -w),
-        objective: -w,
-        quadratic: w,
+        w,
         steps,
-        n_active: state.active.len(),
-        columns_computed: cache.columns_computed(),
-        cache_hits: cache.hits(),
-        cache_capacity: cache.capacity(),
+        state.active.len(),
+        &cache,
         resyncs,
-        seconds: tracker.seconds(),
-    };
+    );
     finish(params, stats, state.alpha, tracker.history, Some(threshold))
 }
 
@@ -284,6 +277,24 @@ fn resync(
     *v = class_vertices(problem.signs(), &state.grad_q, &state.alpha);
 }
 
+/// G ← c₀·G + coef·(Q_{:,i} + Q_{:,j}) for the (slot, cache slot) pairs `ends`; α must already
+/// be the new iterate.
+fn update_pair(
+    problem: &SimplexProblem<'_>,
+    state: &mut State,
+    cache: &ColumnCache,
+    ends: [(usize, usize); 2],
+    coef: f64,
+    c0: f64,
+) {
+    let terms = ends.map(|(slot, cached)| ColumnTerm {
+        coef,
+        slot,
+        column: cache.column(cached),
+    });
+    update_and_scan(problem, &mut state.grad_q, &state.alpha, c0, &terms);
+}
+
 /// ‖z‖² for z = φ̃(a) − φ̃(b), a and b of opposite classes, from the column of a.
 fn pair_norm(problem: &SimplexProblem<'_>, a: usize, b: usize, column_of_a: &[f64]) -> f64 {
     problem.q_diag(a) + problem.q_diag(b) + 2.0 * problem.q_entry_from_column(b, a, column_of_a)
@@ -325,24 +336,13 @@ fn add_step(
     state.alpha[j] += lambda;
     state.activate(i);
     state.activate(j);
-    let terms = [
-        ColumnTerm {
-            coef: lambda,
-            slot: i,
-            column: cache.column(si),
-        },
-        ColumnTerm {
-            coef: lambda,
-            slot: j,
-            column: cache.column(sj),
-        },
-    ];
-    update_and_scan(
+    update_pair(
         problem,
-        &mut state.grad_q,
-        &state.alpha,
+        state,
+        cache,
+        [(i, si), (j, sj)],
+        lambda,
         1.0 - lambda,
-        &terms,
     );
     Some(StepKind::Toward)
 }
@@ -391,24 +391,13 @@ fn away_step(
             state.alpha[a] -= lambda;
         }
     }
-    let terms = [
-        ColumnTerm {
-            coef: -lambda,
-            slot: i,
-            column: cache.column(si),
-        },
-        ColumnTerm {
-            coef: -lambda,
-            slot: j,
-            column: cache.column(sj),
-        },
-    ];
-    update_and_scan(
+    update_pair(
         problem,
-        &mut state.grad_q,
-        &state.alpha,
+        state,
+        cache,
+        [(i, si), (j, sj)],
+        -lambda,
         1.0 + lambda,
-        &terms,
     );
     Some(if drop { StepKind::Drop } else { StepKind::Away })
 }

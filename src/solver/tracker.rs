@@ -4,8 +4,18 @@
 use std::time::Instant;
 
 use super::monitor::{Monitor, Progress};
-use super::{ExitReason, HistoryEntry, SolverParams, StepKind};
+use super::{ExitReason, HistoryEntry, SolverParams, SolverStats, StepCounts, StepKind};
 use crate::error::Result;
+use crate::kernel::ColumnCache;
+
+/// Δ/|g| (Δ itself when g = 0).
+pub(crate) fn relative(gap: f64, objective: f64) -> f64 {
+    if objective != 0.0 {
+        gap / objective.abs()
+    } else {
+        gap
+    }
+}
 
 /// How often (in steps) the clock is read for time limits, progress and interrupts.
 const CLOCK_EVERY: u64 = 64;
@@ -41,17 +51,18 @@ impl<'p> Tracker<'p> {
         self.start.elapsed().as_secs_f64()
     }
 
-    /// Called before each step with a snapshot of the iterate (its `seconds` is filled in
-    /// here): returns the exit reason if `max_iter` or the time limit is
-    /// reached; polls the monitor about every 0.1 s and prints a progress line every second
-    /// when verbose.
+    /// Called before each step with the iterate's objective, gap and coreset size: returns the
+    /// exit reason if `max_iter` or the time limit is reached; polls the monitor about every
+    /// 0.1 s and prints a progress line every second when verbose.
     ///
     /// # Errors
     /// Whatever the monitor returns (e.g. an interrupt).
     pub fn checkpoint(
         &mut self,
         monitor: &mut (dyn Monitor + Send),
-        mut p: Progress,
+        objective: f64,
+        gap: f64,
+        coreset_size: usize,
         columns: u64,
     ) -> Result<Option<ExitReason>> {
         let iteration = self.steps_taken;
@@ -69,7 +80,14 @@ impl<'p> Tracker<'p> {
         {
             return Ok(Some(ExitReason::TimeLimit));
         }
-        p.seconds = seconds;
+        let p = Progress {
+            iteration,
+            objective,
+            gap,
+            relative_gap: relative(gap, objective),
+            coreset_size,
+            seconds,
+        };
         if seconds - self.last_poll >= 0.1 {
             monitor.progress(&p)?;
             self.last_poll = seconds;
@@ -82,6 +100,36 @@ impl<'p> Tracker<'p> {
             self.last_print = seconds;
         }
         Ok(None)
+    }
+
+    /// The statistics of a finished solve.
+    #[allow(clippy::too_many_arguments)]
+    pub fn stats(
+        &self,
+        exit_reason: ExitReason,
+        objective: f64,
+        gap: f64,
+        quadratic: f64,
+        steps: StepCounts,
+        n_active: usize,
+        cache: &ColumnCache,
+        resyncs: u64,
+    ) -> SolverStats {
+        SolverStats {
+            exit_reason,
+            n_iter: self.steps_taken,
+            gap,
+            relative_gap: relative(gap, objective),
+            objective,
+            quadratic,
+            steps,
+            n_active,
+            columns_computed: cache.columns_computed(),
+            cache_hits: cache.hits(),
+            cache_capacity: cache.capacity(),
+            resyncs,
+            seconds: self.seconds(),
+        }
     }
 
     /// Records a step taken from a point with the given objective and gap.
