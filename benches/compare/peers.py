@@ -32,13 +32,14 @@ import argparse
 import json
 import multiprocessing as mp
 import os
-import platform
 import queue
 import statistics
 import subprocess
 import sys
 import time
 from pathlib import Path
+
+from machine import describe
 
 GRID = tuple(2.0**k for k in (-3, -1, 1, 3, 5, 7, 9))
 # (name, train file, test file or None, gamma or None for "scale")
@@ -300,22 +301,6 @@ def run(target, args, timeout: float):
 # --------------------------------------------------------------------------- report
 
 
-def machine() -> str:
-    cpu = "unknown CPU"
-    try:
-        with open("/proc/cpuinfo") as fh:
-            cpu = next(line.split(":", 1)[1].strip() for line in fh if line.startswith("model name"))
-    except (OSError, StopIteration):
-        pass
-    versions = []
-    for mod in ("fwsvm", "sklearn", "thundersvm"):
-        try:
-            versions.append(f"{mod} {__import__(mod).__version__}")
-        except Exception:  # noqa: BLE001 - optional peers
-            pass
-    return f"{os.cpu_count()} cores ({cpu}), Python {platform.python_version()}, " + ", ".join(versions)
-
-
 def table(name: str, rows: list[dict]) -> str:
     ref = next((r for r in rows if r["tool"] == "sklearn" and r.get("fit_s")), None)
     lines = [
@@ -388,7 +373,7 @@ def main() -> None:
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
     header = (
         f"Command: `python benches/compare/peers.py {' '.join(sys.argv[1:])}` at commit {commit}, "
-        f"{time.strftime('%Y-%m-%d')}. Machine: {machine()}.\n"
+        f"{time.strftime('%Y-%m-%d')}. Machine: {describe()}.\n"
         "LIBSVM time ÷ this: scikit-learn SVC (LIBSVM, single-threaded) fit time divided by the row's. "
         "Tuning: the C search on the validation split (* = budget ran out, larger C values skipped). "
         "C is each tool's own scale (L1-SVM for LIBSVM/ThunderSVM, L2-SVM for fwsvm).\n\n"
