@@ -30,7 +30,7 @@ fn sparse(m: usize, d: usize, nnz: usize) -> CsrMatrix {
 
 fn bench_columns(c: &mut Criterion) {
     let mut group = c.benchmark_group("kernel_column");
-    for &m in &[2_000usize, 20_000] {
+    for &m in &[2_000usize, 20_000, 32_561] {
         group.throughput(Throughput::Elements(m as u64));
         let x = dense(m, 32);
         for kernel in [Kernel::linear(), Kernel::rbf(0.1), Kernel::laplacian(0.1)] {

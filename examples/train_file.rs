@@ -1,7 +1,8 @@
 //! Train an RBF SVM from a LIBSVM file and evaluate it on a test file.
 //!
-//! `cargo run --release --example train_file -- TRAIN [TEST] [C] [GAMMA]`
-//! (defaults: ../shared/data/heart_scale, no test file, C = 1, gamma = 1/n_features)
+//! `cargo run --release --example train_file -- TRAIN [TEST] [C] [GAMMA] [TOL]`
+//! (defaults: ../shared/data/heart_scale, no test file, C = 1, gamma = 1/n_features, the
+//! default tolerance). `FWSVM_NUM_THREADS` sets the thread count.
 
 use std::time::Instant;
 
@@ -45,7 +46,11 @@ fn main() -> fwsvm::Result<()> {
     );
 
     let start = Instant::now();
-    let model = Svc::params().c(c).kernel(Kernel::rbf(gamma)).fit(x, y)?;
+    let mut params = Svc::params().c(c).kernel(Kernel::rbf(gamma));
+    if let Some(tol) = args.get(4).and_then(|s| s.parse().ok()) {
+        params = params.tol(tol);
+    }
+    let model = params.fit(x, y)?;
     let s = model.stats();
     println!(
         "fit in {:.3} s: {} support vectors, {} steps, {} (relative gap {:.2e})",

@@ -16,7 +16,8 @@ use crate::solver::{Algorithm, Init, Monitor, NoMonitor, SolverParams, Stopping,
 pub struct Svc;
 
 impl Svc {
-    /// Default parameters: C = 1, RBF kernel with γ = 1, `swap`, relative gap 1e-3.
+    /// Default parameters: C = 1, RBF kernel with γ = 1, `swap`, relative gap 1e-2 (the
+    /// tolerance study in BENCHMARKS.md: tighter gaps did not change test accuracy).
     pub fn params() -> SvcParams {
         SvcParams::default()
     }
@@ -37,7 +38,10 @@ impl Default for SvcParams {
         SvcParams {
             c: 1.0,
             kernel: Kernel::rbf(1.0),
-            solver: SolverParams::default(),
+            solver: SolverParams {
+                tol: 1e-2,
+                ..SolverParams::default()
+            },
             n_threads: None,
             warm_start: None,
         }

@@ -67,8 +67,8 @@ fn columns_entries_and_queries_match_the_formula_for_dense_and_sparse_data() {
 }
 
 #[test]
-fn binary_sparse_data_takes_the_packed_path_and_matches_the_formula() {
-    // All stored values 1 (like the a- and w-series): columns come from 16-bit packed rows.
+fn binary_sparse_data_matches_the_formula() {
+    // All stored values 1, like the a- and w-series.
     let data: Vec<f64> = (0..37 * 11)
         .map(|k| if (k * 7 + k / 11) % 4 == 0 { 1.0 } else { 0.0 })
         .collect();

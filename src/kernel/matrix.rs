@@ -2,9 +2,10 @@
 //! The m×m matrix is never formed.
 
 use super::dot::{
-    dense_dot, dense_l1, l1_norm, sparse_dense_dot, sparse_dense_l1, sparse_sparse_dot,
-    sparse_sparse_l1, sq_norm,
+    binary_gather_dot, dense_dot, dense_l1, l1_norm, sparse_dense_dot, sparse_dense_l1,
+    sparse_gather_dot, sparse_sparse_dot, sparse_sparse_l1, sq_norm,
 };
+use super::exp::exp_in_place;
 use super::{Kernel, NormKind};
 use crate::data::Features;
 use crate::error::{FwsvmError, Result};
@@ -15,9 +16,9 @@ const ROW_CHUNK: usize = 2048;
 
 /// Reusable scatter buffer for evaluating sparse-against-sparse kernel rows.
 ///
-/// A sparse query row is scattered into a dense buffer of length `n_features` so each training
-/// row's inner product becomes a gather (no sorted merge per row); the touched entries are
-/// cleared afterwards, so the buffer costs O(nnz) per query, not O(n_features).
+/// A sparse query row is scattered into a dense buffer (`n_features` rounded up to a power of two)
+/// so each training row's inner product becomes a gather (no sorted merge per row); the touched
+/// entries are cleared afterwards, so the buffer costs O(nnz) per query, not O(n_features).
 #[derive(Debug, Default, Clone)]
 pub struct QueryScratch {
     dense: Vec<f64>,
@@ -44,6 +45,10 @@ pub struct KernelMatrix<'a> {
     data: Features<'a>,
     norms: Vec<f64>,
     diag: Vec<f64>,
+    /// Sparse data whose stored values are all 1 (indicator features, like the a- and
+    /// w-series): an inner product with a scattered query is a sum of gathered query entries,
+    /// so the value array is never read.
+    binary: bool,
 }
 
 impl<'a> KernelMatrix<'a> {
@@ -83,11 +88,13 @@ impl<'a> KernelMatrix<'a> {
                 };
             }
         });
+        let binary = matches!(&data, Features::Sparse(s) if s.data().iter().all(|&v| v == 1.0));
         KernelMatrix {
             kernel,
             data,
             norms,
             diag,
+            binary,
         }
     }
 
@@ -265,41 +272,37 @@ impl<'a> KernelMatrix<'a> {
     /// sparse (the gather path), empty otherwise.
     fn eval_range(&self, q: Query<'_>, qnorm: f64, scattered: &[f64], lo: usize, out: &mut [f64]) {
         let l1 = self.kernel.norm_kind() == NormKind::L1;
-        // Pass 1: inner products (or L1 distances) — the vectorisable, memory-bound part.
-        for (r, o) in out.iter_mut().enumerate() {
-            let i = lo + r;
-            *o = match (&self.data, q) {
-                (Features::Dense(d), Query::Dense(qv)) => {
-                    if l1 {
-                        dense_l1(d.row(i), qv)
-                    } else {
-                        dense_dot(d.row(i), qv)
-                    }
-                }
-                (Features::Dense(d), Query::Sparse(qi, qv)) => {
-                    if l1 {
-                        sparse_dense_l1(qi, qv, d.row(i), self.norms[i])
-                    } else {
-                        sparse_dense_dot(qi, qv, d.row(i))
-                    }
-                }
-                (Features::Sparse(s), Query::Dense(qv)) => {
-                    let (ri, rv) = s.row(i);
-                    if l1 {
-                        sparse_dense_l1(ri, rv, qv, qnorm)
-                    } else {
-                        sparse_dense_dot(ri, rv, qv)
-                    }
-                }
-                (Features::Sparse(s), Query::Sparse(..)) => {
-                    let (ri, rv) = s.row(i);
-                    if l1 {
-                        sparse_dense_l1(ri, rv, scattered, qnorm)
-                    } else {
-                        sparse_dense_dot(ri, rv, scattered)
-                    }
-                }
-            };
+        // Pass 1: inner products (or L1 distances), one loop per storage combination.
+        match (&self.data, q) {
+            (Features::Dense(d), Query::Dense(qv)) if l1 => {
+                fill(out, lo, |i| dense_l1(d.row(i), qv))
+            }
+            (Features::Dense(d), Query::Dense(qv)) => fill(out, lo, |i| dense_dot(d.row(i), qv)),
+            (Features::Dense(d), Query::Sparse(qi, qv)) if l1 => fill(out, lo, |i| {
+                sparse_dense_l1(qi, qv, d.row(i), self.norms[i])
+            }),
+            (Features::Dense(d), Query::Sparse(qi, qv)) => {
+                fill(out, lo, |i| sparse_dense_dot(qi, qv, d.row(i)))
+            }
+            (Features::Sparse(s), Query::Dense(qv)) if l1 => fill(out, lo, |i| {
+                let (ri, rv) = s.row(i);
+                sparse_dense_l1(ri, rv, qv, qnorm)
+            }),
+            (Features::Sparse(s), Query::Dense(qv)) => fill(out, lo, |i| {
+                let (ri, rv) = s.row(i);
+                sparse_dense_dot(ri, rv, qv)
+            }),
+            (Features::Sparse(s), Query::Sparse(..)) if l1 => fill(out, lo, |i| {
+                let (ri, rv) = s.row(i);
+                sparse_dense_l1(ri, rv, scattered, qnorm)
+            }),
+            (Features::Sparse(s), Query::Sparse(..)) if self.binary => {
+                fill(out, lo, |i| binary_gather_dot(s.row(i).0, scattered))
+            }
+            (Features::Sparse(s), Query::Sparse(..)) => fill(out, lo, |i| {
+                let (ri, rv) = s.row(i);
+                sparse_gather_dot(ri, rv, scattered)
+            }),
         }
         // Pass 2: the kernel's outer function, with the match hoisted out of the loop.
         match self.kernel {
@@ -307,13 +310,15 @@ impl<'a> KernelMatrix<'a> {
             Kernel::Rbf { gamma } => {
                 let norms = &self.norms[lo..lo + out.len()];
                 for (o, &n) in out.iter_mut().zip(norms) {
-                    *o = (-gamma * (n + qnorm - 2.0 * *o).max(0.0)).exp();
+                    *o = -gamma * (n + qnorm - 2.0 * *o).max(0.0);
                 }
+                exp_in_place(out);
             }
             Kernel::Laplacian { gamma } => {
                 for o in out.iter_mut() {
-                    *o = (-gamma * o.max(0.0)).exp();
+                    *o = -gamma * o.max(0.0);
                 }
+                exp_in_place(out);
             }
             Kernel::Poly {
                 gamma,
@@ -330,6 +335,14 @@ impl<'a> KernelMatrix<'a> {
                 }
             }
         }
+    }
+}
+
+/// out[r] = f(lo + r).
+#[inline(always)]
+fn fill(out: &mut [f64], lo: usize, f: impl Fn(usize) -> f64) {
+    for (r, o) in out.iter_mut().enumerate() {
+        *o = f(lo + r);
     }
 }
 
@@ -350,13 +363,15 @@ fn scatter<'s>(
     idx: &[u32],
     val: &[f64],
 ) -> &'s [f64] {
-    if scratch.dense.len() < n_cols {
-        scratch.dense.resize(n_cols, 0.0);
+    // A power-of-two length lets the gather loops mask their indices instead of bounds-checking.
+    let len = n_cols.max(1).next_power_of_two();
+    if scratch.dense.len() < len {
+        scratch.dense.resize(len, 0.0);
     }
     for (&i, &v) in idx.iter().zip(val) {
         scratch.dense[i as usize] = v;
     }
-    &scratch.dense[..n_cols]
+    &scratch.dense[..len]
 }
 
 fn clear(scratch: &mut QueryScratch, idx: &[u32]) {

@@ -6,12 +6,14 @@
 
 mod cache;
 mod dot;
+mod exp;
 mod matrix;
 
 pub use cache::ColumnCache;
 pub use matrix::{KernelMatrix, QueryScratch};
 
 use crate::error::{FwsvmError, Result};
+use exp::exp_nonpositive;
 
 /// A kernel function k(x, z).
 ///
@@ -152,7 +154,9 @@ impl Kernel {
         match *self {
             // Precomputed kernels never reach here (they are read from the Gram matrix).
             Kernel::Linear | Kernel::Precomputed => dot,
-            Kernel::Rbf { gamma } => (-gamma * (norm_x + norm_z - 2.0 * dot).max(0.0)).exp(),
+            Kernel::Rbf { gamma } => {
+                exp_nonpositive(-gamma * (norm_x + norm_z - 2.0 * dot).max(0.0))
+            }
             Kernel::Poly {
                 gamma,
                 coef0,
@@ -169,7 +173,7 @@ impl Kernel {
     #[inline(always)]
     pub(crate) fn of_l1(&self, l1: f64) -> f64 {
         match *self {
-            Kernel::Laplacian { gamma } => (-gamma * l1.max(0.0)).exp(),
+            Kernel::Laplacian { gamma } => exp_nonpositive(-gamma * l1.max(0.0)),
             _ => unreachable!("only the Laplacian kernel uses L1 distances"),
         }
     }
