@@ -64,7 +64,7 @@ def test_ovo_pairs_equal_binary_fits_on_the_two_classes() -> None:
 
 def test_attributes_follow_libsvm_layout() -> None:
     X, y = _iris()
-    clf = SVC(C=1.0).fit(X, y)
+    clf = SVC(C=1.0, random_state=0).fit(X, y)
     n_sv = len(clf.support_)
     assert clf.dual_coef_.shape == (2, n_sv)
     assert clf.intercept_.shape == (3,) and clf.n_iter_.shape == (3,)
@@ -77,7 +77,7 @@ def test_attributes_follow_libsvm_layout() -> None:
     # Votes and the ovr argmax agree almost everywhere (they differ only on vote ties).
     agree = np.mean(clf.predict(X) == clf.classes_[np.argmax(ovr, axis=1)])
     assert agree > 0.95
-    np.testing.assert_array_equal(SVC(C=1.0, break_ties=True).fit(X, y).predict(X), clf.classes_[np.argmax(ovr, axis=1)])
+    np.testing.assert_array_equal(SVC(C=1.0, break_ties=True, random_state=0).fit(X, y).predict(X), clf.classes_[np.argmax(ovr, axis=1)])
     with pytest.raises(ValueError, match="break_ties"):
         SVC(break_ties=True, decision_function_shape="ovo").fit(X, y).predict(X)
 

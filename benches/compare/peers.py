@@ -1,13 +1,16 @@
 """fwsvm against its peers, following ../shared/docs/BENCH_PROTOCOL.md.
 
     python benches/compare/peers.py [--data ../shared/data] [--datasets a1a w1a ...]
-        [--tools fwsvm sklearn libsvm thundersvm] [--grid-budget 900] [--fit-timeout 900]
-        [--write BENCHMARKS.md] [--json benches/compare/results/peers.json]
+        [--tools fwsvm sklearn libsvm thundersvm linearsvc] [--kernel rbf|linear]
+        [--grid-budget 900] [--fit-timeout 900] [--write BENCHMARKS.md]
+        [--json benches/compare/results/peers.json]
 
 For every dataset (the shared LIBSVM files that are present, plus scikit-learn's bundled
 ``digits`` and ``breast_cancer``) and every tool:
 
-1. the RBF kernel with the protocol's γ, passed explicitly to every tool;
+1. the RBF kernel with the protocol's γ, passed explicitly to every tool (``--kernel linear``:
+   the linear kernel, and scikit-learn's ``LinearSVC`` (liblinear, squared hinge) joins the
+   default tools; its "#SV" column is empty);
 2. C from {2⁻³, 2⁻¹, 2¹, 2³, 2⁵, 2⁷, 2⁹} by accuracy on a fixed validation split (the last 20%
    of the training file after a shuffle with seed 0; ties → the smaller C). Each tool's grid
    runs in its own process, in ascending C, within ``--grid-budget`` seconds: C values not
@@ -23,7 +26,8 @@ For every dataset (the shared LIBSVM files that are present, plus scikit-learn's
 The tables (Markdown, one per dataset) are printed and, with ``--write``, replace the section
 between ``<!-- peers-tuned:begin -->`` and ``<!-- peers-tuned:end -->`` of that file
 (``peers-untuned`` with ``--no-tune``, which skips the search and uses C = 1 for every tool:
-for the largest files); ``--json`` keeps the raw results.
+for the largest files; ``peers-linear-tuned``/``peers-linear-untuned`` with ``--kernel linear``);
+``--json`` keeps the raw results.
 """
 
 from __future__ import annotations
@@ -65,6 +69,7 @@ DATASETS = [
     ("breast_cancer (sklearn)", "sklearn:breast_cancer", None, None),
 ]
 TOOLS = ("fwsvm", "sklearn", "libsvm", "thundersvm")
+LINEAR_TOOLS = ("fwsvm", "sklearn", "linearsvc")
 THREADED = {"fwsvm", "thundersvm"}
 
 
@@ -135,7 +140,7 @@ def for_peers(X):
 # --------------------------------------------------------------------------- tools
 
 
-def make_fit(tool: str, gamma: float, threads: int):
+def make_fit(tool: str, gamma: float, threads: int, kernel: str = "rbf"):
     """``fit(X, y, C) → (model, n_sv)``, ``score(model, X, y) → accuracy`` and
     ``prepare(X, y)``, which does a tool's input conversion ahead of the timed fits."""
     import numpy as np
@@ -144,7 +149,7 @@ def make_fit(tool: str, gamma: float, threads: int):
         import fwsvm
 
         def fit(X, y, C):
-            m = fwsvm.SVC(C=C, gamma=gamma, n_jobs=threads, random_state=0).fit(X, y)
+            m = fwsvm.SVC(C=C, kernel=kernel, gamma=gamma, n_jobs=threads, random_state=0).fit(X, y)
             return m, len(m.support_)
 
         return fit, lambda m, X, y: float(m.score(X, y)), _nothing
@@ -152,7 +157,7 @@ def make_fit(tool: str, gamma: float, threads: int):
         from sklearn.svm import SVC
 
         def fit(X, y, C):
-            m = SVC(C=C, gamma=gamma).fit(for_peers(X), y)
+            m = SVC(C=C, kernel=kernel, gamma=gamma).fit(for_peers(X), y)
             return m, len(m.support_)
 
         return fit, lambda m, X, y: float(m.score(for_peers(X), y)), _nothing
@@ -164,7 +169,7 @@ def make_fit(tool: str, gamma: float, threads: int):
         dense = _converted(lambda X: np.ascontiguousarray(X.toarray() if hasattr(X, "toarray") else X))
 
         def fit(X, y, C):
-            m = SVC(C=C, gamma=gamma, n_jobs=threads).fit(dense(X), y)
+            m = SVC(C=C, kernel=kernel, gamma=gamma, n_jobs=threads).fit(dense(X), y)
             return m, int(np.sum(m.n_sv)) if hasattr(m, "n_sv") else len(m.support_)
 
         return fit, lambda m, X, y: float(np.mean(m.predict(dense(X)) == y)), lambda X, y: dense(X)
@@ -182,7 +187,8 @@ def make_fit(tool: str, gamma: float, threads: int):
 
         def fit(X, y, C):
             prepare(X, y)
-            m = svmutil.svm_train(cache[id(X)], svmutil.svm_parameter(f"-s 0 -t 2 -c {C} -g {gamma} -q"))
+            t = 0 if kernel == "linear" else 2
+            m = svmutil.svm_train(cache[id(X)], svmutil.svm_parameter(f"-s 0 -t {t} -c {C} -g {gamma} -q"))
             return m, int(m.get_nr_sv())
 
         def score(m, X, y):
@@ -190,6 +196,14 @@ def make_fit(tool: str, gamma: float, threads: int):
             return float(np.mean(np.asarray(pred) == y))
 
         return fit, score, prepare
+    if tool == "linearsvc":
+        from sklearn.svm import LinearSVC
+
+        def fit(X, y, C):
+            # The squared hinge with a (regularised) bias: fwsvm's loss, solved in the primal.
+            return LinearSVC(C=C, loss="squared_hinge", max_iter=10_000, random_state=0).fit(X, y), None
+
+        return fit, lambda m, X, y: float(m.score(X, y)), _nothing
     raise ValueError(tool)
 
 
@@ -225,7 +239,7 @@ def rss_mb() -> tuple[float, float]:
 
 def grid_worker(args, results: mp.Queue) -> None:
     """Fits the C grid on the validation split, posting (C, accuracy, seconds) as it goes."""
-    data_dir, train, test, gamma, tool = args
+    data_dir, train, test, gamma, tool, kernel = args
     X, y, _, _ = reorder(load_dataset(data_dir, train, test))
     gamma = resolve_gamma(X, gamma)
     tr, va = validation_split(X.shape[0])
@@ -234,14 +248,14 @@ def grid_worker(args, results: mp.Queue) -> None:
     if tool == "fwsvm":
         import fwsvm
 
-        model = fwsvm.SVC(gamma=gamma, n_jobs=threads, random_state=0, warm_start=True)
+        model = fwsvm.SVC(kernel=kernel, gamma=gamma, n_jobs=threads, random_state=0, warm_start=True)
         for C in sorted(GRID):
             start = time.perf_counter()
             model.set_params(C=C).fit(Xtr, ytr)
             acc = float(model.score(Xva, yva))
             results.put((C, acc, time.perf_counter() - start))
         return
-    fit, score, prepare = make_fit(tool, gamma, threads)
+    fit, score, prepare = make_fit(tool, gamma, threads, kernel)
     prepare(Xtr, ytr)
     prepare(Xva, yva)
     for C in sorted(GRID):
@@ -253,10 +267,10 @@ def grid_worker(args, results: mp.Queue) -> None:
 
 def final_worker(args, results: mp.Queue) -> None:
     """Final fits (median of 3 under 60 s): fit seconds, test accuracy, #SV, memory."""
-    data_dir, train, test, gamma, tool, C, threads = args
+    data_dir, train, test, gamma, tool, C, threads, kernel = args
     X, y, Xt, yt = reorder(load_dataset(data_dir, train, test))
     gamma = resolve_gamma(X, gamma)
-    fit, score, prepare = make_fit(tool, gamma, threads)
+    fit, score, prepare = make_fit(tool, gamma, threads, kernel)
     prepare(X, y)
     base, _ = rss_mb()
     times = []
@@ -304,7 +318,8 @@ def run(target, args, timeout: float):
 def table(name: str, rows: list[dict]) -> str:
     ref = next((r for r in rows if r["tool"] == "sklearn" and r.get("fit_s")), None)
     lines = [
-        f"**{name}** (m = {rows[0]['m']:,}, γ = {rows[0]['gamma']:.4g})",
+        f"**{name}** (m = {rows[0]['m']:,}, "
+        + ("linear kernel)" if rows[0].get("kernel") == "linear" else f"γ = {rows[0]['gamma']:.4g})"),
         "",
         "| tool | threads | C | fit s | LIBSVM time ÷ this | test acc | Δacc vs LIBSVM | #SV | tuning s | peak RSS MB (+fit) |",
         "|---|---|---|---|---|---|---|---|---|---|",
@@ -318,7 +333,7 @@ def table(name: str, rows: list[dict]) -> str:
         tuning = f"{r['tuning_s']:.1f}" + ("*" if r.get("grid_incomplete") else "")
         lines.append(
             f"| {r['tool']} | {r['threads']} | {r['C']:g} | {r['fit_s']:.3f} | {ratio} | {r['acc']:.4f} | {dacc} | "
-            f"{r['n_sv']:,} | {tuning} | {r['peak_mb']:.0f} (+{r['grew_mb']:.0f}) |"
+            f"{'—' if r['n_sv'] is None else format(r['n_sv'], ',')} | {tuning} | {r['peak_mb']:.0f} (+{r['grew_mb']:.0f}) |"
         )
     return "\n".join(lines)
 
@@ -327,13 +342,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--data", default=str(Path(__file__).resolve().parents[3] / "shared" / "data"))
     parser.add_argument("--datasets", nargs="*", help="names from the list (default: all present)")
-    parser.add_argument("--tools", nargs="*", default=list(TOOLS))
+    parser.add_argument("--tools", nargs="*", help=f"default: {' '.join(TOOLS)} (rbf), {' '.join(LINEAR_TOOLS)} (linear)")
+    parser.add_argument("--kernel", choices=("rbf", "linear"), default="rbf")
     parser.add_argument("--grid-budget", type=float, default=900.0, help="seconds per tool for the C search")
     parser.add_argument("--fit-timeout", type=float, default=900.0, help="seconds per final fit process")
     parser.add_argument("--no-tune", action="store_true", help="skip the C search: C = 1 for every tool (large data)")
     parser.add_argument("--write", help="Markdown file whose peers section is replaced")
     parser.add_argument("--json", help="write the raw results here")
     args = parser.parse_args()
+    tools = args.tools or list(LINEAR_TOOLS if args.kernel == "linear" else TOOLS)
     all_rows: dict[str, list[dict]] = {}
     chosen = [d for d in DATASETS if not args.datasets or d[0] in args.datasets]
     for name, train, test, gamma in chosen:
@@ -345,20 +362,21 @@ def main() -> None:
         X, y, _, _ = reorder(load_dataset(args.data, train, test))
         g = resolve_gamma(X, gamma)
         rows = []
-        for tool in args.tools:
+        for tool in tools:
             if args.no_tune:
                 grid, finished = [(1.0, 0.0, 0.0)], True
             else:
-                grid, finished = run(grid_worker, (args.data, train, test, gamma, tool), args.grid_budget)
+                grid, finished = run(grid_worker, (args.data, train, test, gamma, tool, args.kernel), args.grid_budget)
             tuning_s = sum(t for _, _, t in grid)
             if not grid:
-                rows.append(dict(tool=tool, threads="-", m=X.shape[0], gamma=g, tuning_s=tuning_s, note="no C finished in the grid budget"))
+                rows.append(dict(tool=tool, threads="-", m=X.shape[0], gamma=g, kernel=args.kernel, tuning_s=tuning_s,
+                                 note="no C finished in the grid budget"))
                 continue
             best = max(acc for _, acc, _ in grid)
             C = min(c for c, acc, _ in grid if acc == best)
             for threads in sorted({1, os.cpu_count() or 1}) if tool in THREADED else [1]:
-                out, ok = run(final_worker, (args.data, train, test, gamma, tool, C, threads), args.fit_timeout)
-                row = dict(tool=tool, threads=threads, C=C, m=X.shape[0], gamma=g, tuning_s=tuning_s,
+                out, ok = run(final_worker, (args.data, train, test, gamma, tool, C, threads, args.kernel), args.fit_timeout)
+                row = dict(tool=tool, threads=threads, C=C, m=X.shape[0], gamma=g, kernel=args.kernel, tuning_s=tuning_s,
                            grid=[(c, a) for c, a, _ in grid], grid_incomplete=not finished)
                 if out:
                     row.update(out[0])
@@ -376,7 +394,7 @@ def main() -> None:
         f"{time.strftime('%Y-%m-%d')}. Machine: {describe()}.\n"
         "LIBSVM time ÷ this: scikit-learn SVC (LIBSVM, single-threaded) fit time divided by the row's. "
         "Tuning: the C search on the validation split (* = budget ran out, larger C values skipped). "
-        "C is each tool's own scale (L1-SVM for LIBSVM/ThunderSVM, L2-SVM for fwsvm).\n\n"
+        "C is each tool's own scale (L1-SVM for LIBSVM/ThunderSVM, L2-SVM for fwsvm and LinearSVC).\n\n"
     )
     print(header + text)
     if args.json:
@@ -385,7 +403,7 @@ def main() -> None:
     if args.write:
         path = Path(args.write)
         doc = path.read_text()
-        section = "untuned" if args.no_tune else "tuned"
+        section = ("linear-" if args.kernel == "linear" else "") + ("untuned" if args.no_tune else "tuned")
         begin, end = f"<!-- peers-{section}:begin -->", f"<!-- peers-{section}:end -->"
         if begin not in doc:
             doc += f"\n{begin}\n{end}\n"
