@@ -75,6 +75,50 @@ fn binary_sparse_data_matches_the_formula() {
     check_against_formula(&DenseMatrix::new(data, 37, 11).unwrap());
 }
 
+#[test]
+fn indicator_data_of_every_width_gives_the_same_columns_as_dense_storage() {
+    // Bit-counted columns (up to 1,024 features: one word, unrolled widths, the generic width)
+    // and the gather path beyond must equal the dense-storage columns exactly: every inner
+    // product and distance of indicator rows is an integer.
+    for n_cols in [11usize, 123, 300, 700, 1100] {
+        let m = 23;
+        let data: Vec<f64> = (0..m * n_cols)
+            .map(|k| if (k * 7 + k / n_cols) % 9 == 0 { 1.0 } else { 0.0 })
+            .collect();
+        let x = DenseMatrix::new(data, m, n_cols).unwrap();
+        let s = sparse_version(&x);
+        // Queries: a longer row than any training row (beyond the look-up table), a row with a
+        // non-unit value, and an ordinary indicator row.
+        let mut q = vec![0.0; 3 * n_cols];
+        q[..n_cols].iter_mut().step_by(2).for_each(|v| *v = 1.0);
+        q[n_cols + 3] = 2.5;
+        q[2 * n_cols + 1] = 1.0;
+        let q = DenseMatrix::new(q, 3, n_cols).unwrap();
+        let qs = sparse_version(&q);
+        for kernel in kernels() {
+            let dense = KernelMatrix::new(kernel, Features::from(&x));
+            let sparse = KernelMatrix::new(kernel, Features::from(&s));
+            let (mut a, mut b) = (vec![0.0; m], vec![0.0; m]);
+            let mut scratch = QueryScratch::new();
+            for j in [0, 4, m - 1] {
+                dense.column(j, &mut a, &mut scratch);
+                sparse.column(j, &mut b, &mut scratch);
+                assert_eq!(a, b, "{kernel:?}, {n_cols} features, column {j}");
+                for i in 0..m {
+                    assert_eq!(sparse.entry(i, j), b[i], "{kernel:?} entry");
+                }
+            }
+            for t in 0..3 {
+                dense.query_row(&Features::from(&q), t, &mut a, &mut scratch).unwrap();
+                sparse.query_row(&Features::from(&qs), t, &mut b, &mut scratch).unwrap();
+                for i in 0..m {
+                    assert!((a[i] - b[i]).abs() <= 1e-12 * a[i].abs().max(1.0), "{kernel:?} query {t}");
+                }
+            }
+        }
+    }
+}
+
 fn check_against_formula(x: &DenseMatrix) {
     let x = x.clone();
     let s = sparse_version(&x);

@@ -5,6 +5,7 @@ use super::dot::{
     binary_gather_dot, dense_dot, dense_l1, l1_norm, sparse_dense_dot, sparse_dense_l1,
     sparse_gather_dot, sparse_sparse_dot, sparse_sparse_l1, sq_norm,
 };
+use super::bits::BitRows;
 use super::exp::exp_in_place;
 use super::{Kernel, NormKind};
 use crate::data::Features;
@@ -22,6 +23,7 @@ const ROW_CHUNK: usize = 2048;
 #[derive(Debug, Default, Clone)]
 pub struct QueryScratch {
     dense: Vec<f64>,
+    bits: Vec<u64>,
 }
 
 impl QueryScratch {
@@ -49,6 +51,12 @@ pub struct KernelMatrix<'a> {
     /// w-series): an inner product with a scattered query is a sum of gathered query entries,
     /// so the value array is never read.
     binary: bool,
+    /// Indicator data over at most [`bits::MAX_WORDS`](super::bits::MAX_WORDS) words: kernel
+    /// values by bit counting and a look-up in `table` (see [`super::bits`]).
+    bits: Option<BitRows>,
+    /// The kernel of every integer an indicator pair can produce: indexed by the distance
+    /// n_i + n_j − 2c (rbf, laplacian) or by the shared-feature count c (the others).
+    table: Vec<f64>,
 }
 
 impl<'a> KernelMatrix<'a> {
@@ -88,14 +96,48 @@ impl<'a> KernelMatrix<'a> {
                 };
             }
         });
-        let binary = matches!(&data, Features::Sparse(s) if s.data().iter().all(|&v| v == 1.0));
-        KernelMatrix {
+        let binary = kernel != Kernel::Precomputed
+            && matches!(&data, Features::Sparse(s) if s.data().iter().all(|&v| v == 1.0));
+        let mut km = KernelMatrix {
             kernel,
             data,
             norms,
             diag,
             binary,
+            bits: None,
+            table: Vec::new(),
+        };
+        if let (true, Features::Sparse(s)) = (binary, &data) {
+            km.bits = BitRows::pack(s.indptr(), s.indices(), s.n_cols());
+            if let Some(bits) = &km.bits {
+                km.table = km.integer_table(2 * bits.max_count() as usize + 1);
+            }
         }
+        km
+    }
+
+    /// The kernel of the integers 0, 1, …, len − 1, read as distances (rbf, laplacian) or as inner
+    /// products (the others), computed by the same outer function as every column.
+    fn integer_table(&self, len: usize) -> Vec<f64> {
+        let ints: Vec<f64> = (0..len).map(|i| i as f64).collect();
+        match self.kernel {
+            // ‖x − z‖² = d is ‖x‖² + ‖z‖² − 2⟨x, z⟩ with norms d, 0 and inner product 0.
+            Kernel::Rbf { .. } => {
+                let mut table = vec![0.0; len];
+                self.outer(&mut table, &ints, 0.0);
+                table
+            }
+            _ => {
+                let mut table = ints;
+                self.outer(&mut table, &[], 0.0);
+                table
+            }
+        }
+    }
+
+    /// Whether the look-up table is indexed by distance rather than by inner product.
+    fn by_distance(&self) -> bool {
+        self.kernel.norm_kind() != NormKind::None
     }
 
     /// The kernel function.
@@ -125,6 +167,15 @@ impl<'a> KernelMatrix<'a> {
         }
         if self.kernel == Kernel::Precomputed {
             return gram_entry(&self.data, i, j);
+        }
+        if let Some(bits) = &self.bits {
+            let c: u32 = bits.row(i).iter().zip(bits.row(j)).map(|(a, b)| (a & b).count_ones()).sum();
+            let index = if self.by_distance() {
+                bits.count(i) + bits.count(j) - 2 * c
+            } else {
+                c
+            };
+            return self.table[index as usize];
         }
         match self.kernel.norm_kind() {
             NormKind::L1 => {
@@ -178,6 +229,10 @@ impl<'a> KernelMatrix<'a> {
             self.norms[j]
         };
         match &self.data {
+            _ if self.bits.is_some() => {
+                let bits = self.bits.as_ref().expect("checked");
+                self.lookup_all(bits.row(j), bits.count(j), out);
+            }
             Features::Dense(d) => self.eval_all(Query::Dense(d.row(j)), qnorm, &[], out),
             Features::Sparse(s) => {
                 let (idx, val) = s.row(j);
@@ -230,6 +285,17 @@ impl<'a> KernelMatrix<'a> {
                     NormKind::L1 => l1_norm(val),
                     NormKind::None => 0.0,
                 };
+                if let Some(bits) = &self.bits {
+                    let q_count = idx.len() as u32;
+                    // Indicator queries no wider than the training rows use the table (which
+                    // covers distances up to twice the longest training row).
+                    if val.iter().all(|&v| v == 1.0) && q_count <= bits.max_count() {
+                        if let Some(q) = bits.pack_query(idx, &mut scratch.bits) {
+                            bits.lookup(q, q_count, self.by_distance(), &self.table, 0, out);
+                            return Ok(());
+                        }
+                    }
+                }
                 match &self.data {
                     Features::Dense(_) => {
                         self.eval_range(Query::Sparse(idx, val), qnorm, &[], 0, out)
@@ -256,6 +322,17 @@ impl<'a> KernelMatrix<'a> {
         let dense = scatter(scratch, self.data.n_cols(), idx, val);
         self.eval_all(Query::Sparse(idx, val), qnorm, dense, out);
         clear(scratch, idx);
+    }
+
+    /// Column of the indicator query `q` (a training row) by bit counting, in parallel over rows
+    /// when m is large.
+    fn lookup_all(&self, q: &[u64], q_count: u32, out: &mut [f64]) {
+        let bits = self.bits.as_ref().expect("only called on indicator data");
+        let work = out.len() * (bits.words() + 2);
+        let by_distance = self.by_distance();
+        for_each_chunk(out, ROW_CHUNK, work, |lo, chunk| {
+            bits.lookup(q, q_count, by_distance, &self.table, lo, chunk);
+        });
     }
 
     fn eval_all(&self, q: Query<'_>, qnorm: f64, scattered: &[f64], out: &mut [f64]) {
@@ -304,11 +381,21 @@ impl<'a> KernelMatrix<'a> {
                 sparse_gather_dot(ri, rv, scattered)
             }),
         }
-        // Pass 2: the kernel's outer function, with the match hoisted out of the loop.
+        // Pass 2: the kernel's outer function.
+        let norms = if self.norms.is_empty() {
+            &[][..]
+        } else {
+            &self.norms[lo..lo + out.len()]
+        };
+        self.outer(out, norms, qnorm);
+    }
+
+    /// The kernel's outer function applied in place to inner products (or L1 distances), with
+    /// the match hoisted out of the loop; `norms` are the rows' squared norms (rbf only).
+    fn outer(&self, out: &mut [f64], norms: &[f64], qnorm: f64) {
         match self.kernel {
             Kernel::Linear | Kernel::Precomputed => {}
             Kernel::Rbf { gamma } => {
-                let norms = &self.norms[lo..lo + out.len()];
                 for (o, &n) in out.iter_mut().zip(norms) {
                     *o = -gamma * (n + qnorm - 2.0 * *o).max(0.0);
                 }

@@ -4,6 +4,7 @@
 //! k(X, x_j) in parallel, single entries, rows against a query); [`ColumnCache`] keeps recently
 //! used columns within a memory budget.
 
+mod bits;
 mod cache;
 mod dot;
 mod exp;
