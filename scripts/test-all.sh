@@ -15,6 +15,8 @@ RUSTDOCFLAGS=-Dwarnings cargo doc --no-deps --quiet
 
 echo "== cargo test"
 cargo test --quiet
+echo "== cargo test, baseline loops only (FWSVM_SIMD=off)"
+FWSVM_SIMD=off cargo test --quiet --lib --test kernel --test solver
 
 echo "== build and install the wheel"
 rm -rf dist

@@ -29,6 +29,7 @@ pub mod parallel;
 pub mod params;
 pub mod problem;
 pub mod random;
+pub mod simd;
 pub mod solver;
 
 #[cfg(feature = "python")]

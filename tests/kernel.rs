@@ -83,7 +83,13 @@ fn indicator_data_of_every_width_gives_the_same_columns_as_dense_storage() {
     for n_cols in [11usize, 123, 300, 700, 1100] {
         let m = 23;
         let data: Vec<f64> = (0..m * n_cols)
-            .map(|k| if (k * 7 + k / n_cols) % 9 == 0 { 1.0 } else { 0.0 })
+            .map(|k| {
+                if (k * 7 + k / n_cols) % 9 == 0 {
+                    1.0
+                } else {
+                    0.0
+                }
+            })
             .collect();
         let x = DenseMatrix::new(data, m, n_cols).unwrap();
         let s = sparse_version(&x);
@@ -109,10 +115,17 @@ fn indicator_data_of_every_width_gives_the_same_columns_as_dense_storage() {
                 }
             }
             for t in 0..3 {
-                dense.query_row(&Features::from(&q), t, &mut a, &mut scratch).unwrap();
-                sparse.query_row(&Features::from(&qs), t, &mut b, &mut scratch).unwrap();
+                dense
+                    .query_row(&Features::from(&q), t, &mut a, &mut scratch)
+                    .unwrap();
+                sparse
+                    .query_row(&Features::from(&qs), t, &mut b, &mut scratch)
+                    .unwrap();
                 for i in 0..m {
-                    assert!((a[i] - b[i]).abs() <= 1e-12 * a[i].abs().max(1.0), "{kernel:?} query {t}");
+                    assert!(
+                        (a[i] - b[i]).abs() <= 1e-12 * a[i].abs().max(1.0),
+                        "{kernel:?} query {t}"
+                    );
                 }
             }
         }

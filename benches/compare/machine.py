@@ -23,4 +23,10 @@ def describe() -> str:
             versions.append(f"{mod} {__import__(mod).__version__}")
         except Exception:  # noqa: BLE001 - optional peers
             pass
+    try:
+        import fwsvm._core
+
+        versions.append(f"fwsvm loops {fwsvm._core.instruction_set()}")
+    except Exception:  # noqa: BLE001 - fwsvm not installed
+        pass
     return f"{os.cpu_count()} cores ({cpu_model()}), Python {platform.python_version()}, " + ", ".join(versions)

@@ -91,6 +91,19 @@ impl BitRows {
         out: &mut [f64],
     ) {
         debug_assert_eq!(q.len(), self.words);
+        lookup_dispatch(self, q, q_count, by_distance, table, lo, out);
+    }
+
+    #[inline(always)]
+    fn lookup_inline(
+        &self,
+        q: &[u64],
+        q_count: u32,
+        by_distance: bool,
+        table: &[f64],
+        lo: usize,
+        out: &mut [f64],
+    ) {
         // One monomorphised loop per common width, so the word loop is unrolled.
         match self.words {
             1 => self.lookup_w::<1>(q, q_count, by_distance, table, lo, out),
@@ -105,6 +118,7 @@ impl BitRows {
         }
     }
 
+    #[inline(always)]
     fn lookup_w<const W: usize>(
         &self,
         q: &[u64],
@@ -129,6 +143,7 @@ impl BitRows {
         }
     }
 
+    #[inline(always)]
     fn lookup_any(
         &self,
         q: &[u64],
@@ -150,6 +165,21 @@ impl BitRows {
             debug_assert_eq!(row.len(), w);
             *o = table[index as usize];
         }
+    }
+}
+
+crate::simd::multiversion! {
+    /// [`BitRows::lookup`], in the AVX2 + POPCNT build when the CPU has it.
+    fn lookup_dispatch(
+        rows: &BitRows,
+        q: &[u64],
+        q_count: u32,
+        by_distance: bool,
+        table: &[f64],
+        lo: usize,
+        out: &mut [f64],
+    ) {
+        rows.lookup_inline(q, q_count, by_distance, table, lo, out)
     }
 }
 
@@ -183,7 +213,9 @@ mod tests {
             let indices: Vec<u32> = r0.iter().chain(&r1).copied().collect();
             let rows = BitRows::pack(&indptr, &indices, n_cols).expect("narrow enough");
             assert_eq!(rows.count(0) as usize, r0.len());
-            let table: Vec<f64> = (0..=2 * rows.max_count() as usize).map(|i| i as f64).collect();
+            let table: Vec<f64> = (0..=2 * rows.max_count() as usize)
+                .map(|i| i as f64)
+                .collect();
             let mut buf = Vec::new();
             let q = rows.pack_query(&r1, &mut buf).expect("in range").to_vec();
             let shared_01 = r0.iter().filter(|c| *c % 2 == 0).count() as f64;

@@ -1,11 +1,11 @@
 //! [`KernelMatrix`]: a kernel bound to a data set, evaluated a column (or a query row) at a time.
 //! The m×m matrix is never formed.
 
+use super::bits::BitRows;
 use super::dot::{
     binary_gather_dot, dense_dot, dense_l1, l1_norm, sparse_dense_dot, sparse_dense_l1,
     sparse_gather_dot, sparse_sparse_dot, sparse_sparse_l1, sq_norm,
 };
-use super::bits::BitRows;
 use super::exp::exp_in_place;
 use super::{Kernel, NormKind};
 use crate::data::Features;
@@ -169,7 +169,12 @@ impl<'a> KernelMatrix<'a> {
             return gram_entry(&self.data, i, j);
         }
         if let Some(bits) = &self.bits {
-            let c: u32 = bits.row(i).iter().zip(bits.row(j)).map(|(a, b)| (a & b).count_ones()).sum();
+            let c: u32 = bits
+                .row(i)
+                .iter()
+                .zip(bits.row(j))
+                .map(|(a, b)| (a & b).count_ones())
+                .sum();
             let index = if self.by_distance() {
                 bits.count(i) + bits.count(j) - 2 * c
             } else {

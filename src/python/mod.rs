@@ -34,6 +34,14 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(svc::data_variance, m)?)?;
     m.add_function(wrap_pyfunction!(io::load_svmlight, m)?)?;
     m.add_function(wrap_pyfunction!(io::dump_svmlight, m)?)?;
+    m.add_function(wrap_pyfunction!(instruction_set, m)?)?;
     m.add("LibsvmFormatError", m.py().get_type::<LibsvmFormatError>())?;
     Ok(())
+}
+
+/// The instruction set of the hot loops on this machine: "avx2+popcnt" or "baseline"
+/// (`FWSVM_SIMD=off` forces the baseline).
+#[pyfunction]
+fn instruction_set() -> &'static str {
+    crate::simd::instruction_set()
 }

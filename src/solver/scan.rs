@@ -96,7 +96,8 @@ pub(crate) fn scan(problem: &SimplexProblem<'_>, grad_q: &mut [f64], alpha: &[f6
     update_and_scan(problem, grad_q, alpha, 1.0, &[])
 }
 
-fn process_chunk(
+#[inline(always)]
+fn process_chunk_inline(
     problem: &SimplexProblem<'_>,
     g: &mut [f64],
     lo: usize,
@@ -135,8 +136,22 @@ fn process_chunk(
     out
 }
 
+crate::simd::multiversion! {
+    /// One chunk of [`update_and_scan`], in the AVX2 build when the CPU has it.
+    fn process_chunk(
+        problem: &SimplexProblem<'_>,
+        g: &mut [f64],
+        lo: usize,
+        alpha: &[f64],
+        c0: f64,
+        terms: &[ColumnTerm<'_>],
+    ) -> Vertices {
+        process_chunk_inline(problem, g, lo, alpha, c0, terms)
+    }
+}
+
 /// The branch-free update + scan over slots [from, to) (absolute indices; `g` starts at `lo`).
-#[inline]
+#[inline(always)]
 fn bulk(
     problem: &SimplexProblem<'_>,
     g: &mut [f64],
