@@ -10,7 +10,7 @@ use super::exp::exp_in_place;
 use super::{Kernel, NormKind};
 use crate::data::Features;
 use crate::error::{FwsvmError, Result};
-use crate::parallel::for_each_chunk;
+use crate::parallel::{current_num_threads, for_each_chunk};
 
 /// Rows per parallel task when computing a column.
 const ROW_CHUNK: usize = 2048;
@@ -333,9 +333,14 @@ impl<'a> KernelMatrix<'a> {
     /// when m is large.
     fn lookup_all(&self, q: &[u64], q_count: u32, out: &mut [f64]) {
         let bits = self.bits.as_ref().expect("only called on indicator data");
-        let work = out.len() * (bits.words() + 2);
+        // About 4 operations per word and 4 for the look-up, per row.
+        let work = out.len() * (4 * bits.words() + 4);
         let by_distance = self.by_distance();
-        for_each_chunk(out, ROW_CHUNK, work, |lo, chunk| {
+        // A row costs ~1 ns here: one chunk per thread keeps rayon's per-task cost off the
+        // ~10-100 µs of work per column (a7a on 2 threads: 2.44 s against 3.42 s with
+        // 2,048-row chunks; BENCHMARKS.md).
+        let chunk = out.len().div_ceil(current_num_threads()).max(ROW_CHUNK);
+        for_each_chunk(out, chunk, work, |lo, chunk| {
             bits.lookup(q, q_count, by_distance, &self.table, lo, chunk);
         });
     }

@@ -8,10 +8,10 @@
 //! on large problems; chunk results are merged in order, so the vertices do not depend on
 //! the number of threads.
 
-use crate::parallel::map_chunks;
+use crate::parallel::{current_num_threads, map_chunks};
 use crate::problem::SimplexProblem;
 
-/// Slots per parallel task.
+/// Minimum slots per parallel task.
 const CHUNK: usize = 8192;
 
 /// A column contribution coef·Q_{:,slot}, given the base-kernel column of slot's sample.
@@ -81,7 +81,9 @@ pub(crate) fn update_and_scan(
 ) -> Vertices {
     let n = grad_q.len();
     let work = n * (1 + terms.len());
-    let parts = map_chunks(grad_q, CHUNK, work * 4, |lo, chunk| {
+    // One chunk per thread: a slot costs ~1-2 ns, so smaller tasks only add rayon overhead.
+    let chunk = n.div_ceil(current_num_threads()).max(CHUNK);
+    let parts = map_chunks(grad_q, chunk, work * 4, |lo, chunk| {
         process_chunk(problem, chunk, lo, alpha, c0, terms)
     });
     let mut out = Vertices::empty();
