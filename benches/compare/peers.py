@@ -36,6 +36,7 @@ import argparse
 import json
 import multiprocessing as mp
 import os
+import shlex
 import queue
 import statistics
 import subprocess
@@ -390,7 +391,7 @@ def main() -> None:
     text = "\n\n".join(table(n, r) for n, r in all_rows.items())
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
     header = (
-        f"Command: `python benches/compare/peers.py {' '.join(sys.argv[1:])}` at commit {commit}, "
+        f"Command: `python benches/compare/peers.py {shlex.join(sys.argv[1:])}` at commit {commit}, "
         f"{time.strftime('%Y-%m-%d')}. Machine: {describe()}.\n"
         "LIBSVM time ÷ this: scikit-learn SVC (LIBSVM, single-threaded) fit time divided by the row's. "
         "Tuning: the C search on the validation split (* = budget ran out, larger C values skipped). "
