@@ -60,6 +60,12 @@ fn main() -> fwsvm::Result<()> {
         s.exit_reason.name(),
         s.relative_gap
     );
+    println!(
+        "kernel columns computed: {}, cache hits: {}; loops: {}",
+        s.columns_computed,
+        s.cache_hits,
+        fwsvm::simd::instruction_set()
+    );
     let (xe, ye) = match data.get(1) {
         Some(d) => (&d.x, labels(&d.y)),
         None => (x, y),
