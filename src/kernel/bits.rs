@@ -46,11 +46,6 @@ impl BitRows {
         })
     }
 
-    /// 64-bit words per row.
-    pub(crate) fn words(&self) -> usize {
-        self.words
-    }
-
     /// The most features any row has.
     pub(crate) fn max_count(&self) -> u32 {
         self.max_count

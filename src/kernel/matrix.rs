@@ -333,8 +333,9 @@ impl<'a> KernelMatrix<'a> {
     /// when m is large.
     fn lookup_all(&self, q: &[u64], q_count: u32, out: &mut [f64]) {
         let bits = self.bits.as_ref().expect("only called on indicator data");
-        // About 4 operations per word and 4 for the look-up, per row.
-        let work = out.len() * (4 * bits.words() + 4);
+        // ~1 ns per row: measured, two threads lose on w5a (9,888 rows, 5 words) and win on
+        // a7a (16,100 rows, 2 words), so the crossover (PARALLEL_MIN_WORK) sits near 13,000 rows.
+        let work = out.len() * 5;
         let by_distance = self.by_distance();
         // A row costs ~1 ns here: one chunk per thread keeps rayon's per-task cost off the
         // ~10-100 µs of work per column (a7a on 2 threads: 2.44 s against 3.42 s with

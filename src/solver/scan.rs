@@ -83,7 +83,8 @@ pub(crate) fn update_and_scan(
     let work = n * (1 + terms.len());
     // One chunk per thread: a slot costs ~1-2 ns, so smaller tasks only add rayon overhead.
     let chunk = n.div_ceil(current_num_threads()).max(CHUNK);
-    let parts = map_chunks(grad_q, chunk, work * 4, |lo, chunk| {
+    // ~1 ns per slot and column: below ~10,000 slots one thread beats a fork/join per step.
+    let parts = map_chunks(grad_q, chunk, work * 2, |lo, chunk| {
         process_chunk(problem, chunk, lo, alpha, c0, terms)
     });
     let mut out = Vertices::empty();
