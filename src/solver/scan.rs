@@ -171,6 +171,7 @@ fn bulk(
     }
     let m = problem.n_samples();
     let signs = problem.signs();
+    let sign_bytes = problem.sign_bytes();
     let lin = problem.linear();
     let shift = problem.shift();
     let scale = problem.scale();
@@ -180,19 +181,23 @@ fn bulk(
         let copy_end = ((b0 / m) + 1) * m;
         let b1 = to.min(copy_end);
         let base = (b0 / m) * m;
-        let (gs, ss, ls, als) = (
+        let (gs, ss, als) = (
             &mut g[b0 - lo..b1 - lo],
-            &signs[b0..b1],
-            &lin[b0..b1],
+            &sign_bytes[b0..b1],
             &alpha[b0..b1],
         );
+        // The linear term: a constant (the SVC's 0) is not streamed from memory.
+        let lin = match problem.linear_constant() {
+            Some(b) => Linear::Constant(b),
+            None => Linear::PerSlot(&lin[b0..b1]),
+        };
         match terms {
-            [] => fused(gs, ls, als, b0, out, |_, old| c0 * old),
+            [] => fused(gs, lin, als, b0, out, |_, old| c0 * old),
             [t] => {
                 let w = t.coef * scale * signs[t.slot];
                 let col = &t.column[b0 - base..b1 - base];
-                fused(gs, ls, als, b0, out, |k, old| {
-                    c0 * old + w * ss[k] * (col[k] + shift)
+                fused(gs, lin, als, b0, out, |k, old| {
+                    c0 * old + w * f64::from(ss[k]) * (col[k] + shift)
                 });
             }
             [t, u, ..] => {
@@ -200,8 +205,8 @@ fn bulk(
                 let wu = u.coef * scale * signs[u.slot];
                 let ct = &t.column[b0 - base..b1 - base];
                 let cu = &u.column[b0 - base..b1 - base];
-                fused(gs, ls, als, b0, out, |k, old| {
-                    c0 * old + ss[k] * (wt * (ct[k] + shift) + wu * (cu[k] + shift))
+                fused(gs, lin, als, b0, out, |k, old| {
+                    c0 * old + f64::from(ss[k]) * (wt * (ct[k] + shift) + wu * (cu[k] + shift))
                 });
             }
         }
@@ -209,73 +214,110 @@ fn bulk(
     }
 }
 
-/// Lanes of the vectorised argmax/argmin.
+/// The linear term b of a range of slots.
+#[derive(Clone, Copy)]
+enum Linear<'l> {
+    Constant(f64),
+    PerSlot(&'l [f64]),
+}
+
+/// Slots per block: a block's gradient entries are updated, then searched while they are
+/// still in L1.
+const BLOCK: usize = 256;
+
+/// Accumulators of the vectorised block maximum and minimum.
 const LANES: usize = 8;
 
-/// g[k] ← update(k, g[k]) for all k, fused with the toward (argmax of b − 2g) and away (argmin
-/// over α > 0) searches. Each of [`LANES`] lanes keeps its own best value and index with
-/// branch-free selects, so the loop vectorises; lanes are merged at the end, ties to the lowest
-/// index, which gives the same vertices as a sequential scan.
+/// g[k] ← update(k, g[k]) for all k, fused with the toward (argmax of b − 2g, first index on
+/// ties) and away (argmin over α > 0, first index) searches, block by block: a streaming
+/// update, then the block's extreme values by [`LANES`] independent max/min accumulators (both
+/// loops vectorise), and only for a block that improves on the best so far a short rescan for
+/// the first index attaining it. The vertices are those of a sequential scan.
 #[inline(always)]
 fn fused(
     g: &mut [f64],
-    lin: &[f64],
+    lin: Linear<'_>,
+    alpha: &[f64],
+    first: usize,
+    out: &mut Vertices,
+    update: impl Fn(usize, f64) -> f64,
+) {
+    match lin {
+        Linear::Constant(b) => fused_with(g, |_| b, alpha, first, out, update),
+        Linear::PerSlot(lin) => {
+            let lin = &lin[..g.len()];
+            fused_with(g, |k| lin[k], alpha, first, out, update)
+        }
+    }
+}
+
+/// [`fused`] with the linear term as a function of the offset.
+#[inline(always)]
+fn fused_with(
+    g: &mut [f64],
+    lin: impl Fn(usize) -> f64,
     alpha: &[f64],
     first: usize,
     out: &mut Vertices,
     update: impl Fn(usize, f64) -> f64,
 ) {
     let n = g.len();
-    let (lin, alpha) = (&lin[..n], &alpha[..n]);
-    let blocks = n / LANES;
-    let mut up_val = [f64::NEG_INFINITY; LANES];
-    let mut up_idx = [u32::MAX; LANES];
-    let mut down_val = [f64::INFINITY; LANES];
-    let mut down_idx = [u32::MAX; LANES];
-    for blk in 0..blocks {
-        let k0 = blk * LANES;
-        for l in 0..LANES {
-            let k = k0 + l;
-            let v = update(k, g[k]);
-            g[k] = v;
-            let grad = lin[k] - 2.0 * v;
-            let better = grad > up_val[l];
-            up_val[l] = if better { grad } else { up_val[l] };
-            up_idx[l] = if better { k as u32 } else { up_idx[l] };
-            let candidate = if alpha[k] > 0.0 { grad } else { f64::INFINITY };
-            let lower = candidate < down_val[l];
-            down_val[l] = if lower { candidate } else { down_val[l] };
-            down_idx[l] = if lower { k as u32 } else { down_idx[l] };
-        }
-    }
-    // Merge lanes in index order (ties: lowest index), then the tail sequentially.
+    let alpha = &alpha[..n];
     let mut local = Vertices::empty();
-    let mut best: Option<(f64, u32)> = None;
-    let mut worst: Option<(f64, u32)> = None;
-    for l in 0..LANES {
-        if up_idx[l] != u32::MAX
-            && best.is_none_or(|(v, i)| up_val[l] > v || (up_val[l] == v && up_idx[l] < i))
-        {
-            best = Some((up_val[l], up_idx[l]));
+    let mut start = 0;
+    while start < n {
+        let end = (start + BLOCK).min(n);
+        for k in start..end {
+            g[k] = update(k, g[k]);
         }
-        if down_idx[l] != u32::MAX
-            && worst.is_none_or(|(v, i)| down_val[l] < v || (down_val[l] == v && down_idx[l] < i))
-        {
-            worst = Some((down_val[l], down_idx[l]));
+        let (gb, ab) = (&g[start..end], &alpha[start..end]);
+        let grad = |r: usize| lin(start + r) - 2.0 * gb[r];
+        // Block extremes: strict comparisons from ∓∞, so NaN and ∓∞ never win (as in
+        // `Vertices::consider` after its first slot).
+        let mut up = [f64::NEG_INFINITY; LANES];
+        let mut down = [f64::INFINITY; LANES];
+        let len = end - start;
+        let full = len / LANES * LANES;
+        for r0 in (0..full).step_by(LANES) {
+            for l in 0..LANES {
+                let x = grad(r0 + l);
+                up[l] = if x > up[l] { x } else { up[l] };
+                let c = if ab[r0 + l] > 0.0 { x } else { f64::INFINITY };
+                down[l] = if c < down[l] { c } else { down[l] };
+            }
         }
+        for r in full..len {
+            let x = grad(r);
+            up[0] = if x > up[0] { x } else { up[0] };
+            let c = if ab[r] > 0.0 { x } else { f64::INFINITY };
+            down[0] = if c < down[0] { c } else { down[0] };
+        }
+        let block_up = up
+            .iter()
+            .fold(f64::NEG_INFINITY, |m, &x| if x > m { x } else { m });
+        let block_down = down
+            .iter()
+            .fold(f64::INFINITY, |m, &x| if x < m { x } else { m });
+        if block_up > local.toward_grad {
+            let r = (0..len)
+                .find(|&r| grad(r) == block_up)
+                .expect("attained in the block");
+            local.toward = first + start + r;
+            local.toward_grad = block_up;
+        }
+        if block_down < local.away_grad {
+            let r = (0..len)
+                .find(|&r| ab[r] > 0.0 && grad(r) == block_down)
+                .expect("attained in the block");
+            local.away = Some(first + start + r);
+            local.away_grad = block_down;
+        }
+        start = end;
     }
-    if let Some((v, i)) = best {
-        local.toward = first + i as usize;
-        local.toward_grad = v;
-    }
-    if let Some((v, i)) = worst {
-        local.away = Some(first + i as usize);
-        local.away_grad = v;
-    }
-    for k in blocks * LANES..n {
-        let v = update(k, g[k]);
-        g[k] = v;
-        local.consider(first + k, lin[k] - 2.0 * v, alpha[k] > 0.0);
+    if local.toward == usize::MAX && n > 0 {
+        // No finite gradient above −∞: the first slot, as a sequential scan would take it.
+        local.toward = first;
+        local.toward_grad = lin(0) - 2.0 * g[0];
     }
     out.merge(local);
 }
