@@ -17,6 +17,8 @@ echo "== cargo test"
 cargo test --quiet
 echo "== cargo test, baseline loops only (FWSVM_SIMD=off)"
 FWSVM_SIMD=off cargo test --quiet --lib --test kernel --test solver
+echo "== cargo test, at most AVX2 (FWSVM_SIMD=avx2)"
+FWSVM_SIMD=avx2 cargo test --quiet --lib --test kernel --test solver
 
 echo "== build and install the wheel"
 rm -rf dist

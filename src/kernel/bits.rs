@@ -163,8 +163,9 @@ impl BitRows {
     }
 }
 
-crate::simd::multiversion! {
-    /// [`BitRows::lookup`], in the AVX2 + POPCNT build when the CPU has it.
+crate::simd::multiversion512! {
+    /// [`BitRows::lookup`], in the AVX-512 (vector popcount) or AVX2 + POPCNT build when the
+    /// CPU has it.
     fn lookup_dispatch(
         rows: &BitRows,
         q: &[u64],
