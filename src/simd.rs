@@ -84,31 +84,14 @@ pub fn instruction_set() -> &'static str {
 }
 
 /// Defines `$name`, which runs `$body` compiled with AVX2 and POPCNT when [`avx2`] holds and
-/// the baseline build otherwise. `$body` should call `#[inline(always)]` code, so the whole
-/// loop is compiled for the wider instruction set.
+/// the baseline build otherwise; with a leading `avx512;`, an AVX-512 (VPOPCNTQ) build is tried
+/// first when [`avx512`] holds. `$body` should call `#[inline(always)]` code, so the whole loop
+/// is compiled for the wider instruction set.
 macro_rules! multiversion {
-    ($(#[$meta:meta])* $vis:vis fn $name:ident $(<$lt:lifetime>)? ($($arg:ident : $ty:ty),* $(,)?) $(-> $ret:ty)? $body:block) => {
-        $(#[$meta])*
-        $vis fn $name $(<$lt>)? ($($arg: $ty),*) $(-> $ret)? {
-            #[cfg(target_arch = "x86_64")]
-            {
-                #[target_feature(enable = "avx2,popcnt")]
-                fn wide $(<$lt>)? ($($arg: $ty),*) $(-> $ret)? $body
-                if $crate::simd::avx2() {
-                    // SAFETY: the CPU has AVX2 and POPCNT (`simd::avx2` detected them).
-                    #[allow(unsafe_code)]
-                    return unsafe { wide($($arg),*) };
-                }
-            }
-            $body
-        }
-    };
-}
-pub(crate) use multiversion;
-
-/// Like [`multiversion!`], with an AVX-512 (VPOPCNTQ) build tried first when [`avx512`] holds.
-macro_rules! multiversion512 {
-    ($(#[$meta:meta])* $vis:vis fn $name:ident $(<$lt:lifetime>)? ($($arg:ident : $ty:ty),* $(,)?) $(-> $ret:ty)? $body:block) => {
+    (avx512; $($item:tt)*) => { $crate::simd::multiversion!(@tiers true; $($item)*); };
+    (@tiers $with512:literal;
+     $(#[$meta:meta])* $vis:vis fn $name:ident $(<$lt:lifetime>)?
+     ($($arg:ident : $ty:ty),* $(,)?) $(-> $ret:ty)? $body:block) => {
         $(#[$meta])*
         $vis fn $name $(<$lt>)? ($($arg: $ty),*) $(-> $ret)? {
             #[cfg(target_arch = "x86_64")]
@@ -117,7 +100,7 @@ macro_rules! multiversion512 {
                 fn wide512 $(<$lt>)? ($($arg: $ty),*) $(-> $ret)? $body
                 #[target_feature(enable = "avx2,popcnt")]
                 fn wide $(<$lt>)? ($($arg: $ty),*) $(-> $ret)? $body
-                if $crate::simd::avx512() {
+                if $with512 && $crate::simd::avx512() {
                     // SAFETY: the CPU has these features (`simd::avx512` detected them).
                     #[allow(unsafe_code)]
                     return unsafe { wide512($($arg),*) };
@@ -131,5 +114,6 @@ macro_rules! multiversion512 {
             $body
         }
     };
+    ($($item:tt)*) => { $crate::simd::multiversion!(@tiers false; $($item)*); };
 }
-pub(crate) use multiversion512;
+pub(crate) use multiversion;

@@ -12,19 +12,33 @@
 /// gather path, whose cost follows the row's non-zeros instead of the feature count.
 pub(crate) const MAX_WORDS: usize = 16;
 
-/// The rows of an indicator matrix as packed bit sets, with their popcounts.
+/// The rows of an indicator matrix as packed bit sets, with their popcounts and the table of
+/// kernel values by integer.
 #[derive(Debug, Clone)]
 pub(crate) struct BitRows {
     words: usize,
     bits: Vec<u64>,
     counts: Vec<u32>,
     max_count: u32,
+    /// Whether `table` is indexed by the distance n_i + n_j − 2c (rbf, laplacian) rather than
+    /// by the shared-feature count c (the other kernels).
+    by_distance: bool,
+    /// The kernel of every index a pair of rows can produce (2·max_count + 1 entries).
+    table: Vec<f64>,
 }
 
 impl BitRows {
     /// Packs the rows given by `indptr`/`indices` (the caller has checked that every value is 1)
     /// over `n_cols` features; `None` when rows would need more than [`MAX_WORDS`] words.
-    pub(crate) fn pack(indptr: &[usize], indices: &[u32], n_cols: usize) -> Option<BitRows> {
+    /// `table(len)` returns the kernel of the integers 0, …, len − 1 read as distances
+    /// (`by_distance`) or as inner products.
+    pub(crate) fn pack(
+        indptr: &[usize],
+        indices: &[u32],
+        n_cols: usize,
+        by_distance: bool,
+        table: impl FnOnce(usize) -> Vec<f64>,
+    ) -> Option<BitRows> {
         let words = n_cols.div_ceil(64).max(1);
         if words > MAX_WORDS {
             return None;
@@ -43,12 +57,9 @@ impl BitRows {
             bits,
             counts,
             max_count,
+            by_distance,
+            table: table(2 * max_count as usize + 1),
         })
-    }
-
-    /// The most features any row has.
-    pub(crate) fn max_count(&self) -> u32 {
-        self.max_count
     }
 
     /// Row i's bit set.
@@ -61,10 +72,30 @@ impl BitRows {
         self.counts[i]
     }
 
-    /// Packs a query with feature indices `cols` (all values 1) into `buf`; `None` if an index
-    /// is outside the rows' features.
+    /// The kernel value of rows i and j.
+    pub(crate) fn entry(&self, i: usize, j: usize) -> f64 {
+        self.value(self.row(i), self.count(i), self.row(j), self.count(j))
+    }
+
+    /// The kernel value of two bit sets with `n_a` and `n_b` features.
+    #[inline(always)]
+    fn value(&self, a: &[u64], n_a: u32, b: &[u64], n_b: u32) -> f64 {
+        let c: u32 = a.iter().zip(b).map(|(x, y)| (x & y).count_ones()).sum();
+        let index = if self.by_distance {
+            n_a + n_b - 2 * c
+        } else {
+            c
+        };
+        self.table[index as usize]
+    }
+
+    /// Packs a query with feature indices `cols` (all values 1) into `buf`; `None` if the table
+    /// does not cover it (an index outside the rows' features, or more features than the
+    /// longest row).
     pub(crate) fn pack_query<'b>(&self, cols: &[u32], buf: &'b mut Vec<u64>) -> Option<&'b [u64]> {
-        if cols.iter().any(|&c| c as usize >= self.words * 64) {
+        if cols.len() > self.max_count as usize
+            || cols.iter().any(|&c| c as usize >= self.words * 64)
+        {
             return None;
         }
         buf.clear();
@@ -73,60 +104,20 @@ impl BitRows {
         Some(buf)
     }
 
-    /// out[r] = table[index] for rows lo + r, where the index is the shared-feature count c
-    /// (`by_distance == false`) or the distance n_i + n_q − 2c. `table` must cover every index
-    /// that can occur: max_count + 1 entries by count, max_count + n_q + 1 by distance.
-    pub(crate) fn lookup(
-        &self,
-        q: &[u64],
-        q_count: u32,
-        by_distance: bool,
-        table: &[f64],
-        lo: usize,
-        out: &mut [f64],
-    ) {
-        debug_assert_eq!(q.len(), self.words);
-        lookup_dispatch(self, q, q_count, by_distance, table, lo, out);
+    /// out[r] = k(row lo + r, q) for a query bit set `q` with `q_count` features (a row of
+    /// these, or from [`BitRows::pack_query`], so the table covers it).
+    pub(crate) fn lookup(&self, q: &[u64], q_count: u32, lo: usize, out: &mut [f64]) {
+        debug_assert!(q.len() == self.words && q_count <= self.max_count);
+        lookup_dispatch(self, q, q_count, lo, out);
     }
 
     #[inline(always)]
-    fn lookup_inline(
-        &self,
-        q: &[u64],
-        q_count: u32,
-        by_distance: bool,
-        table: &[f64],
-        lo: usize,
-        out: &mut [f64],
-    ) {
-        // One monomorphised loop per common width, so the word loop is unrolled.
-        match self.words {
-            1 => self.lookup_w::<1>(q, q_count, by_distance, table, lo, out),
-            2 => self.lookup_w::<2>(q, q_count, by_distance, table, lo, out),
-            3 => self.lookup_w::<3>(q, q_count, by_distance, table, lo, out),
-            4 => self.lookup_w::<4>(q, q_count, by_distance, table, lo, out),
-            5 => self.lookup_w::<5>(q, q_count, by_distance, table, lo, out),
-            6 => self.lookup_w::<6>(q, q_count, by_distance, table, lo, out),
-            7 => self.lookup_w::<7>(q, q_count, by_distance, table, lo, out),
-            8 => self.lookup_w::<8>(q, q_count, by_distance, table, lo, out),
-            _ => self.lookup_any(q, q_count, by_distance, table, lo, out),
-        }
-    }
-
-    #[inline(always)]
-    fn lookup_w<const W: usize>(
-        &self,
-        q: &[u64],
-        q_count: u32,
-        by_distance: bool,
-        table: &[f64],
-        lo: usize,
-        out: &mut [f64],
-    ) {
+    fn lookup_w<const W: usize>(&self, q: &[u64], q_count: u32, lo: usize, out: &mut [f64]) {
         let q: &[u64; W] = q.try_into().expect("query width matches the rows");
         let rows = &self.bits[lo * W..(lo + out.len()) * W];
         let counts = &self.counts[lo..lo + out.len()];
-        if by_distance {
+        let table = &self.table[..];
+        if self.by_distance {
             for ((o, row), &n) in out.iter_mut().zip(rows.chunks_exact(W)).zip(counts) {
                 let c = shared::<W>(row, q);
                 *o = table[(n + q_count - 2 * c) as usize];
@@ -139,43 +130,30 @@ impl BitRows {
     }
 
     #[inline(always)]
-    fn lookup_any(
-        &self,
-        q: &[u64],
-        q_count: u32,
-        by_distance: bool,
-        table: &[f64],
-        lo: usize,
-        out: &mut [f64],
-    ) {
-        let w = self.words;
+    fn lookup_any(&self, q: &[u64], q_count: u32, lo: usize, out: &mut [f64]) {
         for (r, o) in out.iter_mut().enumerate() {
-            let row = self.row(lo + r);
-            let c: u32 = row.iter().zip(q).map(|(a, b)| (a & b).count_ones()).sum();
-            let index = if by_distance {
-                self.counts[lo + r] + q_count - 2 * c
-            } else {
-                c
-            };
-            debug_assert_eq!(row.len(), w);
-            *o = table[index as usize];
+            *o = self.value(self.row(lo + r), self.count(lo + r), q, q_count);
         }
     }
 }
 
-crate::simd::multiversion512! {
+crate::simd::multiversion! {
+    avx512;
     /// [`BitRows::lookup`], in the AVX-512 (vector popcount) or AVX2 + POPCNT build when the
     /// CPU has it.
-    fn lookup_dispatch(
-        rows: &BitRows,
-        q: &[u64],
-        q_count: u32,
-        by_distance: bool,
-        table: &[f64],
-        lo: usize,
-        out: &mut [f64],
-    ) {
-        rows.lookup_inline(q, q_count, by_distance, table, lo, out)
+    fn lookup_dispatch(rows: &BitRows, q: &[u64], q_count: u32, lo: usize, out: &mut [f64]) {
+        // One monomorphised loop per common width, so the word loop is unrolled.
+        match rows.words {
+            1 => rows.lookup_w::<1>(q, q_count, lo, out),
+            2 => rows.lookup_w::<2>(q, q_count, lo, out),
+            3 => rows.lookup_w::<3>(q, q_count, lo, out),
+            4 => rows.lookup_w::<4>(q, q_count, lo, out),
+            5 => rows.lookup_w::<5>(q, q_count, lo, out),
+            6 => rows.lookup_w::<6>(q, q_count, lo, out),
+            7 => rows.lookup_w::<7>(q, q_count, lo, out),
+            8 => rows.lookup_w::<8>(q, q_count, lo, out),
+            _ => rows.lookup_any(q, q_count, lo, out),
+        }
     }
 }
 
@@ -207,31 +185,45 @@ mod tests {
             let r1: Vec<u32> = (0..n_cols as u32).step_by(2).collect();
             let indptr = [0, r0.len(), r0.len() + r1.len(), r0.len() + r1.len()];
             let indices: Vec<u32> = r0.iter().chain(&r1).copied().collect();
-            let rows = BitRows::pack(&indptr, &indices, n_cols).expect("narrow enough");
-            assert_eq!(rows.count(0) as usize, r0.len());
-            let table: Vec<f64> = (0..=2 * rows.max_count() as usize)
-                .map(|i| i as f64)
-                .collect();
-            let mut buf = Vec::new();
-            let q = rows.pack_query(&r1, &mut buf).expect("in range").to_vec();
+            let identity = |len: usize| (0..len).map(|i| i as f64).collect();
             let shared_01 = r0.iter().filter(|c| *c % 2 == 0).count() as f64;
-            let mut out = [0.0; 3];
-            rows.lookup(&q, r1.len() as u32, false, &table, 0, &mut out);
-            assert_eq!(out, [shared_01, r1.len() as f64, 0.0], "n_cols = {n_cols}");
-            rows.lookup(&q, r1.len() as u32, true, &table, 0, &mut out);
             let d01 = (r0.len() + r1.len()) as f64 - 2.0 * shared_01;
-            assert_eq!(out, [d01, 0.0, r1.len() as f64], "n_cols = {n_cols}");
-            // Offsets address the right rows.
-            let mut tail = [0.0; 2];
-            rows.lookup(&q, r1.len() as u32, false, &table, 1, &mut tail);
-            assert_eq!(tail, [r1.len() as f64, 0.0]);
+            for (by_distance, expected) in [
+                (false, [shared_01, r1.len() as f64, 0.0]),
+                (true, [d01, 0.0, r1.len() as f64]),
+            ] {
+                let rows = BitRows::pack(&indptr, &indices, n_cols, by_distance, identity)
+                    .expect("narrow enough");
+                assert_eq!(rows.count(0) as usize, r0.len());
+                let mut buf = Vec::new();
+                let q = rows.pack_query(&r1, &mut buf).expect("in range").to_vec();
+                let mut out = [0.0; 3];
+                rows.lookup(&q, r1.len() as u32, 0, &mut out);
+                assert_eq!(
+                    out, expected,
+                    "n_cols = {n_cols}, by_distance = {by_distance}"
+                );
+                let entries: Vec<f64> = (0..3).map(|i| rows.entry(i, 1)).collect();
+                assert_eq!(
+                    entries, expected,
+                    "n_cols = {n_cols}, by_distance = {by_distance}"
+                );
+                // Offsets address the right rows.
+                let mut tail = [0.0; 2];
+                rows.lookup(&q, r1.len() as u32, 1, &mut tail);
+                assert_eq!(tail, expected[1..], "n_cols = {n_cols}");
+            }
         }
     }
 
     #[test]
-    fn wide_rows_and_out_of_range_queries_are_refused() {
-        assert!(BitRows::pack(&[0, 1], &[0], 64 * MAX_WORDS + 1).is_none());
-        let rows = BitRows::pack(&[0, 1], &[3], 10).expect("narrow");
+    fn wide_rows_and_uncovered_queries_are_refused() {
+        let identity = |len: usize| (0..len).map(|i| i as f64).collect();
+        assert!(BitRows::pack(&[0, 1], &[0], 64 * MAX_WORDS + 1, true, identity).is_none());
+        let rows = BitRows::pack(&[0, 1], &[3], 10, true, identity).expect("narrow");
         assert!(rows.pack_query(&[64], &mut Vec::new()).is_none());
+        // Longer than the longest row: the table stops at distance 2.
+        assert!(rows.pack_query(&[1, 2], &mut Vec::new()).is_none());
+        assert!(rows.pack_query(&[2], &mut Vec::new()).is_some());
     }
 }

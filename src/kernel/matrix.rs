@@ -52,11 +52,8 @@ pub struct KernelMatrix<'a> {
     /// so the value array is never read.
     binary: bool,
     /// Indicator data over at most [`bits::MAX_WORDS`](super::bits::MAX_WORDS) words: kernel
-    /// values by bit counting and a look-up in `table` (see [`super::bits`]).
+    /// values by bit counting and a table look-up (see [`super::bits`]).
     bits: Option<BitRows>,
-    /// The kernel of every integer an indicator pair can produce: indexed by the distance
-    /// n_i + n_j − 2c (rbf, laplacian) or by the shared-feature count c (the others).
-    table: Vec<f64>,
 }
 
 impl<'a> KernelMatrix<'a> {
@@ -105,13 +102,12 @@ impl<'a> KernelMatrix<'a> {
             diag,
             binary,
             bits: None,
-            table: Vec::new(),
         };
         if let (true, Features::Sparse(s)) = (binary, &data) {
-            km.bits = BitRows::pack(s.indptr(), s.indices(), s.n_cols());
-            if let Some(bits) = &km.bits {
-                km.table = km.integer_table(2 * bits.max_count() as usize + 1);
-            }
+            // Distances for the kernels of a distance (rbf, laplacian), inner products otherwise.
+            let by_distance = kernel.norm_kind() != NormKind::None;
+            let table = |len| km.integer_table(len);
+            km.bits = BitRows::pack(s.indptr(), s.indices(), s.n_cols(), by_distance, table);
         }
         km
     }
@@ -133,11 +129,6 @@ impl<'a> KernelMatrix<'a> {
                 table
             }
         }
-    }
-
-    /// Whether the look-up table is indexed by distance rather than by inner product.
-    fn by_distance(&self) -> bool {
-        self.kernel.norm_kind() != NormKind::None
     }
 
     /// The kernel function.
@@ -169,18 +160,7 @@ impl<'a> KernelMatrix<'a> {
             return gram_entry(&self.data, i, j);
         }
         if let Some(bits) = &self.bits {
-            let c: u32 = bits
-                .row(i)
-                .iter()
-                .zip(bits.row(j))
-                .map(|(a, b)| (a & b).count_ones())
-                .sum();
-            let index = if self.by_distance() {
-                bits.count(i) + bits.count(j) - 2 * c
-            } else {
-                c
-            };
-            return self.table[index as usize];
+            return bits.entry(i, j);
         }
         match self.kernel.norm_kind() {
             NormKind::L1 => {
@@ -233,15 +213,15 @@ impl<'a> KernelMatrix<'a> {
         } else {
             self.norms[j]
         };
-        match &self.data {
-            _ if self.bits.is_some() => {
-                let bits = self.bits.as_ref().expect("checked");
-                self.lookup_all(bits.row(j), bits.count(j), out);
-            }
-            Features::Dense(d) => self.eval_all(Query::Dense(d.row(j)), qnorm, &[], out),
-            Features::Sparse(s) => {
-                let (idx, val) = s.row(j);
-                self.eval_sparse_query(idx, val, qnorm, out, scratch);
+        if let Some(bits) = &self.bits {
+            self.lookup_all(bits, bits.row(j), bits.count(j), out);
+        } else {
+            match &self.data {
+                Features::Dense(d) => self.eval_all(Query::Dense(d.row(j)), qnorm, &[], out),
+                Features::Sparse(s) => {
+                    let (idx, val) = s.row(j);
+                    self.eval_sparse_query(idx, val, qnorm, out, scratch);
+                }
             }
         }
         // The diagonal entry is exact (see `new`), keep the column consistent with it.
@@ -285,22 +265,20 @@ impl<'a> KernelMatrix<'a> {
             }
             Features::Sparse(q) => {
                 let (idx, val) = q.row(t);
+                // Indicator queries the look-up table covers are bit-counted too.
+                if let Some(bits) = &self.bits {
+                    if val.iter().all(|&v| v == 1.0) {
+                        if let Some(q) = bits.pack_query(idx, &mut scratch.bits) {
+                            bits.lookup(q, idx.len() as u32, 0, out);
+                            return Ok(());
+                        }
+                    }
+                }
                 let qnorm = match kind {
                     NormKind::SquaredL2 => sq_norm(val),
                     NormKind::L1 => l1_norm(val),
                     NormKind::None => 0.0,
                 };
-                if let Some(bits) = &self.bits {
-                    let q_count = idx.len() as u32;
-                    // Indicator queries no wider than the training rows use the table (which
-                    // covers distances up to twice the longest training row).
-                    if val.iter().all(|&v| v == 1.0) && q_count <= bits.max_count() {
-                        if let Some(q) = bits.pack_query(idx, &mut scratch.bits) {
-                            bits.lookup(q, q_count, self.by_distance(), &self.table, 0, out);
-                            return Ok(());
-                        }
-                    }
-                }
                 match &self.data {
                     Features::Dense(_) => {
                         self.eval_range(Query::Sparse(idx, val), qnorm, &[], 0, out)
@@ -331,18 +309,15 @@ impl<'a> KernelMatrix<'a> {
 
     /// Column of the indicator query `q` (a training row) by bit counting, in parallel over rows
     /// when m is large.
-    fn lookup_all(&self, q: &[u64], q_count: u32, out: &mut [f64]) {
-        let bits = self.bits.as_ref().expect("only called on indicator data");
-        // ~1 ns per row: measured, two threads lose on w5a (9,888 rows, 5 words) and win on
-        // a7a (16,100 rows, 2 words), so the crossover (PARALLEL_MIN_WORK) sits near 13,000 rows.
+    fn lookup_all(&self, bits: &BitRows, q: &[u64], q_count: u32, out: &mut [f64]) {
+        // A row costs ~1 ns. Measured: two threads lose on w5a (9,888 rows, 5 words) and win on
+        // a7a (16,100 rows, 2 words), so the crossover (PARALLEL_MIN_WORK) sits near 13,000
+        // rows; and one chunk per thread keeps rayon's per-task cost off the ~10-100 µs of a
+        // column (a7a on 2 threads: 2.44 s against 3.42 s with 2,048-row chunks; BENCHMARKS.md).
         let work = out.len() * 5;
-        let by_distance = self.by_distance();
-        // A row costs ~1 ns here: one chunk per thread keeps rayon's per-task cost off the
-        // ~10-100 µs of work per column (a7a on 2 threads: 2.44 s against 3.42 s with
-        // 2,048-row chunks; BENCHMARKS.md).
         let chunk = out.len().div_ceil(current_num_threads()).max(ROW_CHUNK);
         for_each_chunk(out, chunk, work, |lo, chunk| {
-            bits.lookup(q, q_count, by_distance, &self.table, lo, chunk);
+            bits.lookup(q, q_count, lo, chunk)
         });
     }
 

@@ -26,8 +26,6 @@ pub struct SimplexProblem<'a> {
     kernel: KernelMatrix<'a>,
     copies: usize,
     sign: Vec<f64>,
-    /// The signs again as bytes (they are ±1), for the O(m) pass: fewer bytes streamed per slot.
-    sign_bytes: Vec<i8>,
     ridge: Vec<f64>,
     linear: Vec<f64>,
     /// `Some(b)` when every linear term equals b (0 for the SVC), so the pass need not read them.
@@ -81,8 +79,6 @@ impl<'a> SimplexProblem<'a> {
             + ridge.first().copied().unwrap_or(0.0);
         let constant_kernel_diag = kernel.kernel().has_constant_diagonal();
         let constant_ridge = ridge.iter().all(|&d| d == ridge[0]);
-        let sign_bytes = sign.iter().map(|&v| if v < 0.0 { -1 } else { 1 }).collect();
-        debug_assert!(sign.iter().all(|&v| v == 1.0 || v == -1.0));
         let linear_constant = linear
             .first()
             .copied()
@@ -91,7 +87,6 @@ impl<'a> SimplexProblem<'a> {
             kernel,
             copies: n / m,
             sign,
-            sign_bytes,
             ridge,
             linear,
             linear_constant,
@@ -140,12 +135,6 @@ impl<'a> SimplexProblem<'a> {
     /// The kernel bound to the training data.
     pub fn kernel(&self) -> &KernelMatrix<'a> {
         &self.kernel
-    }
-
-    /// The signs as bytes (±1).
-    #[inline]
-    pub(crate) fn sign_bytes(&self) -> &[i8] {
-        &self.sign_bytes
     }
 
     /// The linear term when it is the same for every slot.

@@ -99,46 +99,6 @@ pub(crate) fn scan(problem: &SimplexProblem<'_>, grad_q: &mut [f64], alpha: &[f6
     update_and_scan(problem, grad_q, alpha, 1.0, &[])
 }
 
-#[inline(always)]
-fn process_chunk_inline(
-    problem: &SimplexProblem<'_>,
-    g: &mut [f64],
-    lo: usize,
-    alpha: &[f64],
-    c0: f64,
-    terms: &[ColumnTerm<'_>],
-) -> Vertices {
-    let hi = lo + g.len();
-    let mut out = Vertices::empty();
-    // The ridge δ_ab/C_a touches only the step's own slots: split the range around them so the
-    // bulk loop stays branch-free.
-    let mut specials: [usize; 2] = [usize::MAX; 2];
-    for (k, t) in terms.iter().enumerate().take(2) {
-        specials[k] = t.slot;
-    }
-    specials.sort_unstable();
-    let mut start = lo;
-    for &s in specials.iter() {
-        if s == usize::MAX || s < start || s >= hi {
-            continue;
-        }
-        bulk(problem, g, lo, start, s, alpha, c0, terms, &mut out);
-        // The special slot: bulk formula, plus the ridge of every term on this slot.
-        let mut ignored = Vertices::empty();
-        bulk(problem, g, lo, s, s + 1, alpha, c0, terms, &mut ignored);
-        for t in terms {
-            if t.slot == s {
-                g[s - lo] += t.coef * problem.scale() * problem.ridge(s);
-            }
-        }
-        let grad = problem.linear()[s] - 2.0 * g[s - lo];
-        out.consider(s, grad, alpha[s] > 0.0);
-        start = s + 1;
-    }
-    bulk(problem, g, lo, start, hi, alpha, c0, terms, &mut out);
-    out
-}
-
 crate::simd::multiversion! {
     /// One chunk of [`update_and_scan`], in the AVX2 build when the CPU has it.
     fn process_chunk(
@@ -149,7 +109,35 @@ crate::simd::multiversion! {
         c0: f64,
         terms: &[ColumnTerm<'_>],
     ) -> Vertices {
-        process_chunk_inline(problem, g, lo, alpha, c0, terms)
+        let hi = lo + g.len();
+        let mut out = Vertices::empty();
+        // The ridge δ_ab/C_a touches only the step's own slots: split the range around them so the
+        // bulk loop stays branch-free.
+        let mut specials: [usize; 2] = [usize::MAX; 2];
+        for (k, t) in terms.iter().enumerate().take(2) {
+            specials[k] = t.slot;
+        }
+        specials.sort_unstable();
+        let mut start = lo;
+        for &s in specials.iter() {
+            if s == usize::MAX || s < start || s >= hi {
+                continue;
+            }
+            bulk(problem, g, lo, start, s, alpha, c0, terms, &mut out);
+            // The special slot: bulk formula, plus the ridge of every term on this slot.
+            let mut ignored = Vertices::empty();
+            bulk(problem, g, lo, s, s + 1, alpha, c0, terms, &mut ignored);
+            for t in terms {
+                if t.slot == s {
+                    g[s - lo] += t.coef * problem.scale() * problem.ridge(s);
+                }
+            }
+            let grad = problem.linear()[s] - 2.0 * g[s - lo];
+            out.consider(s, grad, alpha[s] > 0.0);
+            start = s + 1;
+        }
+        bulk(problem, g, lo, start, hi, alpha, c0, terms, &mut out);
+        out
     }
 }
 
@@ -171,7 +159,6 @@ fn bulk(
     }
     let m = problem.n_samples();
     let signs = problem.signs();
-    let sign_bytes = problem.sign_bytes();
     let lin = problem.linear();
     let shift = problem.shift();
     let scale = problem.scale();
@@ -181,11 +168,7 @@ fn bulk(
         let copy_end = ((b0 / m) + 1) * m;
         let b1 = to.min(copy_end);
         let base = (b0 / m) * m;
-        let (gs, ss, als) = (
-            &mut g[b0 - lo..b1 - lo],
-            &sign_bytes[b0..b1],
-            &alpha[b0..b1],
-        );
+        let (gs, ss, als) = (&mut g[b0 - lo..b1 - lo], &signs[b0..b1], &alpha[b0..b1]);
         // The linear term: a constant (the SVC's 0) is not streamed from memory.
         let lin = match problem.linear_constant() {
             Some(b) => Linear::Constant(b),
@@ -197,7 +180,7 @@ fn bulk(
                 let w = t.coef * scale * signs[t.slot];
                 let col = &t.column[b0 - base..b1 - base];
                 fused(gs, lin, als, b0, out, |k, old| {
-                    c0 * old + w * f64::from(ss[k]) * (col[k] + shift)
+                    c0 * old + w * ss[k] * (col[k] + shift)
                 });
             }
             [t, u, ..] => {
@@ -206,7 +189,7 @@ fn bulk(
                 let ct = &t.column[b0 - base..b1 - base];
                 let cu = &u.column[b0 - base..b1 - base];
                 fused(gs, lin, als, b0, out, |k, old| {
-                    c0 * old + f64::from(ss[k]) * (wt * (ct[k] + shift) + wu * (cu[k] + shift))
+                    c0 * old + ss[k] * (wt * (ct[k] + shift) + wu * (cu[k] + shift))
                 });
             }
         }
