@@ -105,14 +105,38 @@ impl BitRows {
     }
 
     /// out[r] = k(row lo + r, q) for a query bit set `q` with `q_count` features (a row of
-    /// these, or from [`BitRows::pack_query`], so the table covers it).
-    pub(crate) fn lookup(&self, q: &[u64], q_count: u32, lo: usize, out: &mut [f64]) {
+    /// these, or from [`BitRows::pack_query`], so the table covers it), as `f64` or rounded to
+    /// `f32` (a column cache's storage).
+    pub(crate) fn lookup<T: Value>(&self, q: &[u64], q_count: u32, lo: usize, out: &mut [T]) {
         debug_assert!(q.len() == self.words && q_count <= self.max_count);
-        lookup_dispatch(self, q, q_count, lo, out);
+        lookup_dispatch(self, q, q_count, lo, T::slice(out));
+    }
+
+    /// [`BitRows::lookup`] with one monomorphised loop per common width, so the word loop is
+    /// unrolled.
+    #[inline(always)]
+    fn lookup_width<T: Value>(&self, q: &[u64], q_count: u32, lo: usize, out: &mut [T]) {
+        match self.words {
+            1 => self.lookup_w::<1, T>(q, q_count, lo, out),
+            2 => self.lookup_w::<2, T>(q, q_count, lo, out),
+            3 => self.lookup_w::<3, T>(q, q_count, lo, out),
+            4 => self.lookup_w::<4, T>(q, q_count, lo, out),
+            5 => self.lookup_w::<5, T>(q, q_count, lo, out),
+            6 => self.lookup_w::<6, T>(q, q_count, lo, out),
+            7 => self.lookup_w::<7, T>(q, q_count, lo, out),
+            8 => self.lookup_w::<8, T>(q, q_count, lo, out),
+            _ => self.lookup_any(q, q_count, lo, out),
+        }
     }
 
     #[inline(always)]
-    fn lookup_w<const W: usize>(&self, q: &[u64], q_count: u32, lo: usize, out: &mut [f64]) {
+    fn lookup_w<const W: usize, T: Value>(
+        &self,
+        q: &[u64],
+        q_count: u32,
+        lo: usize,
+        out: &mut [T],
+    ) {
         let q: &[u64; W] = q.try_into().expect("query width matches the rows");
         let rows = &self.bits[lo * W..(lo + out.len()) * W];
         let counts = &self.counts[lo..lo + out.len()];
@@ -120,19 +144,19 @@ impl BitRows {
         if self.by_distance {
             for ((o, row), &n) in out.iter_mut().zip(rows.chunks_exact(W)).zip(counts) {
                 let c = shared::<W>(row, q);
-                *o = table[(n + q_count - 2 * c) as usize];
+                *o = T::from_f64(table[(n + q_count - 2 * c) as usize]);
             }
         } else {
             for (o, row) in out.iter_mut().zip(rows.chunks_exact(W)) {
-                *o = table[shared::<W>(row, q) as usize];
+                *o = T::from_f64(table[shared::<W>(row, q) as usize]);
             }
         }
     }
 
     #[inline(always)]
-    fn lookup_any(&self, q: &[u64], q_count: u32, lo: usize, out: &mut [f64]) {
+    fn lookup_any<T: Value>(&self, q: &[u64], q_count: u32, lo: usize, out: &mut [T]) {
         for (r, o) in out.iter_mut().enumerate() {
-            *o = self.value(self.row(lo + r), self.count(lo + r), q, q_count);
+            *o = T::from_f64(self.value(self.row(lo + r), self.count(lo + r), q, q_count));
         }
     }
 }
@@ -141,19 +165,45 @@ crate::simd::multiversion! {
     avx512;
     /// [`BitRows::lookup`], in the AVX-512 (vector popcount) or AVX2 + POPCNT build when the
     /// CPU has it.
-    fn lookup_dispatch(rows: &BitRows, q: &[u64], q_count: u32, lo: usize, out: &mut [f64]) {
-        // One monomorphised loop per common width, so the word loop is unrolled.
-        match rows.words {
-            1 => rows.lookup_w::<1>(q, q_count, lo, out),
-            2 => rows.lookup_w::<2>(q, q_count, lo, out),
-            3 => rows.lookup_w::<3>(q, q_count, lo, out),
-            4 => rows.lookup_w::<4>(q, q_count, lo, out),
-            5 => rows.lookup_w::<5>(q, q_count, lo, out),
-            6 => rows.lookup_w::<6>(q, q_count, lo, out),
-            7 => rows.lookup_w::<7>(q, q_count, lo, out),
-            8 => rows.lookup_w::<8>(q, q_count, lo, out),
-            _ => rows.lookup_any(q, q_count, lo, out),
+    fn lookup_dispatch(rows: &BitRows, q: &[u64], q_count: u32, lo: usize, out: Out<'_>) {
+        match out {
+            Out::F64(out) => rows.lookup_width(q, q_count, lo, out),
+            Out::F32(out) => rows.lookup_width(q, q_count, lo, out),
         }
+    }
+}
+
+/// An output slice of either precision, so one dispatched function serves both.
+pub(crate) enum Out<'o> {
+    F64(&'o mut [f64]),
+    F32(&'o mut [f32]),
+}
+
+/// A kernel value's storage type: `f64`, or `f32` (rounded once, for the column cache).
+pub(crate) trait Value: Copy + Send + Sync {
+    /// `v` in this type.
+    fn from_f64(v: f64) -> Self;
+    /// The slice as an [`Out`].
+    fn slice(out: &mut [Self]) -> Out<'_>;
+}
+
+impl Value for f64 {
+    #[inline(always)]
+    fn from_f64(v: f64) -> Self {
+        v
+    }
+    fn slice(out: &mut [Self]) -> Out<'_> {
+        Out::F64(out)
+    }
+}
+
+impl Value for f32 {
+    #[inline(always)]
+    fn from_f64(v: f64) -> Self {
+        v as f32
+    }
+    fn slice(out: &mut [Self]) -> Out<'_> {
+        Out::F32(out)
     }
 }
 

@@ -3,17 +3,89 @@
 //!
 //! Frank-Wolfe steps touch the toward vertex and, for away/swap steps, an active (coreset)
 //! point, so the working set is the coreset; LRU keeps it resident when it fits.
+//!
+//! Columns are stored as `f64` when the budget holds the whole kernel matrix that way, and as
+//! `f32` otherwise (LIBSVM stores `float` always): twice the columns in the same memory, and
+//! half the bytes for the O(m) pass to read. Values are computed in `f64` and rounded once;
+//! every sum over them is accumulated in `f64`. A coreset that outgrows an `f64` cache
+//! recomputes a column on almost every step (BENCHMARKS.md: the shuttle pair 1-vs-4 at C = 100
+//! computed 134k columns for 934 support vectors, 60 s; with `f32` storage 1.1k columns, 8 s).
 
 use super::matrix::{KernelMatrix, QueryScratch};
 
 const NO_SLOT: u32 = u32::MAX;
+
+/// How cached columns are stored.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum CachePrecision {
+    /// `f64` when the budget holds all m columns as `f64`, `f32` otherwise. The default.
+    #[default]
+    Auto,
+    /// Always `f64`: bit-for-bit the values the kernel computes.
+    Float64,
+    /// Always `f32` (values rounded once; sums still in `f64`).
+    Float32,
+}
+
+impl CachePrecision {
+    /// The parameter's name in messages and logs.
+    pub fn name(self) -> &'static str {
+        match self {
+            CachePrecision::Auto => "auto",
+            CachePrecision::Float64 => "float64",
+            CachePrecision::Float32 => "float32",
+        }
+    }
+}
+
+/// A cached kernel column, in its storage precision.
+#[derive(Clone, Copy, Debug)]
+pub enum Column<'c> {
+    /// Stored as computed.
+    F64(&'c [f64]),
+    /// Rounded to `f32` once.
+    F32(&'c [f32]),
+}
+
+impl Column<'_> {
+    /// Entry i, widened to `f64`.
+    #[inline(always)]
+    pub fn get(&self, i: usize) -> f64 {
+        match self {
+            Column::F64(c) => c[i],
+            Column::F32(c) => f64::from(c[i]),
+        }
+    }
+
+    /// Number of entries (m).
+    pub fn len(&self) -> usize {
+        match self {
+            Column::F64(c) => c.len(),
+            Column::F32(c) => c.len(),
+        }
+    }
+
+    /// Whether the column is empty (m = 0).
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// Column storage of one precision.
+#[derive(Debug)]
+enum Store {
+    F64(Vec<Vec<f64>>),
+    /// The columns, and the `f64` buffer a column is computed into before rounding (unused,
+    /// and so never allocated, on indicator data).
+    F32(Vec<Vec<f32>>, Vec<f64>),
+}
 
 /// A bounded cache of base-kernel columns, each of length m.
 #[derive(Debug)]
 pub struct ColumnCache {
     m: usize,
     capacity: usize,
-    columns: Vec<Vec<f64>>,
+    store: Store,
     owner: Vec<usize>,
     last_used: Vec<u64>,
     slot_of: Vec<u32>,
@@ -25,14 +97,33 @@ pub struct ColumnCache {
 
 impl ColumnCache {
     /// A cache for columns of length `m` using at most `budget_bytes` for column storage (but
-    /// always room for two columns, the minimum a pairwise step needs).
+    /// always room for two columns, the minimum a pairwise step needs), `f64` columns.
     pub fn new(m: usize, budget_bytes: usize) -> Self {
-        let per_column = (m * std::mem::size_of::<f64>()).max(1);
-        let capacity = (budget_bytes / per_column).clamp(2, m.max(2));
+        ColumnCache::with_precision(m, budget_bytes, CachePrecision::Float64)
+    }
+
+    /// As [`ColumnCache::new`], storing columns in the given precision (see
+    /// [`CachePrecision::Auto`] for the automatic choice).
+    pub fn with_precision(m: usize, budget_bytes: usize, precision: CachePrecision) -> Self {
+        let columns_of = |bytes: usize| budget_bytes / (m * bytes).max(1);
+        let f32_storage = match precision {
+            CachePrecision::Float64 => false,
+            CachePrecision::Float32 => true,
+            CachePrecision::Auto => columns_of(std::mem::size_of::<f64>()) < m,
+        };
+        let (per_value, store) = if f32_storage {
+            (
+                std::mem::size_of::<f32>(),
+                Store::F32(Vec::new(), Vec::new()),
+            )
+        } else {
+            (std::mem::size_of::<f64>(), Store::F64(Vec::new()))
+        };
+        let capacity = columns_of(per_value).clamp(2, m.max(2));
         ColumnCache {
             m,
             capacity,
-            columns: Vec::new(),
+            store,
             owner: Vec::new(),
             last_used: Vec::new(),
             slot_of: vec![NO_SLOT; m],
@@ -46,6 +137,14 @@ impl ColumnCache {
     /// Maximum number of columns held.
     pub fn capacity(&self) -> usize {
         self.capacity
+    }
+
+    /// The storage precision in use: [`CachePrecision::Float64`] or [`CachePrecision::Float32`].
+    pub fn precision(&self) -> CachePrecision {
+        match self.store {
+            Store::F64(_) => CachePrecision::Float64,
+            Store::F32(..) => CachePrecision::Float32,
+        }
     }
 
     /// Number of lookups answered from the cache.
@@ -66,6 +165,10 @@ impl ColumnCache {
         }
     }
 
+    fn len(&self) -> usize {
+        self.owner.len()
+    }
+
     /// Ensures column `j` is cached and returns its slot. The slot `keep` (if any) is never
     /// evicted, so two columns can be held at once.
     pub fn fetch(&mut self, kernel: &KernelMatrix<'_>, j: usize, keep: Option<usize>) -> usize {
@@ -76,13 +179,16 @@ impl ColumnCache {
             return s;
         }
         self.computed += 1;
-        let slot = if self.columns.len() < self.capacity {
-            self.columns.push(vec![0.0; self.m]);
+        let slot = if self.len() < self.capacity {
+            match &mut self.store {
+                Store::F64(columns) => columns.push(vec![0.0; self.m]),
+                Store::F32(columns, _) => columns.push(vec![0.0; self.m]),
+            }
             self.owner.push(j);
             self.last_used.push(0);
-            self.columns.len() - 1
+            self.len() - 1
         } else {
-            let victim = (0..self.columns.len())
+            let victim = (0..self.len())
                 .filter(|&s| Some(s) != keep)
                 .min_by_key(|&s| self.last_used[s])
                 .expect("capacity is at least two");
@@ -90,14 +196,73 @@ impl ColumnCache {
             self.owner[victim] = j;
             victim
         };
-        kernel.column(j, &mut self.columns[slot], &mut self.scratch);
+        match &mut self.store {
+            Store::F64(columns) => kernel.column(j, &mut columns[slot], &mut self.scratch),
+            Store::F32(columns, wide) => {
+                kernel.column_f32(j, &mut columns[slot], wide, &mut self.scratch)
+            }
+        }
         self.slot_of[j] = slot as u32;
         self.last_used[slot] = self.clock;
         slot
     }
 
     /// The column stored in `slot`.
-    pub fn column(&self, slot: usize) -> &[f64] {
-        &self.columns[slot]
+    pub fn column(&self, slot: usize) -> Column<'_> {
+        match &self.store {
+            Store::F64(columns) => Column::F64(&columns[slot]),
+            Store::F32(columns, _) => Column::F32(&columns[slot]),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::data::{DenseMatrix, Features};
+    use crate::kernel::Kernel;
+
+    #[test]
+    fn auto_precision_follows_the_budget() {
+        let m = 100;
+        let all_f64 = m * m * 8;
+        assert_eq!(
+            ColumnCache::with_precision(m, all_f64, CachePrecision::Auto).precision(),
+            CachePrecision::Float64
+        );
+        let small = ColumnCache::with_precision(m, all_f64 - 1, CachePrecision::Auto);
+        assert_eq!(small.precision(), CachePrecision::Float32);
+        assert_eq!(
+            small.capacity(),
+            m,
+            "half-size values: all columns fit again"
+        );
+        let tiny = ColumnCache::with_precision(m, 10 * m * 4, CachePrecision::Auto);
+        assert_eq!(tiny.capacity(), 10);
+    }
+
+    #[test]
+    fn float32_columns_are_the_rounded_float64_columns() {
+        let values: Vec<f64> = (0..40).map(|v| (v as f64 * 0.37).sin()).collect();
+        let data = DenseMatrix::new(values, 20, 2).expect("shape");
+        let km = KernelMatrix::new(Kernel::Rbf { gamma: 0.7 }, Features::Dense(data.view()));
+        let mut wide = ColumnCache::with_precision(20, 1 << 20, CachePrecision::Float64);
+        let mut narrow = ColumnCache::with_precision(20, 1 << 20, CachePrecision::Float32);
+        for j in [0, 7, 19] {
+            let (a, b) = (wide.fetch(&km, j, None), narrow.fetch(&km, j, None));
+            let (a, b) = (wide.column(a), narrow.column(b));
+            assert!(matches!(b, Column::F32(_)));
+            for i in 0..20 {
+                assert_eq!(b.get(i), f64::from(a.get(i) as f32));
+            }
+        }
+        // LRU with two slots: the third column evicts the least recently used.
+        let mut two = ColumnCache::with_precision(20, 2 * 20 * 4, CachePrecision::Float32);
+        assert_eq!(two.capacity(), 2);
+        let s0 = two.fetch(&km, 0, None);
+        two.fetch(&km, 1, None);
+        two.fetch(&km, 0, None);
+        assert_eq!(two.fetch(&km, 2, None), 1 - s0);
+        assert_eq!((two.hits(), two.columns_computed()), (1, 3));
     }
 }

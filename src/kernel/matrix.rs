@@ -1,7 +1,7 @@
 //! [`KernelMatrix`]: a kernel bound to a data set, evaluated a column (or a query row) at a time.
 //! The m×m matrix is never formed.
 
-use super::bits::BitRows;
+use super::bits::{BitRows, Value};
 use super::dot::{
     binary_gather_dot, dense_dot, dense_l1, l1_norm, sparse_dense_dot, sparse_dense_l1,
     sparse_gather_dot, sparse_sparse_dot, sparse_sparse_l1, sq_norm,
@@ -228,6 +228,28 @@ impl<'a> KernelMatrix<'a> {
         out[j] = self.diag[j];
     }
 
+    /// [`KernelMatrix::column`] rounded to `f32` (for a column cache that stores `f32`).
+    /// Indicator data is looked up straight into `out`; the other paths compute the column in
+    /// `f64` into `wide` (resized to m) first.
+    pub fn column_f32(
+        &self,
+        j: usize,
+        out: &mut [f32],
+        wide: &mut Vec<f64>,
+        scratch: &mut QueryScratch,
+    ) {
+        if let Some(bits) = &self.bits {
+            self.lookup_all(bits, bits.row(j), bits.count(j), out);
+            out[j] = self.diag[j] as f32;
+        } else {
+            wide.resize(out.len(), 0.0);
+            self.column(j, wide, scratch);
+            for (o, &v) in out.iter_mut().zip(wide.iter()) {
+                *o = v as f32;
+            }
+        }
+    }
+
     /// k(x_i, q) for all rows i of this matrix, where q is row `t` of `queries` (a test set
     /// with the same number of features). Serial: callers parallelise over queries.
     ///
@@ -309,7 +331,7 @@ impl<'a> KernelMatrix<'a> {
 
     /// Column of the indicator query `q` (a training row) by bit counting, in parallel over rows
     /// when m is large.
-    fn lookup_all(&self, bits: &BitRows, q: &[u64], q_count: u32, out: &mut [f64]) {
+    fn lookup_all<T: Value>(&self, bits: &BitRows, q: &[u64], q_count: u32, out: &mut [T]) {
         // A row costs ~1 ns. Measured: two threads lose on w5a (9,888 rows, 5 words) and win on
         // a7a (16,100 rows, 2 words), so the crossover (PARALLEL_MIN_WORK) sits near 13,000
         // rows; and one chunk per thread keeps rayon's per-task cost off the ~10-100 µs of a

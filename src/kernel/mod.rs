@@ -10,7 +10,7 @@ mod dot;
 mod exp;
 mod matrix;
 
-pub use cache::ColumnCache;
+pub use cache::{CachePrecision, Column, ColumnCache};
 pub use matrix::{KernelMatrix, QueryScratch};
 
 use crate::error::{FwsvmError, Result};

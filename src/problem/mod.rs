@@ -18,7 +18,7 @@ pub mod one_class;
 pub mod svc;
 pub mod svr;
 
-use crate::kernel::KernelMatrix;
+use crate::kernel::{Column, KernelMatrix};
 
 /// A concave quadratic on the unit simplex in the structured form above.
 #[derive(Debug, Clone)]
@@ -190,10 +190,10 @@ impl<'a> SimplexProblem<'a> {
 
     /// Q_ab given the base-kernel column of slot b's sample.
     #[inline]
-    pub fn q_entry_from_column(&self, a: usize, b: usize, column_of_b: &[f64]) -> f64 {
+    pub fn q_entry_from_column(&self, a: usize, b: usize, column_of_b: Column<'_>) -> f64 {
         let off = if a == b { self.ridge[a] } else { 0.0 };
         self.scale
-            * (self.sign[a] * self.sign[b] * (column_of_b[self.sample(a)] + self.shift) + off)
+            * (self.sign[a] * self.sign[b] * (column_of_b.get(self.sample(a)) + self.shift) + off)
     }
 
     /// For a minimum-enclosing-ball problem (constant diagonal, b = 0), the squared radius of the

@@ -10,7 +10,7 @@ use pyo3::types::{PyDict, PyList};
 
 use super::convert::{FeaturesArg, kernel_from};
 use crate::error::FwsvmError;
-use crate::kernel::KernelMatrix;
+use crate::kernel::{CachePrecision, KernelMatrix};
 use crate::model::decision_values;
 use crate::multiclass::ovo_decision_values;
 use crate::parallel::with_threads;
@@ -240,6 +240,7 @@ fn build_params(
         max_iter: (max_iter > 0).then_some(max_iter as u64),
         time_limit: time_limit.map(Duration::from_secs_f64),
         cache_size_mb: cache_size,
+        cache_precision: CachePrecision::Auto,
         init: init.parse()?,
         seed,
         verbose,

@@ -115,7 +115,7 @@ fn solve_on_coreset(
                 if !(slope > 0.0) {
                     continue;
                 }
-                let q = w_up * sign[r] * (col[sample[r]] + shift);
+                let q = w_up * sign[r] * (col.get(sample[r]) + shift);
                 let curvature = diag[up] - 2.0 * q + diag[r];
                 let gain = if curvature > 0.0 {
                     slope * slope / (4.0 * curvature)
@@ -155,7 +155,7 @@ fn solve_on_coreset(
         let (mut next_up, mut next_dot) = (0, 0.0);
         for r in 0..p {
             let k = sample[r];
-            let mut g = grad[r] + sign[r] * (wi * (ci[k] + shift) + wj * (cj[k] + shift));
+            let mut g = grad[r] + sign[r] * (wi * (ci.get(k) + shift) + wj * (cj.get(k) + shift));
             if r == up {
                 g -= 2.0 * lambda * ridge[r];
             } else if r == down {

@@ -65,7 +65,7 @@ pub fn solve(
     }
     let mut tracker = Tracker::new(params, monitor);
     let n = problem.n_slots();
-    let mut cache = ColumnCache::new(problem.n_samples(), params.cache_bytes());
+    let mut cache = params.column_cache(problem.n_samples());
     let mut state = State::zeros(n);
     let (support, values) = initial_iterate(problem, params)?;
     state.set_iterate(problem, &mut cache, &support, &values);
@@ -80,12 +80,13 @@ pub fn solve(
     let mut stalled = false;
     if params.verbose {
         eprintln!(
-            "fwsvm: {} on {n} slots, {} init, tol {:e} ({}), cache {} columns",
+            "fwsvm: {} on {n} slots, {} init, tol {:e} ({}), cache {} columns ({})",
             params.algorithm,
             params.init.name(),
             params.tol,
             params.stopping.name(),
-            cache.capacity()
+            cache.capacity(),
+            cache.precision().name()
         );
     }
 

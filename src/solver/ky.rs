@@ -28,7 +28,7 @@ use super::state::State;
 use super::tracker::Tracker;
 use super::{ExitReason, Solution, SolverParams, StepCounts, StepKind, Stopping};
 use crate::error::{FwsvmError, Result};
-use crate::kernel::ColumnCache;
+use crate::kernel::{Column, ColumnCache};
 use crate::problem::SimplexProblem;
 use crate::random::SplitMix64;
 
@@ -113,7 +113,7 @@ pub(crate) fn solve(
         ));
     }
     let mut tracker = Tracker::new(params, monitor);
-    let mut cache = ColumnCache::new(problem.n_samples(), params.cache_bytes());
+    let mut cache = params.column_cache(problem.n_samples());
     let mut state = State::zeros(n);
 
     if let Some((support, values)) =
@@ -296,7 +296,7 @@ fn update_pair(
 }
 
 /// ‖z‖² for z = φ̃(a) − φ̃(b), a and b of opposite classes, from the column of a.
-fn pair_norm(problem: &SimplexProblem<'_>, a: usize, b: usize, column_of_a: &[f64]) -> f64 {
+fn pair_norm(problem: &SimplexProblem<'_>, a: usize, b: usize, column_of_a: Column<'_>) -> f64 {
     problem.q_diag(a) + problem.q_diag(b) + 2.0 * problem.q_entry_from_column(b, a, column_of_a)
 }
 

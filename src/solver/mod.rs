@@ -29,6 +29,7 @@ pub use monitor::{Monitor, NoMonitor, Progress};
 pub use subproblem::solve_dense;
 
 use crate::error::{FwsvmError, Result};
+use crate::kernel::{CachePrecision, ColumnCache};
 
 /// Which Frank-Wolfe variant to run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
@@ -206,6 +207,9 @@ pub struct SolverParams {
     pub time_limit: Option<Duration>,
     /// Memory budget of the kernel-column cache in MB.
     pub cache_size_mb: f64,
+    /// Storage precision of cached columns (automatic: `f32` when the budget cannot hold the
+    /// whole kernel matrix as `f64`).
+    pub cache_precision: CachePrecision,
     /// Initialisation.
     pub init: Init,
     /// Seed of the random initialisation.
@@ -232,6 +236,7 @@ impl Default for SolverParams {
             max_iter: None,
             time_limit: None,
             cache_size_mb: 200.0,
+            cache_precision: CachePrecision::Auto,
             init: Init::Random,
             seed: 0,
             verbose: false,
@@ -246,6 +251,11 @@ impl SolverParams {
     /// The kernel-column cache budget in bytes.
     pub fn cache_bytes(&self) -> usize {
         (self.cache_size_mb * 1024.0 * 1024.0) as usize
+    }
+
+    /// The kernel-column cache for a problem with `m` samples, as these parameters ask.
+    pub(crate) fn column_cache(&self, m: usize) -> ColumnCache {
+        ColumnCache::with_precision(m, self.cache_bytes(), self.cache_precision)
     }
 
     /// Checks every field.

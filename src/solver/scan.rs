@@ -8,6 +8,7 @@
 //! on large problems; chunk results are merged in order, so the vertices do not depend on
 //! the number of threads.
 
+use crate::kernel::Column;
 use crate::parallel::{current_num_threads, map_chunks};
 use crate::problem::SimplexProblem;
 
@@ -19,7 +20,7 @@ const CHUNK: usize = 8192;
 pub(crate) struct ColumnTerm<'c> {
     pub coef: f64,
     pub slot: usize,
-    pub column: &'c [f64],
+    pub column: Column<'c>,
 }
 
 /// The toward and away vertices found by a pass.
@@ -178,19 +179,45 @@ fn bulk(
             [] => fused(gs, lin, als, b0, out, |_, old| c0 * old),
             [t] => {
                 let w = t.coef * scale * signs[t.slot];
-                let col = &t.column[b0 - base..b1 - base];
-                fused(gs, lin, als, b0, out, |k, old| {
-                    c0 * old + w * ss[k] * (col[k] + shift)
-                });
+                let (lo_s, hi_s) = (b0 - base, b1 - base);
+                match t.column {
+                    Column::F64(col) => {
+                        let col = &col[lo_s..hi_s];
+                        fused(gs, lin, als, b0, out, |k, old| {
+                            c0 * old + w * ss[k] * (col[k] + shift)
+                        });
+                    }
+                    Column::F32(col) => {
+                        let col = &col[lo_s..hi_s];
+                        fused(gs, lin, als, b0, out, |k, old| {
+                            c0 * old + w * ss[k] * (f64::from(col[k]) + shift)
+                        });
+                    }
+                }
             }
             [t, u, ..] => {
                 let wt = t.coef * scale * signs[t.slot];
                 let wu = u.coef * scale * signs[u.slot];
-                let ct = &t.column[b0 - base..b1 - base];
-                let cu = &u.column[b0 - base..b1 - base];
-                fused(gs, lin, als, b0, out, |k, old| {
-                    c0 * old + ss[k] * (wt * (ct[k] + shift) + wu * (cu[k] + shift))
-                });
+                let (lo_s, hi_s) = (b0 - base, b1 - base);
+                match (t.column, u.column) {
+                    (Column::F64(ct), Column::F64(cu)) => {
+                        let (ct, cu) = (&ct[lo_s..hi_s], &cu[lo_s..hi_s]);
+                        fused(gs, lin, als, b0, out, |k, old| {
+                            c0 * old + ss[k] * (wt * (ct[k] + shift) + wu * (cu[k] + shift))
+                        });
+                    }
+                    (Column::F32(ct), Column::F32(cu)) => {
+                        let (ct, cu) = (&ct[lo_s..hi_s], &cu[lo_s..hi_s]);
+                        fused(gs, lin, als, b0, out, |k, old| {
+                            let (x, y) = (f64::from(ct[k]), f64::from(cu[k]));
+                            c0 * old + ss[k] * (wt * (x + shift) + wu * (y + shift))
+                        });
+                    }
+                    (ct, cu) => fused(gs, lin, als, b0, out, |k, old| {
+                        let (x, y) = (ct.get(lo_s + k), cu.get(lo_s + k));
+                        c0 * old + ss[k] * (wt * (x + shift) + wu * (y + shift))
+                    }),
+                }
             }
         }
         b0 = b1;

@@ -106,7 +106,7 @@ impl State {
             let col = cache.column(slot);
             let w = self.alpha[a] * scale * signs[a];
             for b in 0..n {
-                self.grad_q[b] += w * signs[b] * (col[b % m] + shift);
+                self.grad_q[b] += w * signs[b] * (col.get(b % m) + shift);
             }
             self.grad_q[a] += self.alpha[a] * scale * problem.ridge(a);
         }
