@@ -67,6 +67,13 @@ fn columns_entries_and_queries_match_the_formula_for_dense_and_sparse_data() {
 }
 
 #[test]
+fn low_dimensional_dense_data_matches_the_formula() {
+    // Dense with 11 features: columns come from the transposed (feature-major) storage.
+    let (x, _) = common::blobs(37, 11, 1.0, 6);
+    check_against_formula(&x);
+}
+
+#[test]
 fn binary_sparse_data_matches_the_formula() {
     // All stored values 1, like the a- and w-series.
     let data: Vec<f64> = (0..37 * 11)

@@ -7,6 +7,7 @@ use super::dot::{
     sparse_gather_dot, sparse_sparse_dot, sparse_sparse_l1, sq_norm,
 };
 use super::exp::exp_in_place;
+use super::feature_major::FeatureMajor;
 use super::{Kernel, NormKind};
 use crate::data::Features;
 use crate::error::{FwsvmError, Result};
@@ -24,6 +25,7 @@ const ROW_CHUNK: usize = 2048;
 pub struct QueryScratch {
     dense: Vec<f64>,
     bits: Vec<u64>,
+    row: Vec<f64>,
 }
 
 impl QueryScratch {
@@ -54,6 +56,9 @@ pub struct KernelMatrix<'a> {
     /// Indicator data over at most [`bits::MAX_WORDS`](super::bits::MAX_WORDS) words: kernel
     /// values by bit counting and a table look-up (see [`super::bits`]).
     bits: Option<BitRows>,
+    /// Low-dimensional data transposed, so columns vectorise across rows (see
+    /// [`super::feature_major`]).
+    by_feature: Option<FeatureMajor>,
 }
 
 impl<'a> KernelMatrix<'a> {
@@ -102,12 +107,16 @@ impl<'a> KernelMatrix<'a> {
             diag,
             binary,
             bits: None,
+            by_feature: None,
         };
         if let (true, Features::Sparse(s)) = (binary, &data) {
             // Distances for the kernels of a distance (rbf, laplacian), inner products otherwise.
             let by_distance = kernel.norm_kind() != NormKind::None;
             let table = |len| km.integer_table(len);
             km.bits = BitRows::pack(s.indptr(), s.indices(), s.n_cols(), by_distance, table);
+        }
+        if km.bits.is_none() && kernel != Kernel::Precomputed {
+            km.by_feature = FeatureMajor::pack(&data);
         }
         km
     }
@@ -215,6 +224,9 @@ impl<'a> KernelMatrix<'a> {
         };
         if let Some(bits) = &self.bits {
             self.lookup_all(bits, bits.row(j), bits.count(j), out);
+        } else if let Some(x) = &self.by_feature {
+            x.row_into(j, &mut scratch.row);
+            self.eval_feature_major(x, &scratch.row, qnorm, out);
         } else {
             match &self.data {
                 Features::Dense(d) => self.eval_all(Query::Dense(d.row(j)), qnorm, &[], out),
@@ -343,6 +355,22 @@ impl<'a> KernelMatrix<'a> {
         });
     }
 
+    /// The column of the dense query `q` (one value per feature) from the transposed data, in
+    /// parallel over rows when m is large.
+    fn eval_feature_major(&self, x: &FeatureMajor, q: &[f64], qnorm: f64, out: &mut [f64]) {
+        let l1 = self.kernel.norm_kind() == NormKind::L1;
+        let work = out.len() * (q.len() + 1);
+        for_each_chunk(out, ROW_CHUNK, work, |lo, chunk| {
+            x.products(q, l1, lo, chunk);
+            let norms = if self.norms.is_empty() {
+                &[][..]
+            } else {
+                &self.norms[lo..lo + chunk.len()]
+            };
+            self.outer(chunk, norms, qnorm);
+        });
+    }
+
     fn eval_all(&self, q: Query<'_>, qnorm: f64, scattered: &[f64], out: &mut [f64]) {
         let work = match &self.data {
             Features::Dense(d) => d.n_rows() * d.n_cols(),
@@ -401,7 +429,16 @@ impl<'a> KernelMatrix<'a> {
     /// The kernel's outer function applied in place to inner products (or L1 distances), with
     /// the match hoisted out of the loop; `norms` are the rows' squared norms (rbf only).
     fn outer(&self, out: &mut [f64], norms: &[f64], qnorm: f64) {
-        match self.kernel {
+        outer_dispatch(self.kernel, out, norms, qnorm);
+    }
+}
+
+crate::simd::multiversion! {
+    /// [`KernelMatrix::outer`], in the AVX2 build when the CPU has it: the vectorised `exp` of
+    /// the rbf and laplacian kernels runs four values per instruction instead of two (no FMA,
+    /// so the values are those of the baseline build).
+    fn outer_dispatch(kernel: Kernel, out: &mut [f64], norms: &[f64], qnorm: f64) {
+        match kernel {
             Kernel::Linear | Kernel::Precomputed => {}
             Kernel::Rbf { gamma } => {
                 for (o, &n) in out.iter_mut().zip(norms) {

@@ -8,6 +8,7 @@ mod bits;
 mod cache;
 mod dot;
 mod exp;
+mod feature_major;
 mod matrix;
 
 pub use cache::{CachePrecision, Column, ColumnCache};
