@@ -1,15 +1,18 @@
 //! Run-time selection of AVX2 and AVX-512 builds of the hottest loops.
 //!
 //! The crate is compiled for baseline x86-64 (SSE2), so wheels run on any x86-64 machine. The
-//! bit-counting kernel columns ([`crate::kernel`] on indicator data) and the fused gradient
-//! update and vertex scan of the solver are also compiled with AVX2 and POPCNT enabled and
-//! chosen at run time when the CPU has them (BENCHMARKS.md, "What changed, measured": w8a's fit
-//! 1.7× faster). Fused multiply-add is deliberately not enabled: every result is bit-identical
-//! to the baseline build, so a model does not depend on the machine that trained it.
+//! bit-counting kernel columns ([`crate::kernel`] on indicator data), the feature-major inner
+//! products of low-dimensional data, the kernel's outer function (the vectorised `exp` of rbf
+//! and laplacian) and the fused gradient update and vertex scan of the solver are also compiled
+//! with AVX2 and POPCNT enabled and chosen at run time when the CPU has them (BENCHMARKS.md,
+//! "What changed, measured": w8a's fit 1.7× faster, a shuttle pair 1.46×). Fused multiply-add
+//! is deliberately not enabled: every result is bit-identical to the baseline build, so a model
+//! does not depend on the machine that trained it.
 //!
 //! On CPUs with AVX-512 and its vector popcount (VPOPCNTQ; e.g. AMD Zen 4, Intel Ice Lake and
-//! later) the bit-counting look-up has a third build, in which the compiler vectorises the
-//! popcounts across rows (VPOPCNTQ on 128-, 256- and 512-bit registers; w8a 1.15× faster).
+//! later) the bit-counting look-up and the outer function have a third build: the compiler
+//! vectorises the popcounts across rows (VPOPCNTQ on 128-, 256- and 512-bit registers; w8a
+//! 1.15× faster) and `exp` eight values at a time (the shuttle pair 1.2× faster than AVX2).
 //!
 //! `FWSVM_SIMD=off` (read once per process) forces the baseline loops and `FWSVM_SIMD=avx2`
 //! caps them at AVX2, for A/B measurements.
@@ -79,7 +82,7 @@ pub fn instruction_set() -> &'static str {
     match level() {
         Level::Baseline => "baseline",
         Level::Avx2 => "avx2+popcnt",
-        Level::Avx512 => "avx512+vpopcntdq (kernel look-up), avx2 (scan)",
+        Level::Avx512 => "avx512+vpopcntdq (kernel look-up, exp), avx2 (scan, products)",
     }
 }
 

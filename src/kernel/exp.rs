@@ -12,9 +12,12 @@
 //! relative error is a few ulp (tested against libm below). No fused multiply-add is used, so the
 //! scalar and vector code give bit-identical results on every x86-64 machine.
 //!
-//! AVX2 and AVX-512 builds of the kernel loops, selected at run time, were tried and removed: on
-//! this project's Xeon they were no faster inside whole kernel columns (AVX-512 was slower; the
-//! wide floating-point instructions lower the core's clock for the scalar gather loop too).
+//! AVX2 and AVX-512 builds of the kernel's outer function (`KernelMatrix::outer`, run-time
+//! selection in [`crate::simd`]) evaluate it four or eight values at a time. On the Intel Xeon of
+//! 2026-11-22 AVX builds of whole column loops were no faster (the wide instructions lowered the
+//! clock for the scalar gather loop too); on the AMD Zen 4 of 2026-11-24, with the inner products
+//! vectorised separately, the AVX2 build made a shuttle fit 1.46× faster and AVX-512 another
+//! 1.2× (BENCHMARKS.md).
 
 /// Below this, e^x < 2.3·10⁻³⁰⁸: the result is flushed to zero instead of building a subnormal.
 const FLUSH_BELOW: f64 = -708.0;

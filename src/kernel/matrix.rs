@@ -434,6 +434,7 @@ impl<'a> KernelMatrix<'a> {
 }
 
 crate::simd::multiversion! {
+    avx512;
     /// [`KernelMatrix::outer`], in the AVX2 build when the CPU has it: the vectorised `exp` of
     /// the rbf and laplacian kernels runs four values per instruction instead of two (no FMA,
     /// so the values are those of the baseline build).
