@@ -195,7 +195,11 @@ fn feasible_and_monotone_at_every_step() {
                     assert_eq!(s.corrective, sol.stats.n_iter);
                     assert!(s.inner >= s.corrective);
                 }
-                _ => assert_eq!(s.away + s.drop + s.corrective, 0),
+                // swap, swap2o: pairwise and toward steps, and coreset rounds (corrective).
+                _ => {
+                    assert_eq!(s.away + s.drop, 0);
+                    assert!(s.inner >= s.corrective);
+                }
             }
         }
     }
@@ -421,5 +425,56 @@ fn ky_reaches_the_two_simplex_reference_optimum() {
             "{kernel:?}: {obj} vs two-simplex optimum {best}"
         );
         assert!(sol.threshold.is_some_and(f64::is_finite));
+    }
+}
+
+#[test]
+fn adaptive_swap_runs_coreset_rounds_and_reaches_the_reference_optimum() {
+    // Large C on overlapping blobs: a small coreset that takes many pairwise steps to balance,
+    // where coreset rounds and second-order partners take over (the `rounds` module).
+    let m = 60;
+    let (x, y) = blobs(m, 3, 0.6, 11);
+    let cs = vec![100.0; m];
+    let problem = SimplexProblem::l2_svc(
+        KernelMatrix::new(Kernel::rbf(0.5), Features::from(&x)),
+        &y,
+        &cs,
+    )
+    .unwrap();
+    let (q, b) = dense_q(&problem);
+    let (_, best) = reference_optimum(&q, &b);
+    let tol = 1e-10;
+    for algorithm in [Algorithm::Swap, Algorithm::Swap2o] {
+        let mut runs = Vec::new();
+        for adaptive in [true, false] {
+            let p = SolverParams {
+                adaptive,
+                ..params(algorithm, tol)
+            };
+            let sol = solve(&problem, &p, &mut NoMonitor).unwrap();
+            assert_eq!(sol.stats.exit_reason, ExitReason::Converged);
+            let (obj, gap) = objective_and_gap(&q, &b, &sol.alpha);
+            assert!(
+                gap <= tol * 1.0001 + 1e-13,
+                "{algorithm} adaptive={adaptive}: gap {gap}"
+            );
+            assert!(best - obj <= gap + 1e-11 * best.abs().max(1.0));
+            assert!(obj - best <= 1e-11 * best.abs().max(1.0));
+            runs.push(sol.stats);
+        }
+        let (on, off) = (&runs[0], &runs[1]);
+        assert!(
+            on.steps.corrective > 0 && on.steps.inner > 0,
+            "{algorithm}: {on:?}"
+        );
+        assert_eq!(
+            off.steps.corrective + off.steps.inner,
+            0,
+            "{algorithm}: {off:?}"
+        );
+        assert!(
+            on.n_iter < off.n_iter,
+            "{algorithm}: rounds replace outer steps"
+        );
     }
 }

@@ -241,6 +241,7 @@ fn build_params(
         time_limit: time_limit.map(Duration::from_secs_f64),
         cache_size_mb: cache_size,
         cache_precision: CachePrecision::Auto,
+        adaptive: true,
         init: init.parse()?,
         seed,
         verbose,

@@ -20,14 +20,15 @@ use crate::problem::SimplexProblem;
 const INNER_STEPS_PER_POINT: usize = 200;
 
 /// One fully corrective step from the toward vertex `v.toward`. Returns the number of inner
-/// pairwise steps, or `None` when nothing moved (no step improves g in floating point).
+/// pairwise steps and of changed weights, or `None` when nothing moved (no step improves g in
+/// floating point).
 pub(crate) fn corrective_step(
     problem: &SimplexProblem<'_>,
     state: &mut State,
     cache: &mut ColumnCache,
     v: &mut Vertices,
     inner_tol: f64,
-) -> Option<u64> {
+) -> Option<(u64, usize)> {
     let newcomer = v.toward;
     let was_active = state.alpha[newcomer] > 0.0;
     state.activate(newcomer);
@@ -72,7 +73,7 @@ pub(crate) fn corrective_step(
         *v = update_and_scan(problem, &mut state.grad_q, &state.alpha, 1.0, &terms);
     }
     state.refresh_scalars(problem);
-    Some(inner as u64)
+    Some((inner as u64, deltas.len()))
 }
 
 /// Maximises g over the coreset from the current weights until the coreset's duality gap

@@ -2,6 +2,7 @@
 
 use super::init::initial_iterate;
 use super::monitor::Monitor;
+use super::rounds::Rounds;
 use super::scan::{ColumnTerm, Vertices, scan, update_and_scan};
 use super::state::State;
 use super::tracker::Tracker;
@@ -78,6 +79,9 @@ pub fn solve(
     let mut resyncs: u64 = 0;
     let mut certified = false;
     let mut stalled = false;
+    let mut rounds = Rounds::new(
+        params.adaptive && matches!(params.algorithm, Algorithm::Swap | Algorithm::Swap2o),
+    );
     if params.verbose {
         eprintln!(
             "fwsvm: {} on {n} slots, {} init, tol {:e} ({}), cache {} columns ({})",
@@ -124,17 +128,33 @@ pub fn solve(
             // Inner solves to half the outer threshold (gap on the coreset): the coreset optimum is then
             // certified well inside the outer tolerance.
             bc::corrective_step(problem, &mut state, &mut cache, &mut v, 0.5 * threshold).map(
-                |inner| {
+                |(inner, _)| {
                     steps.inner += inner;
                     StepKind::Corrective
                 },
             )
+        } else if rounds.due(state.active.len(), cache.capacity()) {
+            // A coreset round: solve the coreset to a quarter of the current gap (never tighter
+            // than the outer test needs); see the `rounds` module.
+            let inner_tol = (0.25 * gap).max(0.5 * threshold);
+            let coreset = state.active.len();
+            let round = bc::corrective_step(problem, &mut state, &mut cache, &mut v, inner_tol);
+            let (inner, changed) = round.unwrap_or((0, 0));
+            rounds.finished(inner, changed, coreset, n);
+            steps.inner += inner;
+            round.map(|_| StepKind::Corrective)
         } else {
+            rounds.observe(state.alpha[v.toward] > 0.0);
             let step = match params.algorithm {
                 Algorithm::Fw => fw::select(problem, &state, &v),
                 Algorithm::Mfw => mfw::select(problem, &state, &v),
                 Algorithm::Swap2o => swap::select(problem, &state, &v, &mut cache, true),
-                _ => swap::select(problem, &state, &v, &mut cache, false),
+                _ => {
+                    // Second-order partners when first-order steps stall inside a coreset small
+                    // enough for the O(|S|) partner search to cost less than the O(n) pass.
+                    let second_order = rounds.stalling() && state.active.len() * 4 <= n;
+                    swap::select(problem, &state, &v, &mut cache, second_order)
+                }
             };
             (step.lambda() > 0.0).then(|| apply(problem, &mut state, &mut cache, &mut v, step))
         };
@@ -170,6 +190,12 @@ pub fn solve(
         }
     };
 
+    if params.verbose && rounds.run > 0 {
+        eprintln!(
+            "fwsvm: {} coreset rounds ({} paid off), {} inner steps",
+            rounds.run, rounds.paid, steps.inner
+        );
+    }
     state.refresh_scalars(problem);
     let objective = state.objective();
     let gap = v.toward_grad - state.alpha_dot_grad();

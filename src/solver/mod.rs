@@ -14,6 +14,7 @@ mod ky;
 mod line_search;
 mod mfw;
 mod monitor;
+mod rounds;
 mod scan;
 mod state;
 mod subproblem;
@@ -207,6 +208,10 @@ pub struct SolverParams {
     pub time_limit: Option<Duration>,
     /// Memory budget of the kernel-column cache in MB.
     pub cache_size_mb: f64,
+    /// `swap`, `swap2o`: when most steps stay inside the coreset, re-solve it with O(|coreset|)
+    /// steps ("coreset rounds"), and let `swap` pick second-order partners while its steps
+    /// stall (see the `rounds` module). `false`: the papers' algorithms exactly.
+    pub adaptive: bool,
     /// Storage precision of cached columns (automatic: `f32` when the budget cannot hold the
     /// whole kernel matrix as `f64`).
     pub cache_precision: CachePrecision,
@@ -237,6 +242,7 @@ impl Default for SolverParams {
             time_limit: None,
             cache_size_mb: 200.0,
             cache_precision: CachePrecision::Auto,
+            adaptive: true,
             init: Init::Random,
             seed: 0,
             verbose: false,
@@ -375,7 +381,8 @@ pub struct StepCounts {
     pub swap_drop: u64,
     /// Fully corrective (`bc`) outer steps.
     pub corrective: u64,
-    /// Pairwise steps of the inner coreset solves of `bc`.
+    /// Pairwise steps of the inner coreset solves of `bc` and of the coreset rounds of `swap`
+    /// and `swap2o`.
     pub inner: u64,
 }
 

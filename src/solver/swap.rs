@@ -12,7 +12,7 @@ use super::fw::toward_search;
 use super::line_search::{LineSearch, exact};
 use super::scan::Vertices;
 use super::state::State;
-use crate::kernel::ColumnCache;
+use crate::kernel::{Column, ColumnCache};
 use crate::problem::SimplexProblem;
 
 /// Chooses between the toward step and the best pairwise step.
@@ -85,7 +85,25 @@ fn second_order_partner(
     cache: &mut ColumnCache,
 ) -> Option<(usize, LineSearch, f64)> {
     let slot = cache.fetch(problem.kernel(), problem.sample(i), None);
-    let col = cache.column(slot);
+    match cache.column(slot) {
+        Column::F64(col) => best_partner(problem, state, i, |s| col[s]),
+        Column::F32(col) => best_partner(problem, state, i, |s| f64::from(col[s])),
+    }
+}
+
+/// [`second_order_partner`] with k(x_s, x_i) read by `k_i(s)`: one tight loop over the
+/// coreset (Q_ij and Q_jj as `SimplexProblem::q_entry_from_column` and `q_diag` compute them).
+#[inline(always)]
+fn best_partner(
+    problem: &SimplexProblem<'_>,
+    state: &State,
+    i: usize,
+    k_i: impl Fn(usize) -> f64,
+) -> Option<(usize, LineSearch, f64)> {
+    let m = problem.n_samples();
+    let (scale, shift) = (problem.scale(), problem.shift());
+    let (lin, signs) = (problem.linear(), problem.signs());
+    let diag = problem.kernel().diagonal();
     let gi = state.grad(problem, i);
     let qii = problem.q_diag(i);
     let mut best: Option<(usize, LineSearch, f64)> = None;
@@ -93,11 +111,14 @@ fn second_order_partner(
         if j == i {
             continue;
         }
-        let slope = gi - state.grad(problem, j);
+        let slope = gi - (lin[j] - 2.0 * state.grad_q[j]);
         if !(slope > 0.0) {
             continue;
         }
-        let curvature = qii - 2.0 * problem.q_entry_from_column(j, i, col) + problem.q_diag(j);
+        let s = if j < m { j } else { j % m };
+        let q_ij = scale * (signs[j] * signs[i] * (k_i(s) + shift));
+        let q_jj = scale * (diag[s] + shift + problem.ridge(j));
+        let curvature = qii - 2.0 * q_ij + q_jj;
         let ls = exact(slope, curvature, 1.0);
         let better = match &best {
             None => true,
