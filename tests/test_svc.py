@@ -192,3 +192,18 @@ def test_indefinite_sigmoid_kernel_warns() -> None:
     X, y = _blobs(200, 4, seed=10)
     with pytest.warns(UserWarning, match="not positive semi-definite"):
         SVC(kernel="sigmoid", C=10.0, gamma="auto", random_state=0).fit(X, y)
+
+
+def test_a_cache_too_small_for_float64_stores_float32_with_the_same_result() -> None:
+    X, y = make_classification(n_samples=600, n_features=8, random_state=5)
+    X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+    # 450 columns of 450 rows: 1.5 MiB as float64. 1 MiB holds every column only as float32.
+    wide = SVC(gamma=0.2, tol=1e-4, random_state=0).fit(X_tr, y_tr)
+    narrow = SVC(gamma=0.2, tol=1e-4, cache_size=1.0, random_state=0).fit(X_tr, y_tr)
+    assert wide.convergence_["cache_precision"] == "float64"
+    assert narrow.convergence_["cache_precision"] == "float32"
+    assert narrow.convergence_["cache_capacity"] == 450
+    # Kernel values rounded to float32 (relative 6e-8) move the optimum far less than tol.
+    w, n = wide.convergence_["objective"], narrow.convergence_["objective"]
+    assert abs(w - n) <= 1e-4 * abs(w)
+    assert narrow.score(X_te, y_te) == pytest.approx(wide.score(X_te, y_te), abs=0.01)

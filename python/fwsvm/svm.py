@@ -125,7 +125,8 @@ class SVC(PersistenceMixin, ClassifierMixin, BaseEstimator):
         Maximum number of solver steps, -1 for no limit. Hitting it raises a
         :class:`~sklearn.exceptions.ConvergenceWarning`.
     cache_size : float, default=200
-        Memory for cached kernel columns, in MB.
+        Memory for cached kernel columns, in MB. Columns are stored as float32 when this
+        cannot hold all n_samples columns as float64.
     class_weight : dict or "balanced", default=None
         Multiplies C per class (``"balanced"``: by ``n_samples / (n_classes · count)``); a
         weighted problem has a non-constant diagonal, so ``stopping="meb"`` is refused.
@@ -175,8 +176,10 @@ class SVC(PersistenceMixin, ClassifierMixin, BaseEstimator):
         Solver steps taken for each pair.
     convergence_ : dict
         How the solver stopped: ``exit_reason``, ``gap``, ``relative_gap``, ``objective``,
-        ``steps`` (counts of toward/away/drop/swap_add/swap_drop steps), ``n_active``,
-        ``columns_computed``, ``seconds`` and more.
+        ``steps`` (counts of toward/away/drop/swap_add/swap_drop/corrective steps and the
+        ``inner`` steps of coreset rounds), ``n_active``, ``columns_computed``,
+        ``cache_precision`` (``"float64"``, or ``"float32"`` when ``cache_size`` could not hold
+        every column as float64), ``seconds`` and more.
     fit_status_ : int
         0 if the stopping rule was met, 1 otherwise.
     history_ : dict, list of dict or None

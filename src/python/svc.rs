@@ -183,6 +183,7 @@ fn put_stats(out: &Bound<'_, PyDict>, s: &crate::solver::SolverStats) -> PyResul
     out.set_item("columns_computed", s.columns_computed)?;
     out.set_item("cache_hits", s.cache_hits)?;
     out.set_item("cache_capacity", s.cache_capacity)?;
+    out.set_item("cache_precision", s.cache_precision.name())?;
     out.set_item("resyncs", s.resyncs)?;
     out.set_item("seconds", s.seconds)?;
     let steps = PyDict::new(out.py());

@@ -424,6 +424,9 @@ pub struct SolverStats {
     pub cache_hits: u64,
     /// Capacity of the column cache in columns.
     pub cache_capacity: usize,
+    /// How the column cache stored its columns ([`CachePrecision::Float64`] or
+    /// [`CachePrecision::Float32`]).
+    pub cache_precision: CachePrecision,
     /// Full recomputations of the gradient cache.
     pub resyncs: u64,
     /// Wall time of the solve in seconds.

@@ -127,6 +127,7 @@ impl<'p> Tracker<'p> {
             columns_computed: cache.columns_computed(),
             cache_hits: cache.hits(),
             cache_capacity: cache.capacity(),
+            cache_precision: cache.precision(),
             resyncs,
             seconds: self.seconds(),
         }
