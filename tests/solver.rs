@@ -478,3 +478,84 @@ fn adaptive_swap_runs_coreset_rounds_and_reaches_the_reference_optimum() {
         );
     }
 }
+
+#[test]
+fn sampling_hands_a_sampled_iterate_to_the_full_solver_which_reaches_the_optimum() {
+    // Well-separated blobs: many points, few support vectors, where sampling is meant to pay.
+    let m = 1000;
+    let (x, y) = blobs(m, 2, 4.0, 21);
+    let cs = vec![10.0; m];
+    let problem = SimplexProblem::l2_svc(
+        KernelMatrix::new(Kernel::rbf(0.5), Features::from(&x)),
+        &y,
+        &cs,
+    )
+    .unwrap();
+    let (q, b) = dense_q(&problem);
+    // The optimum to 1e-11, from the full solver (checked against the FISTA reference above).
+    let best = solve(&problem, &params(Algorithm::Swap, 1e-11), &mut NoMonitor)
+        .unwrap()
+        .stats
+        .objective;
+    for algorithm in [Algorithm::Fw, Algorithm::Mfw, Algorithm::Swap] {
+        let tol = if algorithm == Algorithm::Fw {
+            1e-3 * best.abs()
+        } else {
+            1e-9
+        };
+        // Two random slots per step: the sampled phase runs until 4·2·|S| ≥ m, |S| = 125.
+        let p = SolverParams {
+            sample_size: Some(2),
+            ..params(algorithm, tol)
+        };
+        let sol = solve(&problem, &p, &mut NoMonitor).unwrap();
+        let s = &sol.stats;
+        assert_eq!(s.exit_reason, ExitReason::Converged, "{algorithm}");
+        assert!(
+            s.sampled_steps >= 20 && s.sampled_steps <= s.n_iter,
+            "{algorithm}: {s:?}"
+        );
+        // The certificate, recomputed from scratch with the dense Q.
+        let (obj, gap) = objective_and_gap(&q, &b, &sol.alpha);
+        assert!((obj - s.objective).abs() <= 1e-12 * obj.abs().max(1.0));
+        assert!(gap <= tol * 1.0001 + 1e-13, "{algorithm}: gap {gap}");
+        assert!(best - obj <= gap + 1e-11, "{algorithm}: {obj} vs {best}");
+        assert!(obj - best <= 1e-11, "{algorithm}: {obj} above {best}");
+        let total: f64 = sol.alpha.iter().sum();
+        assert!((total - 1.0).abs() < 1e-12 && sol.alpha.iter().all(|&a| a >= 0.0));
+    }
+    // A step limit inside the sampled phase ends the solve with its reason.
+    let p = SolverParams {
+        sample_size: Some(8),
+        max_iter: Some(3),
+        ..params(Algorithm::Swap, 1e-10)
+    };
+    let sol = solve(&problem, &p, &mut NoMonitor).unwrap();
+    assert_eq!(sol.stats.exit_reason, ExitReason::MaxIterations);
+    assert_eq!((sol.stats.n_iter, sol.stats.sampled_steps), (3, 3));
+}
+
+#[test]
+fn sampling_is_refused_where_it_cannot_work() {
+    let (x, y) = blobs(20, 2, 2.0, 3);
+    let cs = vec![1.0; 20];
+    let problem = SimplexProblem::l2_svc(
+        KernelMatrix::new(Kernel::rbf(0.5), Features::from(&x)),
+        &y,
+        &cs,
+    )
+    .unwrap();
+    for (algorithm, size, needle) in [
+        (Algorithm::Swap, 0, "must be positive"),
+        (Algorithm::Swap2o, 59, "'swap2o'"),
+        (Algorithm::Bc, 59, "'bc'"),
+        (Algorithm::Ky, 59, "'ky'"),
+    ] {
+        let p = SolverParams {
+            sample_size: Some(size),
+            ..params(algorithm, 1e-6)
+        };
+        let err = solve(&problem, &p, &mut NoMonitor).unwrap_err().to_string();
+        assert!(err.contains("sample_size") && err.contains(needle), "{err}");
+    }
+}

@@ -207,3 +207,37 @@ def test_a_cache_too_small_for_float64_stores_float32_with_the_same_result() -> 
     w, n = wide.convergence_["objective"], narrow.convergence_["objective"]
     assert abs(w - n) <= 1e-4 * abs(w)
     assert narrow.score(X_te, y_te) == pytest.approx(wide.score(X_te, y_te), abs=0.01)
+
+
+def test_sampling_reaches_the_same_optimum_and_counts_its_steps() -> None:
+    # Many points, few support vectors: sampling's regime (coreset < n / (4 sample_size), 112).
+    X, y = make_classification(
+        n_samples=6000, n_features=5, n_informative=3, n_redundant=0, class_sep=3.0, flip_y=0.0, random_state=3
+    )
+    X = StandardScaler().fit_transform(X)
+    X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+    full = SVC(tol=1e-6, random_state=0).fit(X_tr, y_tr)
+    sampled = SVC(tol=1e-6, sample_size=10, random_state=0).fit(X_tr, y_tr)
+    assert full.convergence_["sampled_steps"] == 0
+    assert sampled.convergence_["sampled_steps"] > 10
+    assert sampled.convergence_["exit_reason"] == "converged"
+    # Both are certified to tol by a full pass: the objectives agree to tol.
+    f, s = full.convergence_["objective"], sampled.convergence_["objective"]
+    assert abs(f - s) <= 2e-6 * abs(f)
+    np.testing.assert_allclose(sampled.decision_function(X_te), full.decision_function(X_te), atol=1e-2)
+    # Multiclass: every pair samples.
+    X3, y3 = make_classification(
+        n_samples=3000, n_features=5, n_informative=3, n_redundant=0, n_classes=3, class_sep=3.0, random_state=4
+    )
+    three = SVC(sample_size=5, random_state=0).fit(X3, y3)
+    assert all(p["sampled_steps"] > 0 for p in three.convergence_["pairs"])
+    assert three.score(X3, y3) == pytest.approx(SVC(random_state=0).fit(X3, y3).score(X3, y3), abs=0.01)
+
+
+@pytest.mark.parametrize("algorithm", ["swap2o", "bc", "ky"])
+def test_sampling_is_refused_for_algorithms_that_need_full_columns(algorithm: str) -> None:
+    X, y = _blobs(100, 3, seed=2)
+    with pytest.raises(ValueError, match="sample_size.*'" + algorithm + "'"):
+        SVC(sample_size=59, algorithm=algorithm).fit(X, y)
+    with pytest.raises(ValueError, match="sample_size"):
+        SVC(sample_size=0).fit(X, y)

@@ -59,7 +59,7 @@ impl Monitor for CancelMonitor {
 /// Fits a binary L2-SVC. `y` holds ±1 labels. Returns a dict of fitted arrays and statistics.
 #[pyfunction]
 #[pyo3(signature = (x, y, *, sample_weight=None, c, kernel, gamma, degree, coef0, algorithm, tol,
-    stopping, max_iter, cache_size, init, seed, n_threads=None, verbose=false, time_limit=None,
+    stopping, max_iter, cache_size, init, seed, sample_size=None, n_threads=None, verbose=false, time_limit=None,
     record_history=false, warm_start=None, cancel=None))]
 pub(crate) fn fit_svc<'py>(
     py: Python<'py>,
@@ -78,6 +78,7 @@ pub(crate) fn fit_svc<'py>(
     cache_size: f64,
     init: &str,
     seed: u64,
+    sample_size: Option<usize>,
     n_threads: Option<usize>,
     verbose: bool,
     time_limit: Option<f64>,
@@ -101,6 +102,7 @@ pub(crate) fn fit_svc<'py>(
         cache_size,
         init,
         seed,
+        sample_size,
         n_threads,
         verbose,
         time_limit,
@@ -185,6 +187,7 @@ fn put_stats(out: &Bound<'_, PyDict>, s: &crate::solver::SolverStats) -> PyResul
     out.set_item("cache_capacity", s.cache_capacity)?;
     out.set_item("cache_precision", s.cache_precision.name())?;
     out.set_item("resyncs", s.resyncs)?;
+    out.set_item("sampled_steps", s.sampled_steps)?;
     out.set_item("seconds", s.seconds)?;
     let steps = PyDict::new(out.py());
     steps.set_item("toward", s.steps.toward)?;
@@ -228,6 +231,7 @@ fn build_params(
     cache_size: f64,
     init: &str,
     seed: u64,
+    sample_size: Option<usize>,
     n_threads: Option<usize>,
     verbose: bool,
     time_limit: Option<f64>,
@@ -243,6 +247,7 @@ fn build_params(
         cache_size_mb: cache_size,
         cache_precision: CachePrecision::Auto,
         adaptive: true,
+        sample_size,
         init: init.parse()?,
         seed,
         verbose,
@@ -263,7 +268,7 @@ fn build_params(
 /// order (0,1), (0,2), ….
 #[pyfunction]
 #[pyo3(signature = (x, y, *, sample_weight=None, c, kernel, gamma, degree, coef0, algorithm, tol,
-    stopping, max_iter, cache_size, init, seed, n_threads=None, verbose=false, time_limit=None,
+    stopping, max_iter, cache_size, init, seed, sample_size=None, n_threads=None, verbose=false, time_limit=None,
     record_history=false, cancel=None))]
 pub(crate) fn fit_svc_ovo<'py>(
     py: Python<'py>,
@@ -282,6 +287,7 @@ pub(crate) fn fit_svc_ovo<'py>(
     cache_size: f64,
     init: &str,
     seed: u64,
+    sample_size: Option<usize>,
     n_threads: Option<usize>,
     verbose: bool,
     time_limit: Option<f64>,
@@ -301,6 +307,7 @@ pub(crate) fn fit_svc_ovo<'py>(
         cache_size,
         init,
         seed,
+        sample_size,
         n_threads,
         verbose,
         time_limit,
@@ -372,7 +379,7 @@ pub(crate) fn ovo_decision_function<'py>(
 /// Returns the support, α, the objective (R̃²) and the statistics.
 #[pyfunction]
 #[pyo3(signature = (x, *, c, kernel, gamma, degree, coef0, algorithm, tol, stopping, max_iter,
-    cache_size, init, seed, n_threads=None, verbose=false, record_history=false, cancel=None))]
+    cache_size, init, seed, sample_size=None, n_threads=None, verbose=false, record_history=false, cancel=None))]
 pub(crate) fn fit_one_class<'py>(
     py: Python<'py>,
     x: FeaturesArg<'py>,
@@ -388,6 +395,7 @@ pub(crate) fn fit_one_class<'py>(
     cache_size: f64,
     init: &str,
     seed: u64,
+    sample_size: Option<usize>,
     n_threads: Option<usize>,
     verbose: bool,
     record_history: bool,
@@ -406,6 +414,7 @@ pub(crate) fn fit_one_class<'py>(
         cache_size,
         init,
         seed,
+        sample_size,
         n_threads,
         verbose,
         None,
@@ -454,7 +463,7 @@ pub(crate) fn fit_one_class<'py>(
 /// ν(β′_i − β′_{i+m}) and the slot weights, plus the statistics.
 #[pyfunction]
 #[pyo3(signature = (x, y, *, c, nu, kernel, gamma, degree, coef0, algorithm, tol, stopping, max_iter,
-    cache_size, init, seed, n_threads=None, verbose=false, record_history=false, cancel=None))]
+    cache_size, init, seed, sample_size=None, n_threads=None, verbose=false, record_history=false, cancel=None))]
 pub(crate) fn fit_svr<'py>(
     py: Python<'py>,
     x: FeaturesArg<'py>,
@@ -472,6 +481,7 @@ pub(crate) fn fit_svr<'py>(
     cache_size: f64,
     init: &str,
     seed: u64,
+    sample_size: Option<usize>,
     n_threads: Option<usize>,
     verbose: bool,
     record_history: bool,
@@ -490,6 +500,7 @@ pub(crate) fn fit_svr<'py>(
         cache_size,
         init,
         seed,
+        sample_size,
         n_threads,
         verbose,
         None,

@@ -3,6 +3,7 @@
 use super::init::initial_iterate;
 use super::monitor::Monitor;
 use super::rounds::Rounds;
+use super::sampled;
 use super::scan::{ColumnTerm, Vertices, scan, update_and_scan};
 use super::state::State;
 use super::tracker::Tracker;
@@ -68,13 +69,41 @@ pub fn solve(
     let n = problem.n_slots();
     let mut cache = params.column_cache(problem.n_samples());
     let mut state = State::zeros(n);
-    let (support, values) = initial_iterate(problem, params)?;
+    let mut steps = StepCounts::default();
+    let (mut support, mut values) = initial_iterate(problem, params)?;
+    let mut stop = None;
+    let mut sampled_steps = 0;
+    if let Some(r) = params.sample_size {
+        let phase = sampled::run(
+            problem,
+            params,
+            r,
+            (support, values),
+            &mut tracker,
+            monitor,
+            &mut steps,
+        )?;
+        if params.verbose {
+            eprintln!(
+                "fwsvm: sampled phase ({r} random slots per step): {} steps, coreset {}, {} kernel evaluations, {:.3} s; full passes from here ({})",
+                phase.steps,
+                phase.support.len(),
+                phase.evaluations,
+                tracker.seconds(),
+                phase.handoff.describe()
+            );
+        }
+        if let sampled::Handoff::Stop(reason) = phase.handoff {
+            stop = Some(reason);
+        }
+        sampled_steps = phase.steps;
+        (support, values) = (phase.support, phase.values);
+    }
     state.set_iterate(problem, &mut cache, &support, &values);
     let mut v = scan(problem, &mut state.grad_q, &state.alpha);
 
     // Round-off in G grows by about one ulp of max|Q| per step (notes F.1).
     let q_max = (0..n).map(|a| problem.q_diag(a).abs()).fold(0.0, f64::max);
-    let mut steps = StepCounts::default();
     let mut since_resync: u64 = 0;
     let mut resyncs: u64 = 0;
     let mut certified = false;
@@ -95,6 +124,9 @@ pub fn solve(
     }
 
     let exit_reason = loop {
+        if let Some(reason) = stop {
+            break reason;
+        }
         let gap = v.toward_grad - state.alpha_dot_grad();
         let objective = state.objective();
         let threshold = stopping_threshold(problem, params, &state);
@@ -199,7 +231,7 @@ pub fn solve(
     state.refresh_scalars(problem);
     let objective = state.objective();
     let gap = v.toward_grad - state.alpha_dot_grad();
-    let stats = tracker.stats(
+    let mut stats = tracker.stats(
         exit_reason,
         objective,
         gap,
@@ -209,6 +241,7 @@ pub fn solve(
         &cache,
         resyncs,
     );
+    stats.sampled_steps = sampled_steps;
     finish(params, stats, state.alpha, tracker.history, None)
 }
 
@@ -242,7 +275,11 @@ pub(crate) fn finish(
 }
 
 /// The gap below which the stopping rule holds.
-fn stopping_threshold(problem: &SimplexProblem<'_>, params: &SolverParams, state: &State) -> f64 {
+pub(crate) fn stopping_threshold(
+    problem: &SimplexProblem<'_>,
+    params: &SolverParams,
+    state: &State,
+) -> f64 {
     match params.stopping {
         Stopping::RelativeGap => params.tol * state.objective().abs(),
         Stopping::AbsoluteGap => params.tol,

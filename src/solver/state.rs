@@ -60,6 +60,12 @@ impl State {
         }
     }
 
+    /// Where `a` is in `active`, if it is active.
+    pub fn position(&self, a: usize) -> Option<usize> {
+        let p = self.position[a];
+        (p != NOT_ACTIVE).then_some(p as usize)
+    }
+
     /// Removes `a` from the coreset and sets α_a to exactly zero.
     pub fn drop_point(&mut self, a: usize) {
         let p = self.position[a];

@@ -129,6 +129,7 @@ impl<'p> Tracker<'p> {
             cache_capacity: cache.capacity(),
             cache_precision: cache.precision(),
             resyncs,
+            sampled_steps: 0,
             seconds: self.seconds(),
         }
     }
