@@ -5,7 +5,7 @@
 //! O(|S|) pairwise steps and apply the change to the full gradient once. Stalling: while more
 //! than 90% of the last ~100 steps were internal, `swap` chooses its partner by the
 //! second-order gain like `swap2o` (when |S| ≤ n/4, so the O(|S|) search costs less than the
-//! pass). Measured on shuttle at C = 100 (BENCHMARKS.md): the pair 1-vs-3 (34,240 slots) took
+//! pass, or when every column is cached). Measured on shuttle at C = 100 (BENCHMARKS.md): the pair 1-vs-3 (34,240 slots) took
 //! 376k first-order steps and 41 s, and takes 22k steps and 2.1 s; the pair 1-vs-4 171k steps
 //! and 9.1 s, now 4.6k and 0.6 s. w8a and a9a are unchanged (their steps keep adding points).
 //!
