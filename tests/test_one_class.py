@@ -67,3 +67,15 @@ def test_bad_parameters() -> None:
         OneClassSVM(init="closest_pair").fit(X)
     with pytest.raises(ValueError, match="NaN|infinity"):
         OneClassSVM().fit(np.array([[0.0, np.nan]]))
+
+
+def test_sampling_reaches_the_same_ball() -> None:
+    X, _ = _planted(3)
+    X = np.r_[X, np.random.default_rng(4).normal(size=(5000, 2))]
+    full = OneClassSVM(nu=0.01, tol=1e-6, random_state=0).fit(X)
+    sampled = OneClassSVM(nu=0.01, tol=1e-6, sample_size=5, random_state=0).fit(X)
+    assert full.convergence_["sampled_steps"] == 0
+    assert sampled.convergence_["sampled_steps"] > 0
+    f, s = full.convergence_["objective"], sampled.convergence_["objective"]
+    assert abs(f - s) <= 2e-6 * abs(f)
+    np.testing.assert_allclose(sampled.decision_function(X[:200]), full.decision_function(X[:200]), atol=1e-3)

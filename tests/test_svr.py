@@ -62,3 +62,15 @@ def test_bad_parameters() -> None:
         SVR(nu=-1.0).fit(X, y)
     with pytest.raises(ValueError, match="NaN|infinity"):
         SVR().fit(X, np.r_[y[:-1], np.nan])
+
+
+def test_sampling_reaches_the_same_optimum() -> None:
+    rng = np.random.default_rng(5)
+    X = rng.uniform(-3, 3, size=(2000, 2))
+    y = np.sin(X[:, 0]) + 0.05 * rng.normal(size=2000)
+    full = SVR(C=10.0, tol=1e-5, random_state=0).fit(X, y)
+    sampled = SVR(C=10.0, tol=1e-5, sample_size=3, random_state=0).fit(X, y)
+    assert sampled.convergence_["sampled_steps"] > 0
+    f, s = full.convergence_["objective"], sampled.convergence_["objective"]
+    assert abs(f - s) <= 2e-5 * abs(f)
+    np.testing.assert_allclose(sampled.predict(X[:200]), full.predict(X[:200]), atol=1e-2)
