@@ -453,13 +453,8 @@ fn adaptive_swap_runs_coreset_rounds_and_reaches_the_reference_optimum() {
             };
             let sol = solve(&problem, &p, &mut NoMonitor).unwrap();
             assert_eq!(sol.stats.exit_reason, ExitReason::Converged);
-            let (obj, gap) = objective_and_gap(&q, &b, &sol.alpha);
-            assert!(
-                gap <= tol * 1.0001 + 1e-13,
-                "{algorithm} adaptive={adaptive}: gap {gap}"
-            );
-            assert!(best - obj <= gap + 1e-11 * best.abs().max(1.0));
-            assert!(obj - best <= 1e-11 * best.abs().max(1.0));
+            let what = format!("{algorithm} adaptive={adaptive}");
+            assert_certified(&q, &b, &sol, tol, best, &what);
             runs.push(sol.stats);
         }
         let (on, off) = (&runs[0], &runs[1]);
@@ -515,14 +510,7 @@ fn sampling_hands_a_sampled_iterate_to_the_full_solver_which_reaches_the_optimum
             s.sampled_steps >= 20 && s.sampled_steps <= s.n_iter,
             "{algorithm}: {s:?}"
         );
-        // The certificate, recomputed from scratch with the dense Q.
-        let (obj, gap) = objective_and_gap(&q, &b, &sol.alpha);
-        assert!((obj - s.objective).abs() <= 1e-12 * obj.abs().max(1.0));
-        assert!(gap <= tol * 1.0001 + 1e-13, "{algorithm}: gap {gap}");
-        assert!(best - obj <= gap + 1e-11, "{algorithm}: {obj} vs {best}");
-        assert!(obj - best <= 1e-11, "{algorithm}: {obj} above {best}");
-        let total: f64 = sol.alpha.iter().sum();
-        assert!((total - 1.0).abs() < 1e-12 && sol.alpha.iter().all(|&a| a >= 0.0));
+        assert_certified(&q, &b, &sol, tol, best, algorithm.name());
     }
     // A step limit inside the sampled phase ends the solve with its reason.
     let p = SolverParams {
@@ -558,4 +546,38 @@ fn sampling_is_refused_where_it_cannot_work() {
         let err = solve(&problem, &p, &mut NoMonitor).unwrap_err().to_string();
         assert!(err.contains("sample_size") && err.contains(needle), "{err}");
     }
+}
+
+/// The solution's certificate recomputed from scratch with the dense Q: the reported objective
+/// is the true one, the true gap is within `tol`, and the objective is within that gap of
+/// `best` (never above it); α is on the simplex.
+fn assert_certified(
+    q: &[f64],
+    b: &[f64],
+    sol: &fwsvm::solver::Solution,
+    tol: f64,
+    best: f64,
+    what: &str,
+) {
+    let (obj, gap) = objective_and_gap(q, b, &sol.alpha);
+    let scale = best.abs().max(1.0);
+    assert!(
+        (obj - sol.stats.objective).abs() <= 1e-12 * obj.abs().max(1.0),
+        "{what}: objective {obj} vs reported {}",
+        sol.stats.objective
+    );
+    assert!(gap <= tol * 1.0001 + 1e-13, "{what}: gap {gap} above {tol}");
+    assert!(
+        best - obj <= gap + 1e-11 * scale,
+        "{what}: {obj} below {best} by more than {gap}"
+    );
+    assert!(
+        obj - best <= 1e-11 * scale,
+        "{what}: {obj} above the optimum {best}"
+    );
+    let total: f64 = sol.alpha.iter().sum();
+    assert!(
+        (total - 1.0).abs() < 1e-12 && sol.alpha.iter().all(|&a| a >= 0.0),
+        "{what}: off the simplex"
+    );
 }

@@ -33,7 +33,8 @@ pub(crate) enum Step {
 }
 
 impl Step {
-    fn lambda(&self) -> f64 {
+    /// The step size λ.
+    pub(crate) fn lambda(&self) -> f64 {
         match *self {
             Step::Toward { lambda, .. } | Step::Away { lambda, .. } | Step::Swap { lambda, .. } => {
                 lambda

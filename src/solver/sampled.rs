@@ -194,7 +194,7 @@ pub(crate) fn run(
             Algorithm::Mfw => mfw::select(problem, &state, &v),
             _ => swap::select(problem, &state, &v, &mut cache, false),
         };
-        if !(lambda(&step) > 0.0) {
+        if !(step.lambda() > 0.0) {
             break Handoff::NoProgress;
         }
         let row_of = |a: usize, state: &State, gram: &Gram| -> Vec<f64> {
@@ -222,14 +222,7 @@ pub(crate) fn run(
                         state.grad_q[a] = (1.0 - lambda) * state.grad_q[a] + lambda * row[p];
                     }
                     state.scale_active(1.0 - lambda);
-                    if state.alpha[i] > 0.0 {
-                        state.alpha[i] += lambda;
-                    } else {
-                        state.alpha[i] = lambda;
-                        state.grad_q[i] = new_gi;
-                        state.activate(i);
-                        gram.push(row, problem.q_diag(i));
-                    }
+                    add_weight(problem, &mut state, &mut gram, i, lambda, new_gi, row);
                 }
                 StepKind::Toward
             }
@@ -256,14 +249,7 @@ pub(crate) fn run(
                 for (p, &a) in state.active.iter().enumerate() {
                     state.grad_q[a] += lambda * (row_i[p] - row_j[p]);
                 }
-                if state.alpha[i] > 0.0 {
-                    state.alpha[i] += lambda;
-                } else {
-                    state.alpha[i] = lambda;
-                    state.grad_q[i] = new_gi;
-                    state.activate(i);
-                    gram.push(row_i, problem.q_diag(i));
-                }
+                add_weight(problem, &mut state, &mut gram, i, lambda, new_gi, row_i);
                 if drop {
                     remove(&mut state, &mut gram, j);
                     StepKind::SwapDrop
@@ -296,14 +282,6 @@ pub(crate) fn run(
     })
 }
 
-fn lambda(step: &Step) -> f64 {
-    match *step {
-        Step::Toward { lambda, .. } | Step::Away { lambda, .. } | Step::Swap { lambda, .. } => {
-            lambda
-        }
-    }
-}
-
 /// Σ_{p} α_{S_p} row_p over the coreset.
 fn dot_alpha(state: &State, row: &[f64]) -> f64 {
     state
@@ -329,27 +307,34 @@ fn coreset_row(
         .collect()
 }
 
-/// The toward (largest ∇g) and away (smallest ∇g) vertices over the coreset, ties to the
-/// lowest index.
+/// The toward (largest ∇g) and away (smallest ∇g) vertices over the coreset.
 fn coreset_vertices(problem: &SimplexProblem<'_>, state: &State) -> Vertices {
-    let mut v = Vertices {
-        toward: usize::MAX,
-        toward_grad: f64::NEG_INFINITY,
-        away: None,
-        away_grad: f64::INFINITY,
-    };
+    let mut v = Vertices::empty();
     for &a in &state.active {
-        let g = state.grad(problem, a);
-        if g > v.toward_grad || (g == v.toward_grad && a < v.toward) {
-            v.toward = a;
-            v.toward_grad = g;
-        }
-        if g < v.away_grad || (g == v.away_grad && v.away.is_some_and(|b| a < b)) {
-            v.away = Some(a);
-            v.away_grad = g;
-        }
+        v.consider(a, state.grad(problem, a), true);
     }
     v
+}
+
+/// α_i += λ; a point new to the coreset joins it with G_i = `g_i` and its Gram row `row`
+/// (against the coreset before it joined).
+fn add_weight(
+    problem: &SimplexProblem<'_>,
+    state: &mut State,
+    gram: &mut Gram,
+    i: usize,
+    lambda: f64,
+    g_i: f64,
+    row: Vec<f64>,
+) {
+    if state.alpha[i] > 0.0 {
+        state.alpha[i] += lambda;
+    } else {
+        state.alpha[i] = lambda;
+        state.grad_q[i] = g_i;
+        state.activate(i);
+        gram.push(row, problem.q_diag(i));
+    }
 }
 
 /// Drops `a` from the coreset and its row and column from the Gram matrix.

@@ -34,7 +34,7 @@ pub(crate) struct Vertices {
 }
 
 impl Vertices {
-    fn empty() -> Self {
+    pub(crate) fn empty() -> Self {
         Vertices {
             toward: usize::MAX,
             toward_grad: f64::NEG_INFINITY,
@@ -44,7 +44,7 @@ impl Vertices {
     }
 
     #[inline(always)]
-    fn consider(&mut self, b: usize, grad: f64, active: bool) {
+    pub(crate) fn consider(&mut self, b: usize, grad: f64, active: bool) {
         // Strict comparisons keep the lowest index on ties; NaN never wins.
         if grad > self.toward_grad || self.toward == usize::MAX {
             self.toward = b;
