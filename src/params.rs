@@ -271,13 +271,13 @@ impl SvcValidParams {
             .iter()
             .map(|&i| params.c * weights.map_or(1.0, |w| w[i]))
             .collect();
-        if let Some(w) = &params.warm_start {
-            if w.len() != m {
-                return Err(FwsvmError::param(
-                    "warm_start",
-                    format!("has {} weights but X has {m} rows", w.len()),
-                ));
-            }
+        if let Some(w) = &params.warm_start
+            && w.len() != m
+        {
+            return Err(FwsvmError::param(
+                "warm_start",
+                format!("has {} weights but X has {m} rows", w.len()),
+            ));
         }
         with_threads(params.n_threads, || {
             let fit =

@@ -17,8 +17,9 @@
 //! `FWSVM_SIMD=off` (read once per process) forces the baseline loops and `FWSVM_SIMD=avx2`
 //! caps them at AVX2, for A/B measurements.
 //!
-//! This is the crate's only `unsafe`: calling a `#[target_feature]` function, which is sound
-//! once the features have been detected.
+//! `unsafe` appears here (calling a `#[target_feature]` function, which is sound once the
+//! features have been detected) and in `kernel::bits_avx512` (the hand-written AVX-512
+//! look-up's unaligned loads and stores) only.
 
 use std::sync::OnceLock;
 

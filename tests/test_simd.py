@@ -19,6 +19,13 @@ y = np.where(rng.random(400) < 0.5, -1, 1)
 for X in (Xb, Xd):
     m = fwsvm.SVC(C=3.0, gamma=0.1, tol=1e-4, random_state=0).fit(X, y)
     print(m.n_iter_.tolist(), m.support_.tolist(), m.dual_coef_.tobytes().hex(), m.intercept_.tobytes().hex())
+# Two-word indicator rows (<= 128 features, <= 15 per row) with a cache too small for float64:
+# the AVX-512 look-up into float32 columns (src/kernel/bits_avx512.rs).
+X2 = (rng.random((400, 100)) < 0.06)
+X2[:, 15:][X2.cumsum(axis=1)[:, 15:] > 15] = False
+m = fwsvm.SVC(C=3.0, gamma=0.1, tol=1e-4, cache_size=1, random_state=0).fit(sp.csr_matrix(X2.astype(float)), y)
+assert m.convergence_["cache_precision"] == "float32" and X2.sum(axis=1).max() <= 15
+print(m.n_iter_.tolist(), m.support_.tolist(), m.dual_coef_.tobytes().hex(), m.intercept_.tobytes().hex())
 print(fwsvm._core.instruction_set())
 """
 

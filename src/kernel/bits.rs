@@ -25,6 +25,8 @@ pub(crate) struct BitRows {
     by_distance: bool,
     /// The kernel of every index a pair of rows can produce (2·max_count + 1 entries).
     table: Vec<f64>,
+    /// `table` rounded to `f32` (the values `f32` columns store).
+    table32: Vec<f32>,
 }
 
 impl BitRows {
@@ -52,13 +54,15 @@ impl BitRows {
             *count = cols.len() as u32;
         }
         let max_count = counts.iter().copied().max().unwrap_or(0);
+        let table = table(2 * max_count as usize + 1);
         Some(BitRows {
             words,
             bits,
             counts,
             max_count,
             by_distance,
-            table: table(2 * max_count as usize + 1),
+            table32: table.iter().map(|&v| v as f32).collect(),
+            table,
         })
     }
 
@@ -109,7 +113,34 @@ impl BitRows {
     /// `f32` (a column cache's storage).
     pub(crate) fn lookup<T: Value>(&self, q: &[u64], q_count: u32, lo: usize, out: &mut [T]) {
         debug_assert!(q.len() == self.words && q_count <= self.max_count);
-        lookup_dispatch(self, q, q_count, lo, T::slice(out));
+        let (lo, out) = match T::slice(out) {
+            #[cfg(target_arch = "x86_64")]
+            Out::F32(out) if self.fits_avx512() => {
+                // SAFETY: the CPU has AVX-512 with VPOPCNTQ (`simd::avx512` detected it).
+                #[allow(unsafe_code)]
+                let done = unsafe {
+                    super::bits_avx512::lookup_two_words(
+                        &self.bits[2 * lo..],
+                        &self.counts[lo..],
+                        [q[0], q[1]],
+                        q_count,
+                        self.by_distance,
+                        &self.table32,
+                        out,
+                    )
+                };
+                (lo + done, Out::F32(&mut out[done..]))
+            }
+            out => (lo, out),
+        };
+        lookup_dispatch(self, q, q_count, lo, out);
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    /// Whether [`super::bits_avx512`] can do `f32` look-ups: two-word rows, a table of at most
+    /// 32 entries, and a CPU with AVX-512 and VPOPCNTQ.
+    fn fits_avx512(&self) -> bool {
+        self.words == 2 && self.table32.len() <= 32 && crate::simd::avx512()
     }
 
     /// [`BitRows::lookup`] with one monomorphised loop per common width, so the word loop is
@@ -262,6 +293,67 @@ mod tests {
                 let mut tail = [0.0; 2];
                 rows.lookup(&q, r1.len() as u32, 1, &mut tail);
                 assert_eq!(tail, expected[1..], "n_cols = {n_cols}");
+            }
+        }
+    }
+
+    /// Random two-word rows (100 features, at most `max` per row, some rows at `max`).
+    fn two_word_rows(m: usize, max: usize, seed: u64) -> (Vec<usize>, Vec<u32>) {
+        let mut state = seed;
+        let mut next = move || {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (state >> 33) as usize
+        };
+        let mut indptr = vec![0];
+        let mut indices = Vec::new();
+        for i in 0..m {
+            let k = if i % 7 == 0 { max } else { next() % (max + 1) };
+            let mut cols: Vec<u32> = Vec::new();
+            while cols.len() < k {
+                let c = (next() % 100) as u32;
+                if !cols.contains(&c) {
+                    cols.push(c);
+                }
+            }
+            cols.sort_unstable();
+            indices.extend(cols);
+            indptr.push(indices.len());
+        }
+        (indptr, indices)
+    }
+
+    #[test]
+    fn f32_look_up_of_two_word_rows_matches_the_scalar_entries() {
+        // Tables of 29 and 31 entries take the AVX-512 path on CPUs that have it, 33 the
+        // scalar one; lengths and offsets cover the 16-row blocks and their remainders.
+        for (max, by_distance) in [(14, true), (15, true), (16, true), (14, false), (31, false)] {
+            let (indptr, indices) = two_word_rows(70, max, max as u64);
+            let table = |len: usize| (0..len).map(|i| 1.0 / (1.0 + i as f64 * 0.37)).collect();
+            let rows = BitRows::pack(&indptr, &indices, 100, by_distance, table).expect("narrow");
+            for j in [0usize, 5, 69] {
+                let (q, n) = (rows.row(j).to_vec(), rows.count(j));
+                for (lo, len) in [
+                    (0, 70),
+                    (0, 16),
+                    (3, 33),
+                    (17, 15),
+                    (40, 30),
+                    (69, 1),
+                    (5, 0),
+                ] {
+                    let mut out = vec![f32::NAN; len];
+                    rows.lookup(&q, n, lo, &mut out);
+                    let expected: Vec<f32> =
+                        (lo..lo + len).map(|i| rows.entry(i, j) as f32).collect();
+                    assert_eq!(
+                        out,
+                        expected,
+                        "max {max}, by_distance {by_distance}, j {j}, rows {lo}..{}",
+                        lo + len
+                    );
+                }
             }
         }
     }

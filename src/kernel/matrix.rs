@@ -300,13 +300,12 @@ impl<'a> KernelMatrix<'a> {
             Features::Sparse(q) => {
                 let (idx, val) = q.row(t);
                 // Indicator queries the look-up table covers are bit-counted too.
-                if let Some(bits) = &self.bits {
-                    if val.iter().all(|&v| v == 1.0) {
-                        if let Some(q) = bits.pack_query(idx, &mut scratch.bits) {
-                            bits.lookup(q, idx.len() as u32, 0, out);
-                            return Ok(());
-                        }
-                    }
+                if let Some(bits) = &self.bits
+                    && val.iter().all(|&v| v == 1.0)
+                    && let Some(q) = bits.pack_query(idx, &mut scratch.bits)
+                {
+                    bits.lookup(q, idx.len() as u32, 0, out);
+                    return Ok(());
                 }
                 let qnorm = match kind {
                     NormKind::SquaredL2 => sq_norm(val),

@@ -5,6 +5,8 @@
 //! used columns within a memory budget.
 
 mod bits;
+#[cfg(target_arch = "x86_64")]
+mod bits_avx512;
 mod cache;
 mod dot;
 mod exp;

@@ -73,7 +73,7 @@ impl<'a> SimplexProblem<'a> {
     ) -> Self {
         let m = kernel.n_rows();
         let n = sign.len();
-        debug_assert!(m > 0 && n % m == 0 && ridge.len() == n && linear.len() == n);
+        debug_assert!(m > 0 && n.is_multiple_of(m) && ridge.len() == n && linear.len() == n);
         let diag0 = kernel.diagonal().first().copied().unwrap_or(0.0)
             + shift
             + ridge.first().copied().unwrap_or(0.0);

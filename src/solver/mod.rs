@@ -322,16 +322,16 @@ impl SolverParams {
         if self.resync_every == Some(0) {
             return Err(FwsvmError::param("resync_every", "must be positive"));
         }
-        if let Some(w) = &self.warm_start {
-            if let Some(i) = w.iter().position(|v| !(v.is_finite() && *v >= 0.0)) {
-                return Err(FwsvmError::param(
-                    "warm_start",
-                    format!(
-                        "weights must be finite and non-negative, got {} at {i}",
-                        w[i]
-                    ),
-                ));
-            }
+        if let Some(w) = &self.warm_start
+            && let Some(i) = w.iter().position(|v| !(v.is_finite() && *v >= 0.0))
+        {
+            return Err(FwsvmError::param(
+                "warm_start",
+                format!(
+                    "weights must be finite and non-negative, got {} at {i}",
+                    w[i]
+                ),
+            ));
         }
         Ok(())
     }

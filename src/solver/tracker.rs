@@ -69,7 +69,7 @@ impl<'p> Tracker<'p> {
         if self.params.max_iter.is_some_and(|k| iteration >= k) {
             return Ok(Some(ExitReason::MaxIterations));
         }
-        if iteration % CLOCK_EVERY != 0 {
+        if !iteration.is_multiple_of(CLOCK_EVERY) {
             return Ok(None);
         }
         let seconds = self.seconds();

@@ -254,15 +254,15 @@ fn parse_stream(name: &str, reader: &mut dyn Read, options: &ReadOptions) -> Res
                 line: p.line + line_base,
                 column: p.column,
             };
-            if let Some(m) = piece.min_index {
-                if min_index.is_none_or(|cur| m < cur) {
-                    min_index = Some(m);
-                }
+            if let Some(m) = piece.min_index
+                && min_index.is_none_or(|cur| m < cur)
+            {
+                min_index = Some(m);
             }
-            if let Some((m, pos)) = piece.max_index {
-                if max_index.is_none_or(|(cur, _)| m > cur) {
-                    max_index = Some((m, shift(pos)));
-                }
+            if let Some((m, pos)) = piece.max_index
+                && max_index.is_none_or(|(cur, _)| m > cur)
+            {
+                max_index = Some((m, shift(pos)));
             }
             if first_zero.is_none() {
                 first_zero = piece.first_zero.map(shift);

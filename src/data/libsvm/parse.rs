@@ -174,19 +174,19 @@ fn parse_line(
 
     // Optional qid.
     let mut qid = 0i64;
-    if let Some(&(col, tok)) = tokens.peek() {
-        if let Some(rest) = tok.strip_prefix(b"qid:") {
-            tokens.next();
-            qid = std::str::from_utf8(rest)
-                .ok()
-                .and_then(|s| s.parse::<i64>().ok())
-                .ok_or_else(|| {
-                    err(
-                        col,
-                        format!("expected qid:<integer>, found {:?}", show(tok)),
-                    )
-                })?;
-        }
+    if let Some(&(col, tok)) = tokens.peek()
+        && let Some(rest) = tok.strip_prefix(b"qid:")
+    {
+        tokens.next();
+        qid = std::str::from_utf8(rest)
+            .ok()
+            .and_then(|s| s.parse::<i64>().ok())
+            .ok_or_else(|| {
+                err(
+                    col,
+                    format!("expected qid:<integer>, found {:?}", show(tok)),
+                )
+            })?;
     }
     piece.qid.push(qid);
 
@@ -204,13 +204,13 @@ fn parse_line(
             return Err(err(col, "qid must come right after the label".into()));
         }
         let index = parse_index(idx_tok).map_err(|m| err(col, m))?;
-        if let Some(p) = previous {
-            if index <= p {
-                return Err(err(
-                    col,
-                    format!("feature indices must be sorted and unique; index {index} follows {p}"),
-                ));
-            }
+        if let Some(p) = previous
+            && index <= p
+        {
+            return Err(err(
+                col,
+                format!("feature indices must be sorted and unique; index {index} follows {p}"),
+            ));
         }
         previous = Some(index);
         if val_tok.is_empty() {
