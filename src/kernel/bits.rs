@@ -7,17 +7,28 @@
 //! popcount per 64 features followed by a table look-up: the table holds the kernel's outer
 //! function of every possible integer (computed by the same code as the general path, so columns
 //! are bit-identical to it), and no `exp` is evaluated per entry.
+//!
+//! The bit sets are stored in blocks of [`BLOCK_ROWS`] rows, word-major within a block: word w
+//! of the block's 8 rows lies in 8 consecutive `u64`, so one 512-bit load reads it for 8 rows
+//! and the look-up vectorises across rows (`super::bits_avx512`; the compiler vectorises the
+//! popcounts of the portable loop the same way, but not the table look-up).
 
 /// Bit sets are used up to this many 64-bit words per row (1,024 features); wider rows use the
 /// gather path, whose cost follows the row's non-zeros instead of the feature count.
 pub(crate) const MAX_WORDS: usize = 16;
+
+/// Rows per storage block (see the module documentation).
+pub(crate) const BLOCK_ROWS: usize = 8;
 
 /// The rows of an indicator matrix as packed bit sets, with their popcounts and the table of
 /// kernel values by integer.
 #[derive(Debug, Clone)]
 pub(crate) struct BitRows {
     words: usize,
+    /// Blocks of [`BLOCK_ROWS`] rows × `words`, word-major within a block; the last block is
+    /// padded with empty rows.
     bits: Vec<u64>,
+    /// Popcount of each row, padded with zeros like `bits`.
     counts: Vec<u32>,
     max_count: u32,
     /// Whether `table` is indexed by the distance n_i + n_j − 2c (rbf, laplacian) rather than
@@ -46,11 +57,14 @@ impl BitRows {
             return None;
         }
         let m = indptr.len().saturating_sub(1);
-        let mut bits = vec![0u64; m * words];
-        let mut counts = vec![0u32; m];
-        for (i, (row, count)) in bits.chunks_exact_mut(words).zip(&mut counts).enumerate() {
+        let padded = m.div_ceil(BLOCK_ROWS) * BLOCK_ROWS;
+        let mut bits = vec![0u64; padded * words];
+        let mut counts = vec![0u32; padded];
+        for (i, count) in counts.iter_mut().enumerate().take(m) {
             let cols = &indices[indptr[i]..indptr[i + 1]];
-            set_bits(row, cols);
+            for &c in cols {
+                bits[word_index(words, i, c as usize / 64)] |= 1u64 << (c % 64);
+            }
             *count = cols.len() as u32;
         }
         let max_count = counts.iter().copied().max().unwrap_or(0);
@@ -66,9 +80,18 @@ impl BitRows {
         })
     }
 
-    /// Row i's bit set.
-    pub(crate) fn row(&self, i: usize) -> &[u64] {
-        &self.bits[i * self.words..(i + 1) * self.words]
+    /// Words per row.
+    pub(crate) fn words(&self) -> usize {
+        self.words
+    }
+
+    /// Row i's bit set as a query for [`BitRows::lookup`] (its first [`BitRows::words`] words).
+    pub(crate) fn row_query(&self, i: usize) -> [u64; MAX_WORDS] {
+        let mut q = [0; MAX_WORDS];
+        for (w, word) in q.iter_mut().enumerate().take(self.words) {
+            *word = self.bits[word_index(self.words, i, w)];
+        }
+        q
     }
 
     /// Row i's number of features.
@@ -78,19 +101,24 @@ impl BitRows {
 
     /// The kernel value of rows i and j.
     pub(crate) fn entry(&self, i: usize, j: usize) -> f64 {
-        self.value(self.row(i), self.count(i), self.row(j), self.count(j))
+        let q = self.row_query(j);
+        self.table[self.index(i, &q[..self.words], self.count(j)) as usize]
     }
 
-    /// The kernel value of two bit sets with `n_a` and `n_b` features.
+    /// The table index of row i and a query with `q_count` features.
     #[inline(always)]
-    fn value(&self, a: &[u64], n_a: u32, b: &[u64], n_b: u32) -> f64 {
-        let c: u32 = a.iter().zip(b).map(|(x, y)| (x & y).count_ones()).sum();
-        let index = if self.by_distance {
-            n_a + n_b - 2 * c
+    fn index(&self, i: usize, q: &[u64], q_count: u32) -> u32 {
+        let base = word_index(self.words, i, 0);
+        let c: u32 = q
+            .iter()
+            .enumerate()
+            .map(|(w, &x)| (self.bits[base + BLOCK_ROWS * w] & x).count_ones())
+            .sum();
+        if self.by_distance {
+            self.counts[i] + q_count - 2 * c
         } else {
             c
-        };
-        self.table[index as usize]
+        }
     }
 
     /// Packs a query with feature indices `cols` (all values 1) into `buf`; `None` if the table
@@ -104,7 +132,9 @@ impl BitRows {
         }
         buf.clear();
         buf.resize(self.words, 0);
-        set_bits(buf, cols);
+        for &c in cols {
+            buf[c as usize / 64] |= 1u64 << (c % 64);
+        }
         Some(buf)
     }
 
@@ -113,34 +143,33 @@ impl BitRows {
     /// `f32` (a column cache's storage).
     pub(crate) fn lookup<T: Value>(&self, q: &[u64], q_count: u32, lo: usize, out: &mut [T]) {
         debug_assert!(q.len() == self.words && q_count <= self.max_count);
-        let (lo, out) = match T::slice(out) {
-            #[cfg(target_arch = "x86_64")]
-            Out::F32(out) if self.fits_avx512() => {
-                // SAFETY: the CPU has AVX-512 with VPOPCNTQ (`simd::avx512` detected it).
-                #[allow(unsafe_code)]
-                let done = unsafe {
-                    super::bits_avx512::lookup_two_words(
-                        &self.bits[2 * lo..],
-                        &self.counts[lo..],
-                        [q[0], q[1]],
-                        q_count,
-                        self.by_distance,
-                        &self.table32,
-                        out,
-                    )
-                };
-                (lo + done, Out::F32(&mut out[done..]))
-            }
-            out => (lo, out),
-        };
-        lookup_dispatch(self, q, q_count, lo, out);
-    }
-
-    #[cfg(target_arch = "x86_64")]
-    /// Whether [`super::bits_avx512`] can do `f32` look-ups: two-word rows, a table of at most
-    /// 32 entries, and a CPU with AVX-512 and VPOPCNTQ.
-    fn fits_avx512(&self) -> bool {
-        self.words == 2 && self.table32.len() <= 32 && crate::simd::avx512()
+        #[cfg(target_arch = "x86_64")]
+        if crate::simd::avx512() {
+            // Rows up to the next block boundary, then whole blocks vectorised, then the rest.
+            let head = ((BLOCK_ROWS - lo % BLOCK_ROWS) % BLOCK_ROWS).min(out.len());
+            let (first, rest) = out.split_at_mut(head);
+            lookup_dispatch(self, q, q_count, lo, T::slice(first));
+            let start = lo + head;
+            let args = super::bits_avx512::Blocks {
+                bits: &self.bits[start * self.words..],
+                words: self.words,
+                counts: &self.counts[start..],
+                query: q,
+                query_count: q_count,
+                by_distance: self.by_distance,
+            };
+            // SAFETY: the CPU has AVX-512 with VPOPCNTQ (`simd::avx512` detected it).
+            #[allow(unsafe_code)]
+            let done = unsafe {
+                match T::slice(rest) {
+                    Out::F32(out) => super::bits_avx512::lookup_f32(&args, &self.table32, out),
+                    Out::F64(out) => super::bits_avx512::lookup_f64(&args, &self.table, out),
+                }
+            };
+            lookup_dispatch(self, q, q_count, start + done, T::slice(&mut rest[done..]));
+            return;
+        }
+        lookup_dispatch(self, q, q_count, lo, T::slice(out));
     }
 
     /// [`BitRows::lookup`] with one monomorphised loop per common width, so the word loop is
@@ -156,10 +185,19 @@ impl BitRows {
             6 => self.lookup_w::<6, T>(q, q_count, lo, out),
             7 => self.lookup_w::<7, T>(q, q_count, lo, out),
             8 => self.lookup_w::<8, T>(q, q_count, lo, out),
-            _ => self.lookup_any(q, q_count, lo, out),
+            _ => {
+                for (r, o) in out.iter_mut().enumerate() {
+                    *o = T::from_f64(self.table[self.index(lo + r, q, q_count) as usize]);
+                }
+            }
         }
     }
 
+    /// The portable loop: whole blocks count 8 rows at a time (the compiler vectorises the
+    /// popcounts), rows outside whole blocks one by one. Measured with `FWSVM_SIMD=avx2`
+    /// (no vector popcount): 2–6% slower than the row-major layout this storage replaced, and
+    /// counting row by row within the block, or row by row from the blocked storage, was
+    /// slower still (BENCHMARKS.md).
     #[inline(always)]
     fn lookup_w<const W: usize, T: Value>(
         &self,
@@ -169,27 +207,43 @@ impl BitRows {
         out: &mut [T],
     ) {
         let q: &[u64; W] = q.try_into().expect("query width matches the rows");
-        let rows = &self.bits[lo * W..(lo + out.len()) * W];
-        let counts = &self.counts[lo..lo + out.len()];
         let table = &self.table[..];
-        if self.by_distance {
-            for ((o, row), &n) in out.iter_mut().zip(rows.chunks_exact(W)).zip(counts) {
-                let c = shared::<W>(row, q);
-                *o = T::from_f64(table[(n + q_count - 2 * c) as usize]);
+        let index = |c: u32, n: u32| {
+            if self.by_distance {
+                n + q_count - 2 * c
+            } else {
+                c
             }
-        } else {
-            for (o, row) in out.iter_mut().zip(rows.chunks_exact(W)) {
-                *o = T::from_f64(table[shared::<W>(row, q) as usize]);
+        };
+        let mut r = 0;
+        while r < out.len() {
+            let i = lo + r;
+            if i.is_multiple_of(BLOCK_ROWS) && r + BLOCK_ROWS <= out.len() {
+                let block = &self.bits[i * W..(i + BLOCK_ROWS) * W];
+                let mut c = [0u32; BLOCK_ROWS];
+                for (w, &x) in q.iter().enumerate() {
+                    let words = &block[w * BLOCK_ROWS..(w + 1) * BLOCK_ROWS];
+                    for (c, &y) in c.iter_mut().zip(words) {
+                        *c += (y & x).count_ones();
+                    }
+                }
+                let counts = &self.counts[i..i + BLOCK_ROWS];
+                for ((o, &c), &n) in out[r..r + BLOCK_ROWS].iter_mut().zip(&c).zip(counts) {
+                    *o = T::from_f64(table[index(c, n) as usize]);
+                }
+                r += BLOCK_ROWS;
+            } else {
+                out[r] = T::from_f64(table[self.index(i, q, q_count) as usize]);
+                r += 1;
             }
         }
     }
+}
 
-    #[inline(always)]
-    fn lookup_any<T: Value>(&self, q: &[u64], q_count: u32, lo: usize, out: &mut [T]) {
-        for (r, o) in out.iter_mut().enumerate() {
-            *o = T::from_f64(self.value(self.row(lo + r), self.count(lo + r), q, q_count));
-        }
-    }
+/// Position of word w of row i in [`BitRows`]'s blocked storage.
+#[inline(always)]
+fn word_index(words: usize, i: usize, w: usize) -> usize {
+    (i / BLOCK_ROWS) * BLOCK_ROWS * words + w * BLOCK_ROWS + i % BLOCK_ROWS
 }
 
 crate::simd::multiversion! {
@@ -238,22 +292,6 @@ impl Value for f32 {
     }
 }
 
-/// popcount(a ∧ b) over W words.
-#[inline(always)]
-fn shared<const W: usize>(a: &[u64], b: &[u64; W]) -> u32 {
-    let mut c = 0;
-    for w in 0..W {
-        c += (a[w] & b[w]).count_ones();
-    }
-    c
-}
-
-fn set_bits(row: &mut [u64], cols: &[u32]) {
-    for &c in cols {
-        row[c as usize / 64] |= 1u64 << (c % 64);
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -297,8 +335,8 @@ mod tests {
         }
     }
 
-    /// Random two-word rows (100 features, at most `max` per row, some rows at `max`).
-    fn two_word_rows(m: usize, max: usize, seed: u64) -> (Vec<usize>, Vec<u32>) {
+    /// Random rows over `n_cols` features (at most `max` per row, every 7th row at `max`).
+    fn random_rows(m: usize, n_cols: usize, max: usize, seed: u64) -> (Vec<usize>, Vec<u32>) {
         let mut state = seed;
         let mut next = move || {
             state = state
@@ -312,7 +350,7 @@ mod tests {
             let k = if i % 7 == 0 { max } else { next() % (max + 1) };
             let mut cols: Vec<u32> = Vec::new();
             while cols.len() < k {
-                let c = (next() % 100) as u32;
+                let c = (next() % n_cols) as u32;
                 if !cols.contains(&c) {
                     cols.push(c);
                 }
@@ -325,34 +363,52 @@ mod tests {
     }
 
     #[test]
-    fn f32_look_up_of_two_word_rows_matches_the_scalar_entries() {
-        // Tables of 29 and 31 entries take the AVX-512 path on CPUs that have it, 33 the
-        // scalar one; lengths and offsets cover the 16-row blocks and their remainders.
-        for (max, by_distance) in [(14, true), (15, true), (16, true), (14, false), (31, false)] {
-            let (indptr, indices) = two_word_rows(70, max, max as u64);
+    fn look_ups_match_the_scalar_entries_for_every_width_and_table() {
+        // Widths 1-10 words (9 and 10: the generic loop), tables of ≤ 32 entries (one permute),
+        // up to 256 (several) and more (gather), f32 and f64 columns; lengths and offsets cover the head before a block
+        // boundary, whole 8- and 16-row groups and the remainders.
+        let cases = [
+            (60, 14, true),
+            (100, 15, true),
+            (100, 16, true),
+            (100, 14, false),
+            (100, 31, false),
+            (180, 40, true),
+            (300, 60, true),
+            (300, 60, false),
+            (500, 20, true),
+            (560, 30, true),
+            (600, 140, true),
+        ];
+        for (n_cols, max, by_distance) in cases {
+            let (indptr, indices) = random_rows(70, n_cols, max, (n_cols + max) as u64);
             let table = |len: usize| (0..len).map(|i| 1.0 / (1.0 + i as f64 * 0.37)).collect();
-            let rows = BitRows::pack(&indptr, &indices, 100, by_distance, table).expect("narrow");
+            let rows =
+                BitRows::pack(&indptr, &indices, n_cols, by_distance, table).expect("narrow");
             for j in [0usize, 5, 69] {
-                let (q, n) = (rows.row(j).to_vec(), rows.count(j));
+                let (q, n) = (rows.row_query(j)[..rows.words()].to_vec(), rows.count(j));
                 for (lo, len) in [
                     (0, 70),
                     (0, 16),
                     (3, 33),
+                    (8, 24),
                     (17, 15),
                     (40, 30),
                     (69, 1),
                     (5, 0),
                 ] {
-                    let mut out = vec![f32::NAN; len];
-                    rows.lookup(&q, n, lo, &mut out);
-                    let expected: Vec<f32> =
-                        (lo..lo + len).map(|i| rows.entry(i, j) as f32).collect();
-                    assert_eq!(
-                        out,
-                        expected,
-                        "max {max}, by_distance {by_distance}, j {j}, rows {lo}..{}",
+                    let what = format!(
+                        "{n_cols} features, max {max}, by_distance {by_distance}, j {j}, rows {lo}..{}",
                         lo + len
                     );
+                    let mut wide = vec![f64::NAN; len];
+                    rows.lookup(&q, n, lo, &mut wide);
+                    let expected: Vec<f64> = (lo..lo + len).map(|i| rows.entry(i, j)).collect();
+                    assert_eq!(wide, expected, "f64: {what}");
+                    let mut narrow = vec![f32::NAN; len];
+                    rows.lookup(&q, n, lo, &mut narrow);
+                    let expected: Vec<f32> = expected.iter().map(|&v| v as f32).collect();
+                    assert_eq!(narrow, expected, "f32: {what}");
                 }
             }
         }

@@ -1,98 +1,134 @@
-//! The bit-counting look-up of two-word indicator rows (at most 128 features: the a-series)
-//! into `f32` columns, sixteen rows per iteration with AVX-512.
+//! The bit-counting look-up ([`super::bits`]) vectorised across rows with AVX-512.
 //!
-//! The compiler keeps [`super::bits`]'s look-up scalar (about 14 instructions per kernel
-//! value, BENCHMARKS.md). Here eight rows' words are one 512-bit load each, ANDed with the
-//! query and counted by VPOPCNTQ; a two-source permute adds each row's two counts; the table
-//! index (n_i + n_q − 2c, or c) is formed in 32-bit lanes; and a two-register permute
-//! (`vpermt2ps`) reads the table of at most 32 entries for sixteen rows at once. The values are
-//! the table's entries rounded to `f32`, exactly what the scalar path stores.
+//! The compiler keeps the portable look-up's table read scalar (about 14 instructions per
+//! kernel value, BENCHMARKS.md). Here, per block of 8 rows (stored word-major, see
+//! [`super::bits`]), each word is one 512-bit load, ANDed with the query's word and counted by
+//! VPOPCNTQ; the table index (n_i + n_q − 2c, or c) is formed in 32-bit lanes for 16 rows; and
+//! the table is read by two-register permutes (`vpermt2ps`, one per 32-entry window of the
+//! table, up to 256 entries) or a gather. The values are the table's entries, rounded to `f32` for `f32` columns: exactly
+//! what the portable loop stores.
 //!
 //! Together with the dispatch in [`crate::simd`] this is the crate's only `unsafe`: unaligned
-//! vector loads and stores, within bounds asserted from the slices' lengths. Measured on a9a
-//! (one thread, 76,322 steps): fit 7.7–8.4 s → 5.2–5.4 s (BENCHMARKS.md).
+//! vector loads and stores within bounds asserted from the slices' lengths, and gathers whose
+//! indices are clamped to the table. Measured on a9a (one thread, 76,322 steps): fit 7.7–8.4 s
+//! → 5.2–5.4 s (BENCHMARKS.md).
 
 #![allow(unsafe_code)]
 
+use super::bits::{BLOCK_ROWS, MAX_WORDS};
 use std::arch::x86_64::*;
 
-/// Rows per iteration.
-const ROWS: usize = 16;
+/// Whole blocks of bit rows and a query, as [`super::bits::BitRows`] stores them.
+pub(super) struct Blocks<'a> {
+    /// Starting at a block boundary.
+    pub bits: &'a [u64],
+    pub words: usize,
+    /// The rows' popcounts, from the same first row.
+    pub counts: &'a [u32],
+    pub query: &'a [u64],
+    pub query_count: u32,
+    pub by_distance: bool,
+}
 
-/// Writes `out[r]` for the first `ROWS`·⌊len/ROWS⌋ rows of `out` and returns how many it
-/// wrote (the caller finishes the rest). `rows` holds the rows' two words each, `counts` their
-/// popcounts (from the same first row as `out`), `table` at most 32 entries covering every
-/// index a row and the query `q` (with `q_count` features) can produce.
-///
-/// # Panics
-/// If `table` is empty or longer than 32 entries, or `rows`/`counts` are shorter than `out`.
+/// Table indices of the 8 rows of the block starting at word `at` (8 × i32).
+#[inline]
 #[target_feature(enable = "avx512f,avx512vpopcntdq,avx512vl,avx512bw")]
-pub(super) fn lookup_two_words(
-    rows: &[u64],
-    counts: &[u32],
-    q: [u64; 2],
-    q_count: u32,
-    by_distance: bool,
-    table: &[f32],
-    out: &mut [f32],
-) -> usize {
-    assert!(
-        !table.is_empty() && table.len() <= 32,
-        "table of 1 to 32 entries"
-    );
-    let len = out.len();
-    assert!(
-        rows.len() >= 2 * len && counts.len() >= len,
-        "rows for every output"
-    );
-    let mut padded = [0f32; 32];
-    padded[..table.len()].copy_from_slice(table);
-    // SAFETY: `padded` holds 32 floats, two 16-lane loads.
-    let (t_lo, t_hi) = unsafe {
-        (
-            _mm512_loadu_ps(padded.as_ptr()),
-            _mm512_loadu_ps(padded.as_ptr().add(16)),
-        )
-    };
-    // Lane pattern q0, q1, q0, q1, … (lane 0 first; `set` lists lanes from the top).
-    let (q0, q1) = (q[0] as i64, q[1] as i64);
-    let query = _mm512_set_epi64(q1, q0, q1, q0, q1, q0, q1, q0);
-    // Lanes 2k and 2k + 1 of the pair (a, b) hold row k's two words.
-    let even = _mm512_set_epi64(14, 12, 10, 8, 6, 4, 2, 0);
-    let odd = _mm512_set_epi64(15, 13, 11, 9, 7, 5, 3, 1);
-    let q_count = _mm512_set1_epi32(q_count as i32);
-    let blocks = len / ROWS;
-    for block in 0..blocks {
-        let r0 = block * ROWS;
-        let mut shared = [_mm256_setzero_si256(); 2];
-        for (half, c) in shared.iter_mut().enumerate() {
-            let w = 2 * (r0 + 8 * half);
-            // SAFETY: w + 16 ≤ 2·(r0 + 16) ≤ 2·len ≤ rows.len() (asserted above).
-            let (a, b) = unsafe {
-                (
-                    _mm512_loadu_si512(rows.as_ptr().add(w).cast()),
-                    _mm512_loadu_si512(rows.as_ptr().add(w + 8).cast()),
-                )
-            };
-            let a = _mm512_popcnt_epi64(_mm512_and_si512(a, query));
-            let b = _mm512_popcnt_epi64(_mm512_and_si512(b, query));
-            let sum = _mm512_add_epi64(
-                _mm512_permutex2var_epi64(a, even, b),
-                _mm512_permutex2var_epi64(a, odd, b),
-            );
-            *c = _mm512_cvtepi64_epi32(sum);
-        }
-        let shared = _mm512_inserti64x4::<1>(_mm512_castsi256_si512(shared[0]), shared[1]);
-        let index = if by_distance {
-            // SAFETY: r0 + 16 ≤ len ≤ counts.len() (asserted above).
-            let n = unsafe { _mm512_loadu_si512(counts.as_ptr().add(r0).cast()) };
-            _mm512_sub_epi32(_mm512_add_epi32(n, q_count), _mm512_slli_epi32::<1>(shared))
+fn block_indices(b: &Blocks<'_>, query: &[__m512i; MAX_WORDS], row: usize) -> __m256i {
+    let at = row * b.words;
+    assert!(at + BLOCK_ROWS * b.words <= b.bits.len() && row + BLOCK_ROWS <= b.counts.len());
+    let mut shared = _mm512_setzero_si512();
+    for (w, q) in query.iter().enumerate().take(b.words) {
+        // SAFETY: at + 8·w + 8 ≤ at + 8·words ≤ bits.len() (asserted above).
+        let x = unsafe { _mm512_loadu_si512(b.bits.as_ptr().add(at + BLOCK_ROWS * w).cast()) };
+        shared = _mm512_add_epi64(shared, _mm512_popcnt_epi64(_mm512_and_si512(x, *q)));
+    }
+    let shared = _mm512_cvtepi64_epi32(shared);
+    if b.by_distance {
+        // SAFETY: row + 8 ≤ counts.len() (asserted above).
+        let n = unsafe { _mm256_loadu_si256(b.counts.as_ptr().add(row).cast()) };
+        let n_q = _mm256_set1_epi32(b.query_count as i32);
+        _mm256_sub_epi32(_mm256_add_epi32(n, n_q), _mm256_slli_epi32::<1>(shared))
+    } else {
+        shared
+    }
+}
+
+/// The query's words, each broadcast to 8 lanes.
+#[inline]
+#[target_feature(enable = "avx512f,avx512vpopcntdq,avx512vl,avx512bw")]
+fn broadcast(b: &Blocks<'_>) -> [__m512i; MAX_WORDS] {
+    assert!(b.query.len() == b.words && b.words <= MAX_WORDS);
+    let mut query = [_mm512_setzero_si512(); MAX_WORDS];
+    for (v, &q) in query.iter_mut().zip(b.query) {
+        *v = _mm512_set1_epi64(q as i64);
+    }
+    query
+}
+
+/// Tables up to this many 32-entry windows are read by permutes (one per window), larger ones
+/// by a gather. On Zen 4 a 16-lane gather costs about 2 cycles per value (60% of the w8a
+/// look-up when tried); a window costs a permute, a compare and a blend per 16 values.
+const MAX_WINDOWS: usize = 8;
+
+/// Writes `out[r]` = table[index of row r] for the first 16·⌊len/16⌋ rows and returns how many
+/// it wrote (the caller finishes the rest). `table` must cover every index the rows and the
+/// query produce (indices are clamped to it, so memory is safe regardless).
+#[target_feature(enable = "avx512f,avx512vpopcntdq,avx512vl,avx512bw")]
+pub(super) fn lookup_f32(b: &Blocks<'_>, table: &[f32], out: &mut [f32]) -> usize {
+    assert!(!table.is_empty() && table.len() <= i32::MAX as usize);
+    let query = broadcast(b);
+    let last = _mm512_set1_epi32(table.len() as i32 - 1);
+    let windows = table.len().div_ceil(32);
+    // The table in registers: window k is the pair (2k, 2k + 1) of 16 floats.
+    let mut padded = [0f32; 32 * MAX_WINDOWS];
+    let n = table.len().min(padded.len());
+    padded[..n].copy_from_slice(&table[..n]);
+    let mut regs = [_mm512_setzero_ps(); 2 * MAX_WINDOWS];
+    for (k, reg) in regs.iter_mut().enumerate() {
+        // SAFETY: 16·k + 16 ≤ 32·MAX_WINDOWS = padded.len().
+        *reg = unsafe { _mm512_loadu_ps(padded.as_ptr().add(16 * k)) };
+    }
+    let rows = 2 * BLOCK_ROWS;
+    let done = out.len() / rows * rows;
+    for r0 in (0..done).step_by(rows) {
+        let lo = block_indices(b, &query, r0);
+        let hi = block_indices(b, &query, r0 + BLOCK_ROWS);
+        let index = _mm512_inserti64x4::<1>(_mm512_castsi256_si512(lo), hi);
+        let index = _mm512_min_epu32(index, last);
+        let values = if windows <= MAX_WINDOWS {
+            // The permute reads the low 5 bits of each index; the window is the rest.
+            let window = _mm512_srli_epi32::<5>(index);
+            let mut values = _mm512_permutex2var_ps(regs[0], index, regs[1]);
+            for k in 1..windows {
+                let in_k = _mm512_cmpeq_epi32_mask(window, _mm512_set1_epi32(k as i32));
+                let v = _mm512_permutex2var_ps(regs[2 * k], index, regs[2 * k + 1]);
+                values = _mm512_mask_mov_ps(values, in_k, v);
+            }
+            values
         } else {
-            shared
+            // SAFETY: every index is clamped to table.len() − 1.
+            unsafe { _mm512_i32gather_ps::<4>(index, table.as_ptr()) }
         };
-        let values = _mm512_permutex2var_ps(t_lo, index, t_hi);
-        // SAFETY: r0 + 16 ≤ len = out.len().
+        // SAFETY: r0 + 16 ≤ done ≤ out.len().
         unsafe { _mm512_storeu_ps(out.as_mut_ptr().add(r0), values) };
     }
-    blocks * ROWS
+    done
+}
+
+/// [`lookup_f32`] for `f64` columns, 8 rows at a time by a gather.
+#[target_feature(enable = "avx512f,avx512vpopcntdq,avx512vl,avx512bw")]
+pub(super) fn lookup_f64(b: &Blocks<'_>, table: &[f64], out: &mut [f64]) -> usize {
+    assert!(!table.is_empty() && table.len() <= i32::MAX as usize);
+    let query = broadcast(b);
+    let last = _mm256_set1_epi32(table.len() as i32 - 1);
+    let done = out.len() / BLOCK_ROWS * BLOCK_ROWS;
+    for r0 in (0..done).step_by(BLOCK_ROWS) {
+        let index = _mm256_min_epu32(block_indices(b, &query, r0), last);
+        // SAFETY: every index is clamped to table.len() − 1; r0 + 8 ≤ done ≤ out.len().
+        unsafe {
+            let values = _mm512_i32gather_pd::<8>(index, table.as_ptr());
+            _mm512_storeu_pd(out.as_mut_ptr().add(r0), values);
+        }
+    }
+    done
 }

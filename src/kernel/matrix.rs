@@ -223,7 +223,7 @@ impl<'a> KernelMatrix<'a> {
             self.norms[j]
         };
         if let Some(bits) = &self.bits {
-            self.lookup_all(bits, bits.row(j), bits.count(j), out);
+            self.lookup_all(bits, &bits.row_query(j)[..bits.words()], bits.count(j), out);
         } else if let Some(x) = &self.by_feature {
             x.row_into(j, &mut scratch.row);
             self.eval_feature_major(x, &scratch.row, qnorm, out);
@@ -251,7 +251,7 @@ impl<'a> KernelMatrix<'a> {
         scratch: &mut QueryScratch,
     ) {
         if let Some(bits) = &self.bits {
-            self.lookup_all(bits, bits.row(j), bits.count(j), out);
+            self.lookup_all(bits, &bits.row_query(j)[..bits.words()], bits.count(j), out);
             out[j] = self.diag[j] as f32;
         } else {
             wide.resize(out.len(), 0.0);
