@@ -40,7 +40,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
 }
 
 /// The instruction set of the hot loops on this machine: "avx512+vpopcntdq (kernel look-up,
-/// exp), avx2 (scan, products)", "avx2+popcnt" or "baseline" (`FWSVM_SIMD=avx2` caps it at AVX2,
+/// exp, scan), avx2 (products)", "avx2+popcnt" or "baseline" (`FWSVM_SIMD=avx2` caps it at AVX2,
 /// `FWSVM_SIMD=off` forces the baseline).
 #[pyfunction]
 fn instruction_set() -> &'static str {

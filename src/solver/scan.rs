@@ -101,7 +101,8 @@ pub(crate) fn scan(problem: &SimplexProblem<'_>, grad_q: &mut [f64], alpha: &[f6
 }
 
 crate::simd::multiversion! {
-    /// One chunk of [`update_and_scan`], in the AVX2 build when the CPU has it.
+    avx512;
+    /// One chunk of [`update_and_scan`], in the AVX-512 or AVX2 build when the CPU has it.
     fn process_chunk(
         problem: &SimplexProblem<'_>,
         g: &mut [f64],
