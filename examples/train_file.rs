@@ -50,6 +50,10 @@ fn main() -> fwsvm::Result<()> {
     if let Some(tol) = args.get(4).and_then(|s| s.parse().ok()) {
         params = params.tol(tol);
     }
+    let flag = |name: &str| std::env::var(name).is_ok_and(|v| v == "1");
+    params = params
+        .verbose(flag("FWSVM_VERBOSE"))
+        .shrinking(!flag("FWSVM_NO_SHRINKING"));
     let model = params.fit(x, y)?;
     let s = model.stats();
     println!(

@@ -115,6 +115,12 @@ impl SvcParams {
         self
     }
 
+    /// Shrinking (see [`SolverParams::shrinking`]): on by default.
+    pub fn shrinking(mut self, shrinking: bool) -> Self {
+        self.solver.shrinking = shrinking;
+        self
+    }
+
     /// Keep a per-step history in the model.
     pub fn record_history(mut self, record: bool) -> Self {
         self.solver.record_history = record;

@@ -430,11 +430,11 @@ fn ky_reaches_the_two_simplex_reference_optimum() {
 
 #[test]
 fn adaptive_swap_runs_coreset_rounds_and_reaches_the_reference_optimum() {
-    // Large C on overlapping blobs: a small coreset that takes many pairwise steps to balance,
-    // where coreset rounds and second-order partners take over (the `rounds` module).
-    let m = 60;
-    let (x, y) = blobs(m, 3, 0.6, 11);
-    let cs = vec![100.0; m];
+    // Large C on separated blobs: a small coreset (a fraction of the slots, so inner steps are
+    // cheaper than full ones) that takes many pairwise steps to balance; rounds take over.
+    let m = 240;
+    let (x, y) = blobs(m, 2, 3.0, 11);
+    let cs = vec![1000.0; m];
     let problem = SimplexProblem::l2_svc(
         KernelMatrix::new(Kernel::rbf(0.5), Features::from(&x)),
         &y,

@@ -17,9 +17,6 @@ pub(crate) const MAX_FEATURES: usize = 64;
 /// storage of sparser data reads fewer values than the full transpose).
 const MIN_DENSITY: f64 = 0.5;
 
-/// Rows per block: the block's partial sums stay in L1 while every feature is added.
-pub(crate) const BLOCK: usize = 1024;
-
 /// The data transposed: `values[f·m + i]` is feature f of row i.
 #[derive(Debug, Clone)]
 pub(crate) struct FeatureMajor {
@@ -80,30 +77,46 @@ impl FeatureMajor {
     }
 }
 
+/// Rows per register tile of [`FeatureMajor::products`]: the tile's partial sums stay in
+/// registers (4 AVX-512 or 8 AVX2 registers) while every feature is added, so each product
+/// costs one load instead of a load, a load and a store of the running sum.
+const TILE: usize = 32;
+
 crate::simd::multiversion! {
-    /// [`FeatureMajor::products`], in the AVX2 build when the CPU has it (no FMA: the same
-    /// values on every tier).
+    avx512;
+    /// [`FeatureMajor::products`], in the AVX-512 or AVX2 build when the CPU has it (no FMA:
+    /// every tier adds the products of a row in feature order from 0.0, the same values).
     fn products_dispatch(x: &FeatureMajor, q: &[f64], l1: bool, lo: usize, out: &mut [f64]) {
         let m = x.m;
-        let mut start = 0;
-        while start < out.len() {
-            let end = (start + BLOCK).min(out.len());
-            let block = &mut out[start..end];
-            let rows = lo + start..lo + end;
-            block.iter_mut().for_each(|o| *o = 0.0);
+        let n = out.len();
+        let mut r = 0;
+        while r + TILE <= n {
+            let mut acc = [0.0f64; TILE];
             for (f, &qf) in q.iter().enumerate() {
-                let xf = &x.values[f * m + rows.start..f * m + rows.end];
+                let start = f * m + lo + r;
+                let xf: &[f64; TILE] = x.values[start..start + TILE]
+                    .try_into()
+                    .expect("a tile of TILE values");
                 if l1 {
-                    for (o, &v) in block.iter_mut().zip(xf) {
-                        *o += (v - qf).abs();
+                    for t in 0..TILE {
+                        acc[t] += (xf[t] - qf).abs();
                     }
                 } else {
-                    for (o, &v) in block.iter_mut().zip(xf) {
-                        *o += v * qf;
+                    for t in 0..TILE {
+                        acc[t] += xf[t] * qf;
                     }
                 }
             }
-            start = end;
+            out[r..r + TILE].copy_from_slice(&acc);
+            r += TILE;
+        }
+        for (t, o) in out.iter_mut().enumerate().skip(r) {
+            let mut acc = 0.0;
+            for (f, &qf) in q.iter().enumerate() {
+                let v = x.values[f * m + lo + t];
+                acc += if l1 { (v - qf).abs() } else { v * qf };
+            }
+            *o = acc;
         }
     }
 }

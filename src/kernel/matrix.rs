@@ -16,6 +16,10 @@ use crate::parallel::{current_num_threads, for_each_chunk};
 /// Rows per parallel task when computing a column.
 const ROW_CHUNK: usize = 2048;
 
+/// Rows per task of [`KernelMatrix::add_expansion`]: a block's partial column and sums stay in
+/// L1 while every expansion term is added.
+const EXPANSION_ROWS: usize = 1024;
+
 /// Reusable scatter buffer for evaluating sparse-against-sparse kernel rows.
 ///
 /// A sparse query row is scattered into a dense buffer (`n_features` rounded up to a power of two)
@@ -286,16 +290,54 @@ impl<'a> KernelMatrix<'a> {
                 self.data.n_cols()
             )));
         }
+        self.query_range(queries, t, 0, out, scratch);
+        Ok(())
+    }
+
+    /// out[r] = k(x_{lo+r}, q) where q is row `t` of `queries` (same feature count, not a
+    /// precomputed kernel: the callers check). Uses the fastest storage this matrix has: bit
+    /// counting for indicator queries, the feature-major products, else the row-major loops.
+    fn query_range(
+        &self,
+        queries: &Features<'_>,
+        t: usize,
+        lo: usize,
+        out: &mut [f64],
+        scratch: &mut QueryScratch,
+    ) {
         let kind = self.kernel.norm_kind();
+        let norm_of = |v: &[f64]| match kind {
+            NormKind::SquaredL2 => sq_norm(v),
+            NormKind::L1 => l1_norm(v),
+            NormKind::None => 0.0,
+        };
+        if let Some(x) = &self.by_feature {
+            // The query as a dense vector of at most `feature_major::MAX_FEATURES` values.
+            scratch.row.clear();
+            match queries {
+                Features::Dense(q) => scratch.row.extend_from_slice(q.row(t)),
+                Features::Sparse(q) => {
+                    scratch.row.resize(self.data.n_cols(), 0.0);
+                    let (idx, val) = q.row(t);
+                    for (&i, &v) in idx.iter().zip(val) {
+                        scratch.row[i as usize] = v;
+                    }
+                }
+            }
+            let qnorm = norm_of(&scratch.row);
+            x.products(&scratch.row, kind == NormKind::L1, lo, out);
+            let norms = if self.norms.is_empty() {
+                &[][..]
+            } else {
+                &self.norms[lo..lo + out.len()]
+            };
+            self.outer(out, norms, qnorm);
+            return;
+        }
         match queries {
             Features::Dense(q) => {
                 let row = q.row(t);
-                let qnorm = match kind {
-                    NormKind::SquaredL2 => sq_norm(row),
-                    NormKind::L1 => l1_norm(row),
-                    NormKind::None => 0.0,
-                };
-                self.eval_range(Query::Dense(row), qnorm, &[], 0, out);
+                self.eval_range(Query::Dense(row), norm_of(row), &[], lo, out);
             }
             Features::Sparse(q) => {
                 let (idx, val) = q.row(t);
@@ -304,27 +346,48 @@ impl<'a> KernelMatrix<'a> {
                     && val.iter().all(|&v| v == 1.0)
                     && let Some(q) = bits.pack_query(idx, &mut scratch.bits)
                 {
-                    bits.lookup(q, idx.len() as u32, 0, out);
-                    return Ok(());
+                    bits.lookup(q, idx.len() as u32, lo, out);
+                    return;
                 }
-                let qnorm = match kind {
-                    NormKind::SquaredL2 => sq_norm(val),
-                    NormKind::L1 => l1_norm(val),
-                    NormKind::None => 0.0,
-                };
+                let qnorm = norm_of(val);
                 match &self.data {
                     Features::Dense(_) => {
-                        self.eval_range(Query::Sparse(idx, val), qnorm, &[], 0, out)
+                        self.eval_range(Query::Sparse(idx, val), qnorm, &[], lo, out)
                     }
                     Features::Sparse(_) => {
                         let dense = scatter(scratch, self.data.n_cols(), idx, val);
-                        self.eval_range(Query::Sparse(idx, val), qnorm, dense, 0, out);
+                        self.eval_range(Query::Sparse(idx, val), qnorm, dense, lo, out);
                         clear(scratch, idx);
                     }
                 }
             }
         }
-        Ok(())
+    }
+
+    /// out[r] += Σ_s coef_s k(x_r, q_{rows[s]}) for every row r of this matrix, where q are rows
+    /// of `queries` (same feature count; not a precomputed kernel): a kernel expansion evaluated
+    /// on this matrix's rows, one block of rows per task, the sum over `rows` in their order in
+    /// every block (so the result does not depend on the thread count).
+    pub(crate) fn add_expansion(
+        &self,
+        queries: &Features<'_>,
+        rows: &[usize],
+        coef: &[f64],
+        out: &mut [f64],
+    ) {
+        debug_assert_eq!(rows.len(), coef.len());
+        debug_assert_eq!(out.len(), self.n_rows());
+        let work = out.len() * rows.len() * self.data.n_cols().max(1);
+        for_each_chunk(out, EXPANSION_ROWS, work, |lo, chunk| {
+            let mut column = vec![0.0; chunk.len()];
+            let mut scratch = QueryScratch::new();
+            for (&t, &c) in rows.iter().zip(coef) {
+                self.query_range(queries, t, lo, &mut column, &mut scratch);
+                for (o, &k) in chunk.iter_mut().zip(&column) {
+                    *o += c * k;
+                }
+            }
+        });
     }
 
     fn eval_sparse_query(

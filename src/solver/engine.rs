@@ -9,10 +9,10 @@ use super::state::State;
 use super::tracker::Tracker;
 use super::{
     Algorithm, ExitReason, HistoryEntry, Solution, SolverParams, SolverStats, StepCounts, StepKind,
-    Stopping, bc, fw, ky, mfw, swap,
+    Stopping, bc, fw, ky, mfw, shrink, swap,
 };
 use crate::error::{FwsvmError, Result};
-use crate::kernel::ColumnCache;
+use crate::kernel::{CachePrecision, ColumnCache};
 use crate::problem::SimplexProblem;
 
 /// A step chosen by an algorithm, with its step size.
@@ -66,10 +66,10 @@ pub fn solve(
              (rbf, laplacian) and no sample or class weights; use 'gap' instead",
         ));
     }
+    if shrink::applies(problem, params) {
+        return shrink::solve(problem, params, monitor);
+    }
     let mut tracker = Tracker::new(params, monitor);
-    let n = problem.n_slots();
-    let mut cache = params.column_cache(problem.n_samples());
-    let mut state = State::zeros(n);
     let mut steps = StepCounts::default();
     let (mut support, mut values) = initial_iterate(problem, params)?;
     let mut stop = None;
@@ -100,15 +100,142 @@ pub fn solve(
         sampled_steps = phase.steps;
         (support, values) = (phase.support, phase.values);
     }
-    state.set_iterate(problem, &mut cache, &support, &values);
+    let run = run(
+        problem,
+        params,
+        &mut tracker,
+        monitor,
+        &mut steps,
+        Start::Iterate(support, values),
+        stop,
+        false,
+    )?;
+    let End::Exit(exit_reason) = run.end else {
+        unreachable!("a run without shrinking checks only exits")
+    };
+    let mut state = run.state;
+    state.refresh_scalars(problem);
+    let objective = state.objective();
+    let gap = run.v.toward_grad - state.alpha_dot_grad();
+    let mut stats = tracker.stats(
+        exit_reason,
+        objective,
+        gap,
+        state.quad,
+        steps,
+        state.active.len(),
+        &run.totals,
+    );
+    stats.sampled_steps = sampled_steps;
+    finish(params, stats, state.alpha, tracker.history, None)
+}
+
+/// Where a [`run`] starts.
+pub(crate) enum Start {
+    /// α with this support and these weights; G is computed from the support's columns.
+    Iterate(Vec<usize>, Vec<f64>),
+    /// A state whose G already equals Qα (to round-off accumulated over the given number of
+    /// steps since it was last recomputed): the shrinking driver's hand-over between problems.
+    State(State, u64),
+}
+
+/// How a [`run`] ended.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum End {
+    /// Converged or stopped by a limit.
+    Exit(ExitReason),
+    /// The shrinking test found that at most half of the samples can still matter (see the
+    /// `shrink` module); the caller continues on a smaller problem.
+    Shrink,
+}
+
+/// Cache and gradient bookkeeping summed over the runs of one solve.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Totals {
+    pub columns: u64,
+    pub evaluations: u64,
+    pub hits: u64,
+    pub resyncs: u64,
+    pub capacity: usize,
+    pub precision: CachePrecision,
+}
+
+impl Totals {
+    /// The statistics of one cache over columns of length `m`.
+    pub(crate) fn of(cache: &ColumnCache, m: usize, resyncs: u64) -> Self {
+        let mut t = Totals::default();
+        t.add(cache, m, resyncs);
+        t
+    }
+
+    fn add(&mut self, cache: &ColumnCache, m: usize, resyncs: u64) {
+        self.columns += cache.columns_computed();
+        self.evaluations += cache.columns_computed() * m as u64;
+        self.hits += cache.hits();
+        self.resyncs += resyncs;
+        self.capacity = cache.capacity();
+        self.precision = cache.precision();
+    }
+
+    /// Adds another run's statistics (capacity and precision: the latest run's).
+    pub(crate) fn merge(&mut self, other: &Totals) {
+        self.columns += other.columns;
+        self.evaluations += other.evaluations;
+        self.hits += other.hits;
+        self.resyncs += other.resyncs;
+        self.capacity = other.capacity;
+        self.precision = other.precision;
+    }
+}
+
+/// The outcome of a [`run`]: the final state and vertices, why it ended, the round-off age of
+/// G and the cache statistics.
+pub(crate) struct Run {
+    pub state: State,
+    pub v: Vertices,
+    pub end: End,
+    pub since_resync: u64,
+    pub totals: Totals,
+}
+
+/// The solver loop on one problem: stopping test, step selection, the fused update-and-scan.
+/// Steps are counted in `steps` and recorded by `tracker` (shared by every run of a solve, so
+/// `max_iter`, the time limit and the history span them all). `stop`: end at once with this
+/// reason (a sampled phase that already hit a limit). `shrinking`: check every
+/// [`shrink::CHECK_EVERY`] steps whether most samples could leave the problem, and if so end
+/// with [`End::Shrink`].
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn run(
+    problem: &SimplexProblem<'_>,
+    params: &SolverParams,
+    tracker: &mut Tracker<'_>,
+    monitor: &mut (dyn Monitor + Send),
+    steps: &mut StepCounts,
+    start: Start,
+    mut stop: Option<ExitReason>,
+    shrinking: bool,
+) -> Result<Run> {
+    let n = problem.n_slots();
+    let mut cache = params.column_cache(problem.n_samples());
+    let (mut state, mut since_resync) = match start {
+        Start::Iterate(support, values) => {
+            let mut state = State::zeros(n);
+            state.set_iterate(problem, &mut cache, &support, &values);
+            (state, 0)
+        }
+        Start::State(mut state, since) => {
+            state.refresh_scalars(problem);
+            (state, since)
+        }
+    };
     let mut v = scan(problem, &mut state.grad_q, &state.alpha);
 
     // Round-off in G grows by about one ulp of max|Q| per step (notes F.1).
     let q_max = (0..n).map(|a| problem.q_diag(a).abs()).fold(0.0, f64::max);
-    let mut since_resync: u64 = 0;
     let mut resyncs: u64 = 0;
     let mut certified = false;
     let mut stalled = false;
+    let mut next_shrink_check = tracker.steps_taken + shrink::CHECK_EVERY;
     let whole_matrix_cached = cache.capacity() >= problem.n_samples();
     let mut rounds = Rounds::new(
         params.adaptive && matches!(params.algorithm, Algorithm::Swap | Algorithm::Swap2o),
@@ -125,16 +252,16 @@ pub fn solve(
         );
     }
 
-    let exit_reason = loop {
-        if let Some(reason) = stop {
-            break reason;
+    let end = loop {
+        if let Some(reason) = stop.take() {
+            break End::Exit(reason);
         }
         let gap = v.toward_grad - state.alpha_dot_grad();
         let objective = state.objective();
         let threshold = stopping_threshold(problem, params, &state);
         if gap <= threshold {
             if certified {
-                break ExitReason::Converged;
+                break End::Exit(ExitReason::Converged);
             }
             // Certify with exact scalars, and a fresh G if drift could matter (SPEC §2).
             state.refresh_scalars(problem);
@@ -148,6 +275,12 @@ pub fn solve(
             certified = true;
             continue;
         }
+        if shrinking && tracker.steps_taken >= next_shrink_check {
+            next_shrink_check = tracker.steps_taken + shrink::CHECK_EVERY;
+            if shrink::worth_shrinking(problem, &state, &v) {
+                break End::Shrink;
+            }
+        }
         if let Some(reason) = tracker.checkpoint(
             monitor,
             objective,
@@ -155,7 +288,7 @@ pub fn solve(
             state.active.len(),
             cache.columns_computed(),
         )? {
-            break reason;
+            break End::Exit(reason);
         }
 
         let kind = if params.algorithm == Algorithm::Bc {
@@ -167,7 +300,7 @@ pub fn solve(
                     StepKind::Corrective
                 },
             )
-        } else if rounds.due(state.active.len(), cache.capacity()) {
+        } else if rounds.due(state.active.len(), n, cache.capacity()) {
             // A coreset round: solve the coreset to a quarter of the current gap (never tighter
             // than the outer test needs); see the `rounds` module.
             let inner_tol = (0.25 * gap).max(0.5 * threshold);
@@ -200,7 +333,7 @@ pub fn solve(
             // (drift can fake a gap); if that does not help, the tolerance is below what double
             // precision can certify.
             if stalled {
-                break ExitReason::NoProgress;
+                break End::Exit(ExitReason::NoProgress);
             }
             stalled = true;
             resync(problem, &mut state, &mut cache, &mut v);
@@ -233,21 +366,15 @@ pub fn solve(
             rounds.run, rounds.paid, steps.inner
         );
     }
-    state.refresh_scalars(problem);
-    let objective = state.objective();
-    let gap = v.toward_grad - state.alpha_dot_grad();
-    let mut stats = tracker.stats(
-        exit_reason,
-        objective,
-        gap,
-        state.quad,
-        steps,
-        state.active.len(),
-        &cache,
-        resyncs,
-    );
-    stats.sampled_steps = sampled_steps;
-    finish(params, stats, state.alpha, tracker.history, None)
+    let mut totals = Totals::default();
+    totals.add(&cache, problem.n_samples(), resyncs);
+    Ok(Run {
+        state,
+        v,
+        end,
+        since_resync,
+        totals,
+    })
 }
 
 /// Prints the final line (when verbose) and assembles the solution.

@@ -20,7 +20,7 @@
 //! min ½‖w‖² + (C/2)Σξ² s.t. y_i(⟨w, φ(x_i)⟩ + b) ≥ 1 − ξ_i, the dual optimum is
 //! α_std = (2/W)·α and b = −2γ/W; the model stores this canonical scaling.
 
-use super::engine::finish;
+use super::engine::{Totals, finish};
 use super::init::warm_iterate;
 use super::monitor::Monitor;
 use super::scan::{ColumnTerm, update_and_scan};
@@ -220,8 +220,7 @@ pub(crate) fn solve(
         w,
         steps,
         state.active.len(),
-        &cache,
-        resyncs,
+        &Totals::of(&cache, problem.n_samples(), resyncs),
     );
     finish(params, stats, state.alpha, tracker.history, Some(threshold))
 }

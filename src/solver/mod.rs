@@ -17,6 +17,7 @@ mod monitor;
 mod rounds;
 mod sampled;
 mod scan;
+mod shrink;
 mod state;
 mod subproblem;
 mod swap;
@@ -237,6 +238,13 @@ pub struct SolverParams {
     /// rescaled onto the simplex (per class for `ky`), so any non-negative weights with some
     /// mass work. `None` (or all zeros): the `init` rule.
     pub warm_start: Option<Vec<f64>>,
+    /// Leave out of the problem the samples that cannot become support vectors soon (not in
+    /// the coreset, gradient well below the coreset's), solve the smaller problem, then rebuild
+    /// the gradient of the left-out samples and certify the duality gap on all of them; a
+    /// left-out sample that violates brings the fit back (see the `shrink` module). Single-simplex
+    /// algorithms on problems of at least a few thousand samples; not with `sample_size` or a
+    /// precomputed kernel.
+    pub shrinking: bool,
 }
 
 impl Default for SolverParams {
@@ -257,6 +265,7 @@ impl Default for SolverParams {
             record_history: false,
             resync_every: None,
             warm_start: None,
+            shrinking: true,
         }
     }
 }
@@ -447,8 +456,12 @@ pub struct SolverStats {
     pub steps: StepCounts,
     /// Size of the final coreset (points with α > 0).
     pub n_active: usize,
-    /// Kernel columns computed (each is m kernel evaluations).
+    /// Kernel columns computed (cache misses; with shrinking, columns of the smaller problems
+    /// are shorter than m).
     pub columns_computed: u64,
+    /// Kernel values computed for columns and for rebuilding the gradient of rows left out by
+    /// shrinking (m per column without shrinking).
+    pub kernel_evaluations: u64,
     /// Kernel column requests served by the cache.
     pub cache_hits: u64,
     /// Capacity of the column cache in columns.

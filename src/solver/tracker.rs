@@ -3,10 +3,10 @@
 
 use std::time::Instant;
 
+use super::engine::Totals;
 use super::monitor::{Monitor, Progress};
 use super::{ExitReason, HistoryEntry, SolverParams, SolverStats, StepCounts, StepKind};
 use crate::error::Result;
-use crate::kernel::ColumnCache;
 
 /// Δ/|g| (Δ itself when g = 0).
 pub(crate) fn relative(gap: f64, objective: f64) -> f64 {
@@ -112,8 +112,7 @@ impl<'p> Tracker<'p> {
         quadratic: f64,
         steps: StepCounts,
         n_active: usize,
-        cache: &ColumnCache,
-        resyncs: u64,
+        totals: &Totals,
     ) -> SolverStats {
         SolverStats {
             exit_reason,
@@ -124,11 +123,12 @@ impl<'p> Tracker<'p> {
             quadratic,
             steps,
             n_active,
-            columns_computed: cache.columns_computed(),
-            cache_hits: cache.hits(),
-            cache_capacity: cache.capacity(),
-            cache_precision: cache.precision(),
-            resyncs,
+            columns_computed: totals.columns,
+            kernel_evaluations: totals.evaluations,
+            cache_hits: totals.hits,
+            cache_capacity: totals.capacity,
+            cache_precision: totals.precision,
+            resyncs: totals.resyncs,
             sampled_steps: 0,
             seconds: self.seconds(),
         }
