@@ -187,6 +187,9 @@ fn put_stats(out: &Bound<'_, PyDict>, s: &crate::solver::SolverStats) -> PyResul
     out.set_item("cache_capacity", s.cache_capacity)?;
     out.set_item("cache_precision", s.cache_precision.name())?;
     out.set_item("resyncs", s.resyncs)?;
+    out.set_item("shrinks", s.shrinks)?;
+    out.set_item("rejoins", s.rejoins)?;
+    out.set_item("kernel_evaluations", s.kernel_evaluations)?;
     out.set_item("sampled_steps", s.sampled_steps)?;
     out.set_item("seconds", s.seconds)?;
     let steps = PyDict::new(out.py());

@@ -471,6 +471,11 @@ pub struct SolverStats {
     pub cache_precision: CachePrecision,
     /// Full recomputations of the gradient cache.
     pub resyncs: u64,
+    /// Smaller problems built by shrinking (see [`SolverParams::shrinking`]).
+    pub shrinks: u64,
+    /// Times the gradient rebuilt on left-out samples showed violators, which rejoined the
+    /// problem.
+    pub rejoins: u64,
     /// Steps taken in the sampled phase (included in `n_iter`; see
     /// [`SolverParams::sample_size`]).
     pub sampled_steps: u64,

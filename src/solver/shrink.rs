@@ -193,17 +193,42 @@ pub(crate) fn solve(
     params: &SolverParams,
     monitor: &mut (dyn Monitor + Send),
 ) -> Result<Solution> {
+    solve_from(problem, params, monitor, None)
+}
+
+/// [`solve`], optionally starting on the given samples (plus those of the initial iterate)
+/// instead of all of them: tests use it to leave out samples that must come back.
+fn solve_from(
+    problem: &SimplexProblem<'_>,
+    params: &SolverParams,
+    monitor: &mut (dyn Monitor + Send),
+    first: Option<Vec<usize>>,
+) -> Result<Solution> {
     let (m, copies) = (problem.n_samples(), problem.copies());
     let mut tracker = Tracker::new(params, monitor);
     let mut steps = StepCounts::default();
     let mut totals = Totals::default();
     let (support, values) = initial_iterate(problem, params)?;
-    let mut start = Some(Start::Iterate(support, values));
     let mut full = State::zeros(0);
-    let mut since_resync = 0;
+    let mut start = None;
     // The samples of the current problem (None: all of them).
     let mut rows: Option<Vec<usize>> = None;
+    match first {
+        None => start = Some(Start::Iterate(support, values)),
+        Some(first) => {
+            let mut keep = vec![false; m];
+            first.iter().for_each(|&i| keep[i] = true);
+            support.iter().for_each(|&a| keep[problem.sample(a)] = true);
+            full = State::zeros(problem.n_slots());
+            let mut cache = params.column_cache(m);
+            full.set_iterate(problem, &mut cache, &support, &values);
+            rows = Some((0..m).filter(|&i| keep[i]).collect());
+        }
+    }
+    let mut since_resync = 0;
+    let mut built = 0;
     let mut shrinks = 0;
+    let mut rejoins = 0;
     // Whether G is out of date outside `rows` (after a smaller problem shrank further).
     let mut stale = false;
     let (exit, v) = loop {
@@ -232,6 +257,7 @@ pub(crate) fn solve(
                 }
             }
             Some(rows) => {
+                built += 1;
                 let slots = full_slots(m, copies, rows);
                 let data = problem.kernel().data().select_rows(rows);
                 let sub = restrict(problem, &slots, &data);
@@ -272,6 +298,7 @@ pub(crate) fn solve(
                         if reason != ExitReason::Converged || gap <= threshold {
                             break (reason, v);
                         }
+                        rejoins += 1;
                         if params.verbose {
                             eprintln!(
                                 "fwsvm: left-out samples violate (gap {gap:.3e} > {threshold:.3e}): they rejoin"
@@ -298,7 +325,7 @@ pub(crate) fn solve(
     full.refresh_scalars(problem);
     let objective = full.objective();
     let gap = v.toward_grad - full.alpha_dot_grad();
-    let stats = tracker.stats(
+    let mut stats = tracker.stats(
         exit,
         objective,
         gap,
@@ -307,5 +334,175 @@ pub(crate) fn solve(
         full.active.len(),
         &totals,
     );
+    (stats.shrinks, stats.rejoins) = (built, rejoins);
     finish(params, stats, full.alpha, tracker.history, None)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::data::{DenseMatrix, Features};
+    use crate::random::SplitMix64;
+    use crate::solver::{Algorithm, NoMonitor, Stopping};
+
+    /// Two Gaussian classes in 3-D, class means 4 apart on the first axis (a minority of the
+    /// samples are support vectors, as shrinking expects).
+    fn blobs(m: usize, seed: u64) -> (DenseMatrix, Vec<f64>) {
+        let mut rng = SplitMix64::new(seed);
+        let (mut v, mut y) = (Vec::with_capacity(3 * m), Vec::with_capacity(m));
+        for i in 0..m {
+            let label = if i % 2 == 0 { 1.0 } else { -1.0 };
+            for k in 0..3 {
+                v.push(rng.normal() + if k == 0 { 2.0 * label } else { 0.0 });
+            }
+            y.push(label);
+        }
+        (DenseMatrix::new(v, m, 3).expect("shape"), y)
+    }
+
+    /// The objective and the duality gap over **all** slots with G = Qα recomputed entry by
+    /// entry from the support (independent of the columns, caches and shrinking).
+    fn exact_objective_and_gap(problem: &SimplexProblem<'_>, alpha: &[f64]) -> (f64, f64) {
+        let n = problem.n_slots();
+        let support: Vec<usize> = (0..n).filter(|&a| alpha[a] > 0.0).collect();
+        let b = problem.linear();
+        let g: Vec<f64> = (0..n)
+            .map(|t| {
+                support
+                    .iter()
+                    .map(|&a| alpha[a] * problem.q_entry(a, t))
+                    .sum()
+            })
+            .collect();
+        let lin: f64 = support.iter().map(|&a| alpha[a] * b[a]).sum();
+        let quad: f64 = support.iter().map(|&a| alpha[a] * g[a]).sum();
+        let top = (0..n)
+            .map(|t| b[t] - 2.0 * g[t])
+            .fold(f64::NEG_INFINITY, f64::max);
+        (lin - quad, top - (lin - 2.0 * quad))
+    }
+
+    fn params(algorithm: Algorithm, tol: f64, shrinking: bool) -> SolverParams {
+        SolverParams {
+            algorithm,
+            tol,
+            stopping: Stopping::AbsoluteGap,
+            shrinking,
+            max_iter: Some(5_000_000),
+            ..SolverParams::default()
+        }
+    }
+
+    /// Shrinking on and off reach the same optimum, each certified on every slot from scratch;
+    /// the shrinking run did build smaller problems (or the test would prove nothing).
+    fn same_optimum(problem: &SimplexProblem<'_>, tol: f64, what: &str) {
+        assert!(
+            applies(problem, &params(Algorithm::Swap, tol, true)),
+            "{what}"
+        );
+        for algorithm in [Algorithm::Swap, Algorithm::Swap2o, Algorithm::Mfw] {
+            let on = super::super::solve(problem, &params(algorithm, tol, true), &mut NoMonitor)
+                .expect("fit");
+            let off = super::super::solve(problem, &params(algorithm, tol, false), &mut NoMonitor)
+                .expect("fit");
+            let what = format!("{what} {algorithm}");
+            assert_eq!(on.stats.exit_reason, ExitReason::Converged, "{what}");
+            assert!(on.stats.shrinks > 0, "{what}: never shrank {:?}", on.stats);
+            assert_eq!(off.stats.shrinks, 0, "{what}");
+            for sol in [&on, &off] {
+                let (obj, gap) = exact_objective_and_gap(problem, &sol.alpha);
+                assert!(
+                    gap <= tol * 1.001,
+                    "{what}: gap {gap} on all slots, tol {tol}"
+                );
+                assert!((obj - sol.stats.objective).abs() <= 1e-12 * obj.abs().max(1e-300));
+            }
+            // Both are within their gaps of the optimum, so within 2·tol of each other.
+            let (a, b) = (on.stats.objective, off.stats.objective);
+            assert!((a - b).abs() <= 2.0 * tol, "{what}: {a} vs {b}");
+        }
+    }
+
+    #[test]
+    fn shrinking_reaches_the_same_certified_optimum() {
+        let m = MIN_SAMPLES + 500;
+        let (x, y) = blobs(m, 3);
+        let c = vec![1.0; m];
+        for kernel in [Kernel::rbf(0.5), Kernel::Linear, Kernel::poly(0.3, 1.0, 2)] {
+            let km = KernelMatrix::new(kernel, Features::from(&x));
+            let svc = SimplexProblem::l2_svc(km, &y, &c).expect("problem");
+            same_optimum(&svc, 1e-10, &format!("svc {kernel:?}"));
+        }
+    }
+
+    /// Starts on the samples minus every second support vector of the optimum: the smaller
+    /// problem converges, the rebuilt gradient shows the violators, they come back, and the
+    /// fit ends at the full optimum, certified on every slot.
+    fn left_out_support_vectors_rejoin(problem: &SimplexProblem<'_>, tol: f64, what: &str) {
+        let m = problem.n_samples();
+        let p = params(Algorithm::Swap, tol, true);
+        let full = super::super::solve(
+            problem,
+            &params(Algorithm::Swap, tol, false),
+            &mut NoMonitor,
+        )
+        .expect("fit");
+        let mut svs: Vec<usize> = (0..problem.n_slots())
+            .filter(|&a| full.alpha[a] > 0.0)
+            .map(|a| problem.sample(a))
+            .collect();
+        svs.dedup();
+        assert!(svs.len() >= 4, "{what}: {} support vectors", svs.len());
+        let left_out: Vec<usize> = svs.iter().copied().step_by(2).collect();
+        let first: Vec<usize> = (0..m).filter(|i| !left_out.contains(i)).collect();
+        let sol = solve_from(problem, &p, &mut NoMonitor, Some(first)).expect("fit");
+        assert_eq!(sol.stats.exit_reason, ExitReason::Converged, "{what}");
+        assert!(sol.stats.rejoins >= 1, "{what}: {:?}", sol.stats);
+        let (obj, gap) = exact_objective_and_gap(problem, &sol.alpha);
+        assert!(gap <= tol * 1.001, "{what}: gap {gap} on all slots");
+        assert!((obj - full.stats.objective).abs() <= 2.0 * tol, "{what}");
+    }
+
+    #[test]
+    fn left_out_support_vectors_rejoin_svc_and_svr() {
+        let m = 600;
+        let (x, y) = blobs(m, 5);
+        let c = vec![4.0; m];
+        let km = KernelMatrix::new(Kernel::rbf(0.5), Features::from(&x));
+        let svc = SimplexProblem::l2_svc(km, &y, &c).expect("problem");
+        left_out_support_vectors_rejoin(&svc, 1e-9, "svc");
+        // The SVR has two slots per sample: a sample stays while either slot may matter.
+        let mut rng = SplitMix64::new(7);
+        let targets: Vec<f64> = (0..m)
+            .map(|i| x.view().row(i)[1].sin() + 0.3 * rng.normal())
+            .collect();
+        let km = KernelMatrix::new(Kernel::rbf(0.5), Features::from(&x));
+        let svr = SimplexProblem::l2_svr(km, &targets, 100.0, 0.5).expect("problem");
+        left_out_support_vectors_rejoin(&svr, 1e-10, "svr");
+    }
+
+    #[test]
+    fn the_same_model_for_any_thread_count_and_run() {
+        let m = MIN_SAMPLES * 3;
+        let (x, y) = blobs(m, 9);
+        let c = vec![2.0; m];
+        let km = KernelMatrix::new(Kernel::rbf(0.3), Features::from(&x));
+        let problem = SimplexProblem::l2_svc(km, &y, &c).expect("problem");
+        let p = SolverParams {
+            tol: 1e-3,
+            ..SolverParams::default()
+        };
+        let fit = |threads| {
+            crate::parallel::with_threads(Some(threads), || {
+                super::super::solve(&problem, &p, &mut NoMonitor).expect("fit")
+            })
+            .expect("pool")
+        };
+        let one = fit(1);
+        assert!(one.stats.shrinks > 0, "{:?}", one.stats);
+        for other in [fit(2), fit(1), fit(2)] {
+            assert_eq!(one.alpha, other.alpha);
+            assert_eq!(one.stats.n_iter, other.stats.n_iter);
+        }
+    }
 }

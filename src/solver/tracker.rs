@@ -129,6 +129,8 @@ impl<'p> Tracker<'p> {
             cache_capacity: totals.capacity,
             cache_precision: totals.precision,
             resyncs: totals.resyncs,
+            shrinks: 0,
+            rejoins: 0,
             sampled_steps: 0,
             seconds: self.seconds(),
         }
