@@ -257,6 +257,7 @@ fn build_params(
         record_history,
         resync_every: None,
         warm_start: None,
+        shrinking: true,
     };
     Ok(Svc::params()
         .c(c)
