@@ -430,8 +430,8 @@ fn ky_reaches_the_two_simplex_reference_optimum() {
 
 #[test]
 fn adaptive_swap_runs_coreset_rounds_and_reaches_the_reference_optimum() {
-    // Large C on separated blobs: a small coreset (a fraction of the slots, so inner steps are
-    // cheaper than full ones) that takes many pairwise steps to balance; rounds take over.
+    // Large C on separated blobs: a small coreset (a fraction of the slots) that takes many
+    // pairwise steps to balance, where coreset rounds and second-order partners take over.
     let m = 240;
     let (x, y) = blobs(m, 2, 3.0, 11);
     let cs = vec![1000.0; m];

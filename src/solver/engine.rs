@@ -300,7 +300,7 @@ pub(crate) fn run(
                     StepKind::Corrective
                 },
             )
-        } else if rounds.due(state.active.len(), n, cache.capacity()) {
+        } else if rounds.due(state.active.len(), cache.capacity()) {
             // A coreset round: solve the coreset to a quarter of the current gap (never tighter
             // than the outer test needs); see the `rounds` module.
             let inner_tol = (0.25 * gap).max(0.5 * threshold);

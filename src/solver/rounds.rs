@@ -74,15 +74,12 @@ impl Rounds {
         self.enabled && self.recent > 0.9
     }
 
-    /// Whether a round is due for a coreset of `coreset` points out of `n` slots with a column
-    /// cache of `capacity` columns. The coreset's columns must all fit (with the toward
-    /// vertex's): the inner steps read two of them per step, and the deferred update one per
-    /// changed point. And an inner step must cost less than the full step it replaces (after
-    /// shrinking, the coreset is often most of the problem: checkerboard, 4.3k of 6.1k slots).
-    pub fn due(&self, coreset: usize, n: usize, capacity: usize) -> bool {
+    /// Whether a round is due for a coreset of `coreset` points with a column cache of
+    /// `capacity` columns. The coreset's columns must all fit (with the toward vertex's): the
+    /// inner steps read two of them per step, and the deferred update one per changed point.
+    pub fn due(&self, coreset: usize, capacity: usize) -> bool {
         self.enabled
             && coreset < capacity
-            && (coreset as f64) * INNER_COST < n as f64
             && self.internal >= self.wait * MIN_WAIT.max(coreset as u64 / 2)
     }
 
@@ -108,33 +105,28 @@ mod tests {
 
     #[test]
     fn rounds_back_off_when_they_do_not_pay() {
-        const N: usize = 10_000;
         let mut r = Rounds::new(true);
-        assert!(!r.due(10, N, 100));
+        assert!(!r.due(10, 100));
         for _ in 0..MIN_WAIT {
             r.observe(true);
             r.observe(false);
         }
-        assert!(r.due(10, N, 100), "MIN_WAIT internal steps");
-        assert!(!r.due(10, N, 10), "the coreset must fit in the cache");
-        assert!(
-            !r.due(10, 29, 100),
-            "inner steps must be cheaper than full ones"
-        );
-        assert!(!r.due(1000, N, 2000), "half the coreset");
+        assert!(r.due(10, 100), "MIN_WAIT internal steps");
+        assert!(!r.due(10, 10), "the coreset must fit in the cache");
+        assert!(!r.due(1000, 2000), "half the coreset");
         // 10 inner steps changing 100 weights: 50 passes for 10 steps' worth, no pay.
         r.finished(10, 100, 200, 10_000);
-        assert!(!r.due(10, N, 100));
+        assert!(!r.due(10, 100));
         for _ in 0..MIN_WAIT {
             r.observe(true);
         }
-        assert!(!r.due(10, N, 100), "waits twice as long now");
+        assert!(!r.due(10, 100), "waits twice as long now");
         for _ in 0..MIN_WAIT {
             r.observe(true);
         }
-        assert!(r.due(10, N, 100));
+        assert!(r.due(10, 100));
         r.finished(5000, 100, 200, 10_000);
         assert_eq!((r.run, r.paid, r.wait), (2, 1, 1));
-        assert!(!Rounds::new(false).due(0, N, 100));
+        assert!(!Rounds::new(false).due(0, 100));
     }
 }
