@@ -144,7 +144,7 @@ pub(crate) enum Start {
 pub(crate) enum End {
     /// Converged or stopped by a limit.
     Exit(ExitReason),
-    /// The shrinking test found that at most half of the samples can still matter (see the
+    /// The shrinking test found that at most three quarters of the samples can still matter (see the
     /// `shrink` module); the caller continues on a smaller problem.
     Shrink,
 }

@@ -10,7 +10,7 @@
 //! 1. Every [`CHECK_EVERY`] steps the engine counts the samples none of whose slots is in the
 //!    coreset and whose gradient is below the cut min(away gradient, αᵀ∇g − Δ), Δ the current
 //!    duality gap: no step would choose them now, and the cut tightens as Δ shrinks. When they
-//!    are at least half of the problem's samples, the run ends.
+//!    are at least a quarter of the problem's samples, the run ends.
 //! 2. The kept samples' rows are copied into a new problem (their kernel, signs, ridge, linear
 //!    terms; one slot per copy as before), which starts from the same α and the same G (no
 //!    kernel column is recomputed). Its column cache holds columns of the kept rows only, so
@@ -78,7 +78,9 @@ fn kept_samples(problem: &SimplexProblem<'_>, state: &State, v: &Vertices) -> Ve
     (0..m).filter(|&i| keep[i]).collect()
 }
 
-/// The engine's shrinking test: at least half of the samples could leave.
+/// The engine's shrinking test: at least a quarter of the samples could leave (a new problem
+/// costs a copy of the kept rows, O(kept · features), about one column's worth of work per
+/// feature; make_classification 30k: 4.65 s shrinking at half, 4.44 s at a quarter).
 pub(crate) fn worth_shrinking(problem: &SimplexProblem<'_>, state: &State, v: &Vertices) -> bool {
     let k = kept_samples(problem, state, v).len();
     if std::env::var("FWSVM_DEBUG").is_ok() {
