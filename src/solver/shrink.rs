@@ -78,22 +78,17 @@ fn kept_samples(problem: &SimplexProblem<'_>, state: &State, v: &Vertices) -> Ve
     (0..m).filter(|&i| keep[i]).collect()
 }
 
-/// The engine's shrinking test: at least a quarter of the samples could leave (a new problem
-/// costs a copy of the kept rows, O(kept · features), about one column's worth of work per
-/// feature; make_classification 30k: 4.65 s shrinking at half, 4.44 s at a quarter).
-pub(crate) fn worth_shrinking(problem: &SimplexProblem<'_>, state: &State, v: &Vertices) -> bool {
-    let k = kept_samples(problem, state, v).len();
-    if std::env::var("FWSVM_DEBUG").is_ok() {
-        let mean = state.alpha_dot_grad();
-        eprintln!(
-            "check: kept {k} of {} coreset {} mean {mean:.3e} gap {:.3e} away {:.3e}",
-            problem.n_samples(),
-            state.active.len(),
-            v.toward_grad - mean,
-            v.away_grad
-        );
-    }
-    k * 4 <= 3 * problem.n_samples()
+/// The engine's shrinking test: the samples to keep, when at least a quarter of them could
+/// leave (a new problem costs a copy of the kept rows, O(kept · features), about one column's
+/// worth of work per feature; make_classification 30k: 4.65 s shrinking at half, 4.44 s at a
+/// quarter).
+pub(crate) fn worth_shrinking(
+    problem: &SimplexProblem<'_>,
+    state: &State,
+    v: &Vertices,
+) -> Option<Vec<usize>> {
+    let kept = kept_samples(problem, state, v);
+    (kept.len() * 4 <= 3 * problem.n_samples()).then_some(kept)
 }
 
 /// The full problem's slot of copy `c` of sample `i` is `c·m + i`; a sub-problem on `rows`
@@ -121,7 +116,8 @@ fn restrict<'d>(
     )
 }
 
-/// The sub-problem's state: α and G of the full state on `slots`, the coreset in its order.
+/// The sub-problem's state: α and G of the full state on `slots`, the coreset in its order,
+/// G's round-off bookkeeping.
 fn gather(full: &State, slots: &[usize]) -> State {
     let mut sub = State::zeros(slots.len());
     let mut position = vec![u32::MAX; full.alpha.len()];
@@ -134,6 +130,7 @@ fn gather(full: &State, slots: &[usize]) -> State {
         debug_assert_ne!(position[a], u32::MAX, "coreset points are always kept");
         sub.activate(position[a] as usize);
     }
+    (sub.since_resync, sub.rounded) = (full.since_resync, full.rounded);
     sub
 }
 
@@ -149,44 +146,16 @@ fn scatter(sub: &State, slots: &[usize], full: &mut State) {
     for &s in &sub.active {
         full.activate(slots[s]);
     }
+    (full.since_resync, full.rounded) = (sub.since_resync, sub.rounded);
 }
 
-/// Recomputes G exactly on every slot of the samples not in `rows` (sorted), from the coreset;
-/// returns the number of kernel values computed.
+/// Recomputes G exactly on every slot of the samples not in `rows` (sorted); returns the
+/// number of kernel values computed.
 fn rebuild_left_out(problem: &SimplexProblem<'_>, full: &mut State, rows: &[usize]) -> u64 {
-    let m = problem.n_samples();
-    let mut inside = vec![false; m];
+    let mut inside = vec![false; problem.n_samples()];
     rows.iter().for_each(|&i| inside[i] = true);
-    let outside: Vec<usize> = (0..m).filter(|&i| !inside[i]).collect();
-    if outside.is_empty() {
-        return 0;
-    }
-    // Σ_a α_a s_a k(x_i(a), ·) grouped by sample (the SVR's two slots of a sample share it).
-    let signs = problem.signs();
-    let mut coef = vec![0.0; m];
-    let mut total = 0.0;
-    let mut active = full.active.clone();
-    active.sort_unstable();
-    for &a in &active {
-        let w = full.alpha[a] * signs[a];
-        coef[problem.sample(a)] += w;
-        total += w;
-    }
-    let support: Vec<usize> = (0..m).filter(|&i| coef[i] != 0.0).collect();
-    let weights: Vec<f64> = support.iter().map(|&i| coef[i]).collect();
-    let data = problem.kernel().data();
-    let left_out = data.select_rows(&outside);
-    let kernel = KernelMatrix::new(problem.kernel().kernel(), left_out.view());
-    let mut f = vec![problem.shift() * total; outside.len()];
-    kernel.add_expansion(&data, &support, &weights, &mut f);
-    let scale = problem.scale();
-    for c in 0..problem.copies() {
-        for (r, &i) in outside.iter().enumerate() {
-            let b = c * m + i;
-            full.grad_q[b] = scale * signs[b] * f[r];
-        }
-    }
-    (outside.len() * support.len()) as u64
+    let outside: Vec<usize> = (0..inside.len()).filter(|&i| !inside[i]).collect();
+    full.rebuild_exact(problem, Some(&outside))
 }
 
 /// [`super::solve`] with shrinking (see the module documentation).
@@ -227,72 +196,72 @@ fn solve_from(
             rows = Some((0..m).filter(|&i| keep[i]).collect());
         }
     }
-    let mut since_resync = 0;
     let mut built = 0;
     let mut shrinks = 0;
     let mut rejoins = 0;
     // Whether G is out of date outside `rows` (after a smaller problem shrank further).
     let mut stale = false;
     let (exit, v) = loop {
-        let allow = shrinks < MAX_ROUNDS;
-        let next = match &rows {
-            None => {
-                let start = start.take().unwrap_or(Start::State(
-                    std::mem::replace(&mut full, State::zeros(0)),
-                    since_resync,
-                ));
-                let r = run(
-                    problem,
-                    params,
-                    &mut tracker,
-                    monitor,
-                    &mut steps,
-                    start,
-                    None,
-                    allow,
-                )?;
-                totals.merge(&r.totals);
-                (full, since_resync) = (r.state, r.since_resync);
-                match r.end {
-                    End::Exit(reason) => break (reason, r.v),
-                    End::Shrink => kept_samples(problem, &full, &r.v),
-                }
-            }
-            Some(rows) => {
+        // This round's problem: the full one, or the one restricted to `rows`.
+        let slots = rows.as_deref().map(|r| full_slots(m, copies, r));
+        let data = rows
+            .as_deref()
+            .map(|r| problem.kernel().data().select_rows(r));
+        let sub = slots
+            .as_deref()
+            .zip(data.as_ref())
+            .map(|(s, d)| restrict(problem, s, d));
+        let current = sub.as_ref().unwrap_or(problem);
+        let start = match (&slots, start.take()) {
+            (None, Some(start)) => start,
+            (None, None) => Start::State(std::mem::replace(&mut full, State::zeros(0))),
+            (Some(slots), _) => {
                 built += 1;
-                let slots = full_slots(m, copies, rows);
-                let data = problem.kernel().data().select_rows(rows);
-                let sub = restrict(problem, &slots, &data);
-                let sub_state = gather(&full, &slots);
+                let sub_state = gather(&full, slots);
                 if params.verbose {
                     eprintln!(
                         "fwsvm: shrinking to {} of {m} samples ({} in the coreset)",
-                        rows.len(),
+                        current.n_samples(),
                         sub_state.active.len()
                     );
                 }
-                let start = Start::State(sub_state, since_resync);
-                let r = run(
-                    &sub,
-                    params,
-                    &mut tracker,
-                    monitor,
-                    &mut steps,
-                    start,
-                    None,
-                    allow,
-                )?;
-                totals.merge(&r.totals);
-                since_resync = r.since_resync;
-                scatter(&r.state, &slots, &mut full);
-                stale = r.end == End::Shrink;
-                match r.end {
-                    End::Shrink => kept_samples(&sub, &r.state, &r.v)
-                        .into_iter()
-                        .map(|i| rows[i])
-                        .collect(),
+                Start::State(sub_state)
+            }
+        };
+        let allow = shrinks < MAX_ROUNDS;
+        let r = run(
+            current,
+            params,
+            &mut tracker,
+            monitor,
+            &mut steps,
+            start,
+            None,
+            allow,
+        )?;
+        totals.merge(&r.totals);
+        let next = match (rows.as_deref().zip(slots.as_deref()), r.end) {
+            (None, End::Exit(reason)) => {
+                full = r.state;
+                break (reason, r.v);
+            }
+            (None, End::Shrink(kept)) => {
+                full = r.state;
+                kept
+            }
+            (Some((rows, slots)), end) => {
+                scatter(&r.state, slots, &mut full);
+                stale = matches!(end, End::Shrink(_));
+                match end {
+                    End::Shrink(kept) => kept.into_iter().map(|i| rows[i]).collect(),
                     End::Exit(reason) => {
-                        totals.evaluations += rebuild_left_out(problem, &mut full, rows);
+                        // Exact G on the left-out rows, and on every row if the kept rows'
+                        // G holds f32 round-off (as in the engine's own test).
+                        totals.evaluations += if full.rounded {
+                            full.rebuild_exact(problem, None)
+                        } else {
+                            rebuild_left_out(problem, &mut full, rows)
+                        };
                         full.refresh_scalars(problem);
                         let v = scan(problem, &mut full.grad_q, &full.alpha);
                         let gap = v.toward_grad - full.alpha_dot_grad();

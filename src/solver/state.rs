@@ -1,6 +1,6 @@
 //! The iterate and its caches.
 
-use crate::kernel::ColumnCache;
+use crate::kernel::{CachePrecision, ColumnCache, KernelMatrix};
 use crate::problem::SimplexProblem;
 
 const NOT_ACTIVE: u32 = u32::MAX;
@@ -21,6 +21,10 @@ pub(crate) struct State {
     pub lin: f64,
     /// αᵀQα.
     pub quad: f64,
+    /// Steps applied to G since it was last recomputed (its round-off grows with them).
+    pub since_resync: u64,
+    /// Whether G holds kernel values rounded to `f32` (from an `f32` column cache).
+    pub rounded: bool,
 }
 
 impl State {
@@ -32,6 +36,8 @@ impl State {
             position: vec![NOT_ACTIVE; n],
             lin: 0.0,
             quad: 0.0,
+            since_resync: 0,
+            rounded: false,
         }
     }
 
@@ -116,7 +122,59 @@ impl State {
             }
             self.grad_q[a] += self.alpha[a] * scale * problem.ridge(a);
         }
+        self.since_resync = 0;
+        self.rounded = cache.precision() == CachePrecision::Float32;
         self.refresh_scalars(problem);
+    }
+
+    /// Recomputes G = Qα exactly (`f64` kernel values, no cache) on every slot of the given
+    /// samples (sorted; `None`: all of them, which also clears the round-off bookkeeping), as
+    /// one kernel expansion over the coreset evaluated a block of rows at a time. Returns the
+    /// number of kernel values computed. The scalars are not refreshed.
+    pub fn rebuild_exact(
+        &mut self,
+        problem: &SimplexProblem<'_>,
+        samples: Option<&[usize]>,
+    ) -> u64 {
+        let m = problem.n_samples();
+        // Σ_a α_a s_a k(x_i(a), ·) grouped by sample (the SVR's two slots of a sample share it).
+        let signs = problem.signs();
+        let mut coef = vec![0.0; m];
+        let mut total = 0.0;
+        let mut active = self.active.clone();
+        active.sort_unstable();
+        for &a in &active {
+            let w = self.alpha[a] * signs[a];
+            coef[problem.sample(a)] += w;
+            total += w;
+        }
+        let support: Vec<usize> = (0..m).filter(|&i| coef[i] != 0.0).collect();
+        let weights: Vec<f64> = support.iter().map(|&i| coef[i]).collect();
+        let data = problem.kernel().data();
+        let rows: Vec<usize> = samples.map_or_else(|| (0..m).collect(), <[usize]>::to_vec);
+        let mut f = vec![problem.shift() * total; rows.len()];
+        match samples {
+            None => problem
+                .kernel()
+                .add_expansion(&data, &support, &weights, &mut f),
+            Some(samples) => {
+                let subset = data.select_rows(samples);
+                KernelMatrix::new(problem.kernel().kernel(), subset.view())
+                    .add_expansion(&data, &support, &weights, &mut f);
+            }
+        }
+        let scale = problem.scale();
+        for c in 0..problem.copies() {
+            for (r, &i) in rows.iter().enumerate() {
+                let b = c * m + i;
+                self.grad_q[b] = scale * (signs[b] * f[r] + problem.ridge(b) * self.alpha[b]);
+            }
+        }
+        if samples.is_none() {
+            self.since_resync = 0;
+            self.rounded = false;
+        }
+        (rows.len() * support.len()) as u64
     }
 
     /// Recomputes bᵀα and αᵀQα = Σ_{a active} α_a G_a exactly from α and G, in O(|coreset|).
