@@ -1,12 +1,15 @@
 """fwsvm against its peers, following ../shared/docs/BENCH_PROTOCOL.md.
 
     python benches/compare/peers.py [--data ../shared/data] [--datasets a1a w1a ...]
-        [--tools fwsvm sklearn libsvm thundersvm linearsvc] [--kernel rbf|linear]
-        [--grid-budget 900] [--fit-timeout 900] [--write BENCHMARKS.md]
-        [--json benches/compare/results/peers.json]
+        [--tools fwsvm sklearn onedal libsvm thundersvm linearsvc] [--kernel rbf|linear]
+        [--threads 1 2] [--repeats 3] [--grid-budget 900] [--fit-timeout 900]
+        [--write BENCHMARKS.md] [--json benches/compare/results/peers.json]
 
-For every dataset (the shared LIBSVM files that are present, plus scikit-learn's bundled
-``digits`` and ``breast_cancer``) and every tool:
+For every dataset (the shared LIBSVM files that are present, scikit-learn's bundled ``digits``
+and ``breast_cancer``, and the dense suite of issue 15: mnist as one digit against the rest,
+the 4×4 checkerboard of the CVM papers at 10⁵ and 10⁶ rows, and ``make_classification(
+n_samples=100_000, n_features=20, n_informative=10, random_state=0)``, generated with fixed
+seeds) and every tool (oneDAL is scikit-learn-intelex's ``sklearnex.svm.SVC``):
 
 1. the RBF kernel with the protocol's γ, passed explicitly to every tool (``--kernel linear``:
    the linear kernel, and scikit-learn's ``LinearSVC`` (liblinear, squared hinge) joins the
@@ -17,11 +20,14 @@ For every dataset (the shared LIBSVM files that are present, plus scikit-learn's
    reached in time are reported as skipped. fwsvm tunes with :func:`fwsvm.svc_path` (each C
    warm-started from the previous one), the peers with independent fits;
 3. the final fit on the whole training file with the chosen C, in a fresh process per tool and
-   thread count: wall time (median of 3 when a fit takes under 60 s), test accuracy on the
-   ``.t`` file (or a seeded 30% split), support vectors and peak resident memory (VmHWM of the
+   thread count: wall time (median of ``--repeats`` (3) when a fit takes under 60 s), predict
+   time and accuracy on the ``.t`` file (or a seeded 30% split; the checkerboards get a
+   generated test set of 20,000 rows), support vectors and peak resident memory (VmHWM of the
    process, and its growth over the process's size before the fit);
 4. one thread and all cores for the tools with threads (fwsvm ``n_jobs``, ThunderSVM
-   ``n_jobs``); LIBSVM (scikit-learn and libsvm-official) is single-threaded.
+   ``n_jobs``; ``--threads 1`` for one only); LIBSVM (scikit-learn and libsvm-official) is
+   single-threaded, and oneDAL uses the cores the process may run on: for a one-thread table
+   run the whole harness under ``taskset -c 1``.
 
 The tables (Markdown, one per dataset) are printed and, with ``--write``, replace the section
 between ``<!-- peers-tuned:begin -->`` and ``<!-- peers-tuned:end -->`` of that file
@@ -66,10 +72,14 @@ DATASETS = [
     ("vehicle", "vehicle.scale", None, None),
     ("glass", "glass.scale", None, None),
     ("mnist", "mnist.scale.bz2", "mnist.scale.t.bz2", 0.05),
+    ("mnist (0 vs rest)", "mnist.scale.bz2#0", "mnist.scale.t.bz2#0", 0.05),
+    ("checkerboard 100k", "gen:checkerboard:100000", None, 1.0),
+    ("checkerboard 1M", "gen:checkerboard:1000000", None, 1.0),
+    ("make_classification 100k", "gen:make_classification", None, None),
     ("digits (sklearn)", "sklearn:digits", None, None),
     ("breast_cancer (sklearn)", "sklearn:breast_cancer", None, None),
 ]
-TOOLS = ("fwsvm", "sklearn", "libsvm", "thundersvm")
+TOOLS = ("fwsvm", "sklearn", "onedal", "libsvm", "thundersvm")
 LINEAR_TOOLS = ("fwsvm", "sklearn", "linearsvc")
 THREADED = {"fwsvm", "thundersvm"}
 
@@ -77,10 +87,46 @@ THREADED = {"fwsvm", "thundersvm"}
 # --------------------------------------------------------------------------- data
 
 
-def load_dataset(data_dir: str, train: str, test: str | None):
-    """(X, y, X_test, y_test) as float64 CSR (or dense for sklearn's bundled data)."""
+def generated(spec: str):
+    """(X, X_test, y, y_test), dense, for ``gen:checkerboard:N`` (the 4×4 board on [0, 4)², a
+    20,000-row test set from the same seeded stream) and ``gen:make_classification``."""
     import numpy as np
     from sklearn.model_selection import train_test_split
+
+    kind, *args = spec[4:].split(":")
+    if kind == "checkerboard":
+        n = int(args[0])
+        X = np.random.default_rng(0).uniform(0.0, 4.0, size=(n + 20_000, 2))
+        y = np.where((np.floor(X[:, 0]) + np.floor(X[:, 1])) % 2 == 0, 1.0, -1.0)
+        return X[:n], X[n:], y[:n], y[n:]
+    if kind == "make_classification":
+        from sklearn.datasets import make_classification
+
+        X, y = make_classification(n_samples=100_000, n_features=20, n_informative=10, random_state=0)
+        return train_test_split(X, 2.0 * y - 1.0, test_size=0.3, random_state=0, stratify=y)
+    raise ValueError(spec)
+
+
+def one_vs_rest(name: str):
+    """``file#k`` → (file, k): the file's labels become +1 for class k, −1 for the rest."""
+    if "#" in name:
+        file, label = name.split("#")
+        return file, float(label)
+    return name, None
+
+
+def load_dataset(data_dir: str, train: str, test: str | None):
+    """(X, y, X_test, y_test) as float64 CSR (or dense for sklearn's bundled and generated data)."""
+    import numpy as np
+    from sklearn.model_selection import train_test_split
+
+    if train.startswith("gen:"):
+        return generated(train)
+    train, positive = one_vs_rest(train)
+    test = test and one_vs_rest(test)[0]
+    if positive is not None:
+        X, Xt, y, yt = load_dataset(data_dir, train, test)
+        return X, Xt, np.where(y == positive, 1.0, -1.0), np.where(yt == positive, 1.0, -1.0)
 
     if train.startswith("sklearn:"):
         from sklearn import datasets
@@ -162,6 +208,18 @@ def make_fit(tool: str, gamma: float, threads: int, kernel: str = "rbf"):
             return m, len(m.support_)
 
         return fit, lambda m, X, y: float(m.score(for_peers(X), y)), _nothing
+    if tool == "onedal":
+        from sklearnex.svm import SVC as OneDalSVC
+
+        # oneDAL's dense path is its fast one (GEMM blocks of kernel rows; CSR input took 8x
+        # longer on satimage): dense arrays, converted once per matrix outside the timed fit.
+        dense = _converted(lambda X: np.ascontiguousarray(X.toarray() if hasattr(X, "toarray") else X))
+
+        def fit(X, y, C):
+            m = OneDalSVC(C=C, kernel=kernel, gamma=gamma).fit(dense(X), y)
+            return m, len(m.support_)
+
+        return fit, lambda m, X, y: float(m.score(dense(X), y)), lambda X, y: dense(X)
     if tool == "thundersvm":
         from thundersvm import SVC
 
@@ -267,8 +325,9 @@ def grid_worker(args, results: mp.Queue) -> None:
 
 
 def final_worker(args, results: mp.Queue) -> None:
-    """Final fits (median of 3 under 60 s): fit seconds, test accuracy, #SV, memory."""
-    data_dir, train, test, gamma, tool, C, threads, kernel = args
+    """Final fits (median of ``repeats`` under 60 s): fit and predict seconds, test accuracy,
+    #SV, memory."""
+    data_dir, train, test, gamma, tool, C, threads, kernel, repeats = args
     X, y, Xt, yt = reorder(load_dataset(data_dir, train, test))
     gamma = resolve_gamma(X, gamma)
     fit, score, prepare = make_fit(tool, gamma, threads, kernel)
@@ -279,10 +338,14 @@ def final_worker(args, results: mp.Queue) -> None:
         start = time.perf_counter()
         model, n_sv = fit(X, y, C)
         times.append(time.perf_counter() - start)
-        if len(times) == 3 or times[0] >= 60:
+        if len(times) == repeats or times[0] >= 60:
             break
     _, peak = rss_mb()
-    results.put(dict(fit_s=statistics.median(times), acc=score(model, Xt, yt), n_sv=n_sv, peak_mb=peak, grew_mb=peak - base))
+    start = time.perf_counter()
+    acc = score(model, Xt, yt)
+    predict_s = time.perf_counter() - start
+    results.put(dict(fit_s=statistics.median(times), predict_s=predict_s, acc=acc, n_sv=n_sv, peak_mb=peak,
+                     grew_mb=peak - base))
 
 
 def run(target, args, timeout: float):
@@ -322,18 +385,19 @@ def table(name: str, rows: list[dict]) -> str:
         f"**{name}** (m = {rows[0]['m']:,}, "
         + ("linear kernel)" if rows[0].get("kernel") == "linear" else f"γ = {rows[0]['gamma']:.4g})"),
         "",
-        "| tool | threads | C | fit s | LIBSVM time ÷ this | test acc | Δacc vs LIBSVM | #SV | tuning s | peak RSS MB (+fit) |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "| tool | threads | C | fit s | LIBSVM time ÷ this | predict s | test acc | Δacc vs LIBSVM | #SV | tuning s | peak RSS MB (+fit) |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
         if r.get("fit_s") is None:
-            lines.append(f"| {r['tool']} | {r['threads']} | {r.get('C', '—')} | {r.get('note', 'failed')} | | | | | {r.get('tuning_s', 0):.1f} | |")
+            lines.append(f"| {r['tool']} | {r['threads']} | {r.get('C', '—')} | {r.get('note', 'failed')} | | | | | | {r.get('tuning_s', 0):.1f} | |")
             continue
         ratio = f"{ref['fit_s'] / r['fit_s']:.2f}x" if ref else "—"
         dacc = f"{100 * (r['acc'] - ref['acc']):+.2f}" if ref else "—"
         tuning = f"{r['tuning_s']:.1f}" + ("*" if r.get("grid_incomplete") else "")
         lines.append(
-            f"| {r['tool']} | {r['threads']} | {r['C']:g} | {r['fit_s']:.3f} | {ratio} | {r['acc']:.4f} | {dacc} | "
+            f"| {r['tool']} | {r['threads']} | {r['C']:g} | {r['fit_s']:.3f} | {ratio} | {r.get('predict_s', float('nan')):.3f} | "
+            f"{r['acc']:.4f} | {dacc} | "
             f"{'—' if r['n_sv'] is None else format(r['n_sv'], ',')} | {tuning} | {r['peak_mb']:.0f} (+{r['grew_mb']:.0f}) |"
         )
     return "\n".join(lines)
@@ -345,6 +409,8 @@ def main() -> None:
     parser.add_argument("--datasets", nargs="*", help="names from the list (default: all present)")
     parser.add_argument("--tools", nargs="*", help=f"default: {' '.join(TOOLS)} (rbf), {' '.join(LINEAR_TOOLS)} (linear)")
     parser.add_argument("--kernel", choices=("rbf", "linear"), default="rbf")
+    parser.add_argument("--threads", type=int, nargs="*", help="thread counts for fwsvm/ThunderSVM (default: 1 and all cores)")
+    parser.add_argument("--repeats", type=int, default=3, help="final fits per tool (the median is reported)")
     parser.add_argument("--grid-budget", type=float, default=900.0, help="seconds per tool for the C search")
     parser.add_argument("--fit-timeout", type=float, default=900.0, help="seconds per final fit process")
     parser.add_argument("--no-tune", action="store_true", help="skip the C search: C = 1 for every tool (large data)")
@@ -355,8 +421,8 @@ def main() -> None:
     all_rows: dict[str, list[dict]] = {}
     chosen = [d for d in DATASETS if not args.datasets or d[0] in args.datasets]
     for name, train, test, gamma in chosen:
-        if not train.startswith("sklearn:"):
-            missing = [f for f in (train, test) if f and not (Path(args.data) / f).exists()]
+        if not train.startswith(("sklearn:", "gen:")):
+            missing = [f for f in (train, test) if f and not (Path(args.data) / one_vs_rest(f)[0]).exists()]
             if missing:
                 print(f"{name}: {', '.join(missing)} absent in {args.data}, skipped", flush=True)
                 continue
@@ -375,8 +441,10 @@ def main() -> None:
                 continue
             best = max(acc for _, acc, _ in grid)
             C = min(c for c, acc, _ in grid if acc == best)
-            for threads in sorted({1, os.cpu_count() or 1}) if tool in THREADED else [1]:
-                out, ok = run(final_worker, (args.data, train, test, gamma, tool, C, threads, args.kernel), args.fit_timeout)
+            counts = sorted(set(args.threads or {1, os.cpu_count() or 1}))
+            for threads in counts if tool in THREADED else [1]:
+                final = (args.data, train, test, gamma, tool, C, threads, args.kernel, args.repeats)
+                out, ok = run(final_worker, final, args.fit_timeout)
                 row = dict(tool=tool, threads=threads, C=C, m=X.shape[0], gamma=g, kernel=args.kernel, tuning_s=tuning_s,
                            grid=[(c, a) for c, a, _ in grid], grid_incomplete=not finished)
                 if out:

@@ -190,8 +190,10 @@ class SVC(PersistenceMixin, ClassifierMixin, BaseEstimator):
         ``steps`` (counts of toward/away/drop/swap_add/swap_drop/corrective steps and the
         ``inner`` steps of coreset rounds), ``n_active``, ``columns_computed``,
         ``cache_precision`` (``"float64"``, or ``"float32"`` when ``cache_size`` could not hold
-        every column as float64), ``sampled_steps`` (see ``sample_size``), ``seconds`` and
-        more.
+        every column as float64), ``sampled_steps`` (see ``sample_size``), ``shrinks`` and
+        ``rejoins`` (problems of 2,000 samples or more shrink: samples far outside the margin
+        leave the problem and are checked again before the fit ends), ``kernel_evaluations``,
+        ``seconds`` and more.
     fit_status_ : int
         0 if the stopping rule was met, 1 otherwise.
     history_ : dict, list of dict or None

@@ -21,7 +21,8 @@
 //!    coreset, [`KernelMatrix::add_expansion`]) and the duality gap is taken over **all** slots.
 //!    If it meets the stopping rule the fit ends, certified exactly as without shrinking.
 //!    Otherwise the violators rejoin: a new problem of the coreset and every sample above the
-//!    cut of the full gradient (the full problem if that is more than half of the samples).
+//!    cut of the full gradient (the full problem if that is more than three quarters of the
+//!    samples).
 //!
 //! After [`MAX_ROUNDS`] shrinks the fit finishes on the full problem without further checks, so
 //! the certificate is always reached by the same engine.
@@ -88,7 +89,12 @@ pub(crate) fn worth_shrinking(
     v: &Vertices,
 ) -> Option<Vec<usize>> {
     let kept = kept_samples(problem, state, v);
-    (kept.len() * 4 <= 3 * problem.n_samples()).then_some(kept)
+    small_enough(kept.len(), problem.n_samples()).then_some(kept)
+}
+
+/// Whether a problem of `kept` of `m` samples is worth building (see [`worth_shrinking`]).
+fn small_enough(kept: usize, m: usize) -> bool {
+    kept * 4 <= 3 * m
 }
 
 /// The full problem's slot of copy `c` of sample `i` is `c·m + i`; a sub-problem on `rows`
@@ -281,7 +287,7 @@ fn solve_from(
             }
         };
         shrinks += 1;
-        if next.len() * 2 > m || shrinks >= MAX_ROUNDS {
+        if !small_enough(next.len(), m) || shrinks >= MAX_ROUNDS {
             // Back to the full problem (its G must be exact on every sample first).
             if let Some(rows) = &rows
                 && stale
