@@ -59,6 +59,16 @@ pub enum FwsvmError {
     /// The scoped thread pool could not be created.
     #[error("could not build the thread pool: {0}")]
     ThreadPool(String),
+    /// A large buffer could not be allocated (Python: `MemoryError`). Buffers whose size the
+    /// input decides are allocated fallibly ([`try_vec`], [`try_reserve`]), so running out of
+    /// memory is an error the caller sees, not an abort of the process.
+    #[error("out of memory: {what} needs {bytes} bytes")]
+    OutOfMemory {
+        /// What the buffer was for.
+        what: &'static str,
+        /// How many bytes were requested.
+        bytes: u128,
+    },
 }
 
 /// Shorthand for results whose error is [`FwsvmError`].
@@ -80,5 +90,42 @@ impl FwsvmError {
             name,
             reason: reason.into(),
         }
+    }
+}
+
+/// A vector of `n` copies of `value`, or [`FwsvmError::OutOfMemory`] naming `what` when the
+/// allocation fails (or its size overflows) instead of aborting the process.
+pub fn try_vec<T: Clone>(n: usize, value: T, what: &'static str) -> Result<Vec<T>> {
+    let mut v = Vec::new();
+    try_reserve(&mut v, n, what)?;
+    v.resize(n, value);
+    Ok(v)
+}
+
+/// `v.try_reserve(additional)`, with the failure as [`FwsvmError::OutOfMemory`].
+pub fn try_reserve<T>(v: &mut Vec<T>, additional: usize, what: &'static str) -> Result<()> {
+    v.try_reserve(additional)
+        .map_err(|_| FwsvmError::OutOfMemory {
+            what,
+            bytes: (v.len() as u128 + additional as u128) * std::mem::size_of::<T>() as u128,
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn impossible_allocations_are_errors() {
+        let err = try_vec(usize::MAX / 2, 0.0f64, "a test buffer").unwrap_err();
+        assert!(matches!(
+            err,
+            FwsvmError::OutOfMemory {
+                what: "a test buffer",
+                ..
+            }
+        ));
+        assert!(err.to_string().contains("out of memory: a test buffer"));
+        assert_eq!(try_vec(3, 1u8, "small").unwrap(), vec![1, 1, 1]);
     }
 }

@@ -2,8 +2,8 @@
 
 use pyo3::PyErr;
 use pyo3::exceptions::{
-    PyFileNotFoundError, PyKeyboardInterrupt, PyOSError, PyPermissionError, PyRuntimeError,
-    PyValueError,
+    PyFileNotFoundError, PyKeyboardInterrupt, PyMemoryError, PyOSError, PyPermissionError,
+    PyRuntimeError, PyValueError,
 };
 
 use crate::error::FwsvmError;
@@ -12,6 +12,7 @@ impl From<FwsvmError> for PyErr {
     fn from(e: FwsvmError) -> PyErr {
         match e {
             FwsvmError::Interrupted => PyKeyboardInterrupt::new_err(e.to_string()),
+            FwsvmError::OutOfMemory { .. } => PyMemoryError::new_err(e.to_string()),
             FwsvmError::ThreadPool(_) => PyRuntimeError::new_err(e.to_string()),
             FwsvmError::InvalidParameter { .. }
             | FwsvmError::InvalidInput(_)
