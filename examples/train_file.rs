@@ -2,7 +2,8 @@
 //!
 //! `cargo run --release --example train_file -- TRAIN [TEST] [C] [GAMMA] [TOL]`
 //! (defaults: ../shared/data/heart_scale, no test file, C = 1, gamma = 1/n_features, the
-//! default tolerance). `FWSVM_NUM_THREADS` sets the thread count.
+//! default tolerance). `FWSVM_NUM_THREADS` sets the thread count, `FWSVM_ALGORITHM` the solver,
+//! `FWSVM_LOSS` the loss (`hinge` or `squared_hinge`).
 
 use std::time::Instant;
 
@@ -49,6 +50,12 @@ fn main() -> fwsvm::Result<()> {
     let mut params = Svc::params().c(c).kernel(Kernel::rbf(gamma));
     if let Some(tol) = args.get(4).and_then(|s| s.parse().ok()) {
         params = params.tol(tol);
+    }
+    if let Ok(name) = std::env::var("FWSVM_LOSS") {
+        params = params.loss(name.parse()?);
+    }
+    if let Ok(name) = std::env::var("FWSVM_ALGORITHM") {
+        params = params.algorithm(name.parse()?);
     }
     let flag = |name: &str| std::env::var(name).is_ok_and(|v| v == "1");
     params = params

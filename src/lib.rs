@@ -39,6 +39,6 @@ pub use data::{CsrMatrix, CsrView, DenseMatrix, DenseView, FeatureMatrix, Featur
 pub use error::{FwsvmError, Result};
 pub use kernel::Kernel;
 pub use model::{KernelExpansion, SvcModel};
-pub use params::{Svc, SvcParams, SvcValidParams};
-pub use problem::SimplexProblem;
+pub use params::{Loss, Svc, SvcParams, SvcValidParams};
+pub use problem::{BoxProblem, SimplexProblem};
 pub use solver::{Algorithm, ExitReason, Init, SolverParams, SolverStats, StepKind, Stopping};

@@ -8,8 +8,48 @@ use crate::error::{FwsvmError, Result};
 use crate::kernel::{Kernel, KernelMatrix};
 use crate::model::{KernelExpansion, SvcModel};
 use crate::parallel::with_threads;
-use crate::problem::SimplexProblem;
-use crate::solver::{Algorithm, Init, Monitor, NoMonitor, SolverParams, Stopping, solve};
+use crate::problem::{BoxProblem, SimplexProblem};
+use crate::solver::{
+    Algorithm, Init, Monitor, NoMonitor, SolverParams, Stopping, solve, solve_box,
+};
+
+/// The loss on the margin violations ξ_i = max(0, 1 − y_i f(x_i)), which decides the model.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Loss {
+    /// (C/2) Σ ξ_i² with a regularised bias: the L2-SVM of the Core Vector Machine, solved on
+    /// the unit simplex by the Frank-Wolfe family. The default.
+    #[default]
+    SquaredHinge,
+    /// C Σ ξ_i with a free bias: LIBSVM's (and scikit-learn's `SVC`) model, same C, same
+    /// support vectors, solved by pairwise steps on its polytope (see
+    /// [`solve_box`](crate::solver::solve_box)). The tolerance is the maximal violation of the
+    /// optimality conditions (LIBSVM's `-e`; 1e-3 there).
+    Hinge,
+}
+
+impl Loss {
+    /// The name used by the Python API (`"squared_hinge"`, `"hinge"`).
+    pub fn name(&self) -> &'static str {
+        match self {
+            Loss::SquaredHinge => "squared_hinge",
+            Loss::Hinge => "hinge",
+        }
+    }
+}
+
+impl std::str::FromStr for Loss {
+    type Err = FwsvmError;
+    fn from_str(s: &str) -> Result<Self> {
+        match s {
+            "squared_hinge" => Ok(Loss::SquaredHinge),
+            "hinge" => Ok(Loss::Hinge),
+            _ => Err(FwsvmError::param(
+                "loss",
+                format!("unknown loss {s:?}; expected 'squared_hinge' or 'hinge'"),
+            )),
+        }
+    }
+}
 
 /// Entry point of the binary L2-SVC: `Svc::params().c(1.0).kernel(Kernel::rbf(0.1)).fit(&x, &y)`.
 #[derive(Debug, Clone, Copy)]
@@ -27,6 +67,7 @@ impl Svc {
 #[derive(Debug, Clone, PartialEq)]
 pub struct SvcParams {
     c: f64,
+    loss: Loss,
     kernel: Kernel,
     solver: SolverParams,
     n_threads: Option<usize>,
@@ -37,6 +78,7 @@ impl Default for SvcParams {
     fn default() -> Self {
         SvcParams {
             c: 1.0,
+            loss: Loss::SquaredHinge,
             kernel: Kernel::rbf(1.0),
             solver: SolverParams {
                 tol: 1e-2,
@@ -52,6 +94,12 @@ impl SvcParams {
     /// The penalty C > 0 of the squared slacks (larger C: fewer margin violations).
     pub fn c(mut self, c: f64) -> Self {
         self.c = c;
+        self
+    }
+
+    /// The loss (see [`Loss`]): the squared hinge by default.
+    pub fn loss(mut self, loss: Loss) -> Self {
+        self.loss = loss;
         self
     }
 
@@ -161,6 +209,30 @@ impl SvcParams {
         }
         self.kernel.validate()?;
         self.solver.validate()?;
+        if self.loss == Loss::Hinge {
+            if !matches!(self.solver.algorithm, Algorithm::Swap | Algorithm::Swap2o) {
+                return Err(FwsvmError::param(
+                    "algorithm",
+                    format!(
+                        "the hinge loss is solved by pairwise steps with second-order partners \
+                         ('swap' or 'swap2o'), not '{}'",
+                        self.solver.algorithm
+                    ),
+                ));
+            }
+            if self.solver.sample_size.is_some() {
+                return Err(FwsvmError::param(
+                    "sample_size",
+                    "sampling applies to the squared hinge (the simplex problem) only",
+                ));
+            }
+            if self.warm_start.is_some() || self.solver.warm_start.is_some() {
+                return Err(FwsvmError::param(
+                    "warm_start",
+                    "warm starts apply to the squared hinge (the simplex problem) only",
+                ));
+            }
+        }
         if self.n_threads == Some(0) {
             return Err(FwsvmError::param(
                 "n_jobs",
@@ -187,6 +259,11 @@ impl SvcValidParams {
     /// C.
     pub fn c(&self) -> f64 {
         self.0.c
+    }
+
+    /// The loss.
+    pub fn loss(&self) -> Loss {
+        self.0.loss
     }
 
     /// The kernel.
@@ -338,6 +415,28 @@ pub(crate) struct BinaryFit {
     pub history: Vec<crate::solver::HistoryEntry>,
 }
 
+impl BinaryFit {
+    /// The hinge-loss solution as a fit: f = Σ y_i α_i k(x_i, ·) + b, no rescaling.
+    fn from_box(rows: &[usize], y_pm: &[f64], solution: crate::solver::BoxSolution) -> Self {
+        let mut local: Vec<usize> = (0..y_pm.len())
+            .filter(|&i| solution.alpha[i] > 0.0)
+            .collect();
+        local.sort_by_key(|&i| (y_pm[i] > 0.0, i));
+        BinaryFit {
+            support: local.iter().map(|&i| rows[i]).collect(),
+            coef: local
+                .iter()
+                .map(|&i| y_pm[i] * solution.alpha[i])
+                .collect(),
+            alpha: local.iter().map(|&i| solution.alpha[i]).collect(),
+            intercept: solution.bias,
+            local_support: local,
+            solution_stats: solution.stats,
+            history: Vec::new(),
+        }
+    }
+}
+
 impl SvcValidParams {
     /// Solves the L2-SVC on `rows` of `x` with labels `y_pm` (±1) and penalties `c` (both
     /// indexed like `rows`), optionally warm-started from `warm` (one weight per row of `x`).
@@ -363,6 +462,12 @@ impl SvcValidParams {
             };
             kept.view()
         };
+        if params.loss == Loss::Hinge {
+            let problem =
+                BoxProblem::hinge_svc(KernelMatrix::new(params.kernel, x_used), y_pm, c)?;
+            let solution = solve_box(&problem, &params.solver, monitor)?;
+            return Ok(BinaryFit::from_box(rows, y_pm, solution));
+        }
         let problem = SimplexProblem::l2_svc(KernelMatrix::new(params.kernel, x_used), y_pm, c)?;
         let solution = match warm {
             Some(w) => {

@@ -14,9 +14,12 @@
 //! from the base kernel through a [`ColumnCache`](crate::kernel::ColumnCache) and the signs,
 //! shift and ridge are applied on the fly.
 
+pub mod hinge;
 pub mod one_class;
 pub mod svc;
 pub mod svr;
+
+pub use hinge::BoxProblem;
 
 use crate::kernel::{Column, KernelMatrix};
 

@@ -18,6 +18,7 @@ mod rounds;
 mod sampled;
 mod scan;
 mod shrink;
+mod smo;
 mod state;
 mod subproblem;
 mod swap;
@@ -28,6 +29,7 @@ use std::str::FromStr;
 use std::time::Duration;
 
 pub use engine::solve;
+pub use smo::{BoxSolution, solve_box};
 pub use monitor::{Monitor, NoMonitor, Progress};
 pub use subproblem::solve_dense;
 
