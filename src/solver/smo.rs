@@ -26,7 +26,7 @@ use super::monitor::Monitor;
 use super::tracker::Tracker;
 use super::{ExitReason, SolverParams, SolverStats, StepCounts, StepKind};
 use crate::error::Result;
-use crate::kernel::{CachePrecision, Column};
+use crate::kernel::{CachePrecision, Column, KernelMatrix};
 use crate::parallel::{current_num_threads, map_chunks};
 use crate::problem::BoxProblem;
 
@@ -54,7 +54,39 @@ pub struct BoxSolution {
     pub stats: SolverStats,
 }
 
+/// Problems with fewer samples are not shrunk.
+const SHRINK_MIN_SAMPLES: usize = 2000;
+
+/// Steps between two shrinking checks.
+const SHRINK_EVERY: u64 = 1000;
+
+/// Smaller problems built per solve, at most.
+const MAX_SHRINKS: usize = 10;
+
+/// What the levels of one solve share: limits and history, step counts, cache statistics, the
+/// rounding bound and the shrinking budget.
+struct Context<'t, 'p, 'm> {
+    params: &'p SolverParams,
+    tracker: Tracker<'t>,
+    monitor: &'m mut (dyn Monitor + Send),
+    steps: StepCounts,
+    totals: Totals,
+    /// Bound on |v − v_exact| from f32-rounded kernel values (see [`solve_box`]).
+    drift: f64,
+    shrinks_left: usize,
+    shrinks: u64,
+    rejoins: u64,
+}
+
 /// Minimises the hinge-loss dual to a maximal violation of at most `params.tol`.
+///
+/// With `params.shrinking` (and at least a few thousand samples) the variables that sit at a
+/// bound and cannot be chosen by the next steps (LIBSVM's rule: in I_up only with v below
+/// min_{I_low} v, or in I_low only with v above max_{I_up} v) leave the problem once they are a
+/// quarter of it: the kept rows form a smaller problem with its own cache of shorter columns,
+/// the left-out variables keep their bounds, and when the smaller problem converges their
+/// gradient is updated exactly (one kernel expansion over the variables that moved) and the
+/// violation is tested on every row again; violators continue the fit on the larger problem.
 ///
 /// # Errors
 /// [`FwsvmError::InvalidParameter`](crate::FwsvmError::InvalidParameter) for invalid `params`,
@@ -68,43 +100,147 @@ pub fn solve_box(
     let m = problem.n_samples();
     let y = problem.labels();
     let c = problem.bounds();
-    let kernel = problem.kernel();
-    let diag = kernel.diagonal();
-    let mut tracker = Tracker::new(params, monitor);
-    let mut cache = params.column_cache(m);
-    let rounded = cache.precision() == CachePrecision::Float32;
-
+    let tracker = Tracker::new(params, monitor);
+    let mut ctx = Context {
+        params,
+        tracker,
+        monitor,
+        steps: StepCounts::default(),
+        totals: Totals::default(),
+        drift: 0.0,
+        shrinks_left: if params.shrinking && m >= SHRINK_MIN_SAMPLES {
+            MAX_SHRINKS
+        } else {
+            0
+        },
+        shrinks: 0,
+        rejoins: 0,
+    };
     let mut alpha = vec![0.0; m];
     // α = 0: ∇ = −1, v = y.
     let mut v: Vec<f64> = y.to_vec();
+    let exit = loop {
+        let exit = run(problem, &mut alpha, &mut v, &mut ctx)?;
+        // Converged on v with rounded kernel values: certified when the rounding cannot hide a
+        // violation above tol (2·drift bounds the error of a difference of two v), otherwise
+        // v is recomputed exactly and the fit goes on if that shows a violator.
+        if exit != ExitReason::Converged || 2.0 * ctx.drift <= 0.1 * params.tol {
+            break exit;
+        }
+        recompute_gradient(problem, &alpha, &mut v);
+        ctx.drift = 0.0;
+        ctx.totals.resyncs += 1;
+        if violation(&alpha, y, c, &v) <= params.tol {
+            break exit;
+        }
+    };
+
+    let bias = bias(&alpha, y, c, &v);
+    let quadratic: f64 = alpha
+        .iter()
+        .zip(y)
+        .zip(&v)
+        .map(|((&a, &yt), &vt)| a * (1.0 - yt * vt))
+        .sum();
+    let sum_alpha: f64 = alpha.iter().sum();
+    let objective = sum_alpha - 0.5 * quadratic;
+    let slack: f64 = (0..m)
+        .map(|t| c[t] * (y[t] * (v[t] - bias)).max(0.0))
+        .sum();
+    let primal = 0.5 * quadratic + slack;
+    let gap = primal - objective;
+    let n_active = alpha.iter().filter(|&&a| a > 0.0).count();
+    let mut stats = ctx.tracker.stats(
+        exit,
+        objective,
+        gap,
+        quadratic,
+        ctx.steps,
+        n_active,
+        &ctx.totals,
+    );
+    stats.relative_gap = super::tracker::relative(gap, primal);
+    stats.shrinks = ctx.shrinks;
+    stats.rejoins = ctx.rejoins;
+    if params.verbose {
+        eprintln!(
+            "fwsvm: hinge loss, {} after {} steps: dual {:.10e}, duality gap {:.3e} (relative {:.3e}), max violation ≤ {:e}, {} support vectors, {} kernel columns, {} shrinks, {:.3} s",
+            exit.name(),
+            stats.n_iter,
+            objective,
+            gap,
+            stats.relative_gap,
+            params.tol,
+            n_active,
+            stats.columns_computed,
+            stats.shrinks,
+            stats.seconds
+        );
+    }
+    Ok(BoxSolution {
+        alpha,
+        bias,
+        stats,
+    })
+}
+
+/// The maximal violation max_{I_up} v − min_{I_low} v, computed afresh.
+fn violation(alpha: &[f64], y: &[f64], c: &[f64], v: &[f64]) -> f64 {
+    let (mut hi, mut lo) = (f64::NEG_INFINITY, f64::INFINITY);
+    for t in 0..alpha.len() {
+        let (can_grow, can_shrink) = membership(alpha[t], y[t], c[t]);
+        if can_grow {
+            hi = hi.max(v[t]);
+        }
+        if can_shrink {
+            lo = lo.min(v[t]);
+        }
+    }
+    hi - lo
+}
+
+/// The pairwise steps on one problem (the full one, or the rows kept by shrinking), from α and
+/// v = y − Σ α_s y_s k(x_s, ·) on its rows (including the contribution of variables outside
+/// it, which stay fixed), until the violation on its rows is at most `tol` or a limit is hit.
+fn run(
+    problem: &BoxProblem<'_>,
+    alpha: &mut [f64],
+    v: &mut [f64],
+    ctx: &mut Context<'_, '_, '_>,
+) -> Result<ExitReason> {
+    let params = ctx.params;
+    let m = problem.n_samples();
+    let y = problem.labels();
+    let c = problem.bounds();
+    let kernel = problem.kernel();
+    let diag = kernel.diagonal();
+    let mut cache = params.column_cache(m);
+    // Each f32 rounding errs by at most 2⁻²⁴|k| ≤ 2⁻²⁴ k_max (|k_ij| ≤ max_t k_tt for a
+    // positive semi-definite kernel; sigmoid values are at most 1), times |y Δα| of the step.
+    let k_max = diag.iter().fold(1.0f64, |a, &d| a.max(d.abs()));
+    let per_weight = if cache.precision() == CachePrecision::Float32 {
+        k_max * f64::from(f32::EPSILON) * 0.5
+    } else {
+        0.0
+    };
     let mut up = vec![0.0; m];
     let mut low = vec![0.0; m];
     for t in 0..m {
         set_penalties(&mut up, &mut low, t, alpha[t], y[t], c[t]);
     }
-    let mut ext = pass(&mut v, &up, &low, None);
-    let mut steps = StepCounts::default();
-    let mut exact = true;
-    let mut resyncs = 0;
+    let mut ext = pass(v, &up, &low, None);
     let mut objective = 0.0;
+    let mut next_shrink = ctx.tracker.steps_taken + SHRINK_EVERY;
     let exit = loop {
         let violation = ext.up_val - ext.low_val;
         if !(violation > params.tol) || ext.up_idx == usize::MAX {
-            if exact {
-                break ExitReason::Converged;
-            }
-            // v holds kernel values rounded to f32: recompute it exactly, then test again.
-            recompute_gradient(problem, &alpha, &mut v);
-            ext = pass(&mut v, &up, &low, None);
-            exact = true;
-            resyncs += 1;
-            continue;
+            break ExitReason::Converged;
         }
-        if tracker.steps_taken.is_multiple_of(64) {
-            objective = dual_objective(&alpha, y, &v);
+        if ctx.tracker.steps_taken.is_multiple_of(64) {
+            objective = dual_objective(alpha, y, v);
         }
-        if let Some(reason) = tracker.checkpoint(
-            monitor,
+        if let Some(reason) = ctx.tracker.checkpoint(
+            ctx.monitor,
             objective,
             violation,
             0,
@@ -112,10 +248,36 @@ pub fn solve_box(
         )? {
             break reason;
         }
+        if ctx.shrinks_left > 0 && ctx.tracker.steps_taken >= next_shrink {
+            next_shrink = ctx.tracker.steps_taken + SHRINK_EVERY;
+            let kept: Vec<usize> = (0..m)
+                .filter(|&t| !(up[t] == 0.0 && low[t] != 0.0 && v[t] < ext.low_val)
+                    && !(low[t] == 0.0 && up[t] != 0.0 && v[t] > ext.up_val))
+                .collect();
+            if kept.len() * 4 <= 3 * m {
+                ctx.shrinks_left -= 1;
+                ctx.shrinks += 1;
+                if params.verbose {
+                    eprintln!("fwsvm: shrinking to {} of {m} samples", kept.len());
+                }
+                let reason = solve_kept(problem, alpha, v, &kept, ctx)?;
+                if reason != ExitReason::Converged {
+                    break reason;
+                }
+                for t in 0..m {
+                    set_penalties(&mut up, &mut low, t, alpha[t], y[t], c[t]);
+                }
+                ext = pass(v, &up, &low, None);
+                if ext.up_val - ext.low_val > params.tol {
+                    ctx.rejoins += 1;
+                }
+                continue;
+            }
+        }
         let i = ext.up_idx;
         let gmax = ext.up_val;
         let si = cache.fetch(kernel, i, None);
-        let Some(j) = partner(cache.column(si), &v, &low, diag, i, gmax) else {
+        let Some(j) = partner(cache.column(si), v, &low, diag, i, gmax) else {
             break ExitReason::Converged;
         };
         let sj = cache.fetch(kernel, j, Some(si));
@@ -142,8 +304,8 @@ pub fn solve_box(
             // No representable step: the violation is below what double precision resolves.
             break ExitReason::NoProgress;
         }
-        ext = pass(&mut v, &up, &low, Some((ci, cj, wi, wj)));
-        exact = !rounded;
+        ext = pass(v, &up, &low, Some((ci, cj, wi, wj)));
+        ctx.drift += per_weight * (wi.abs() + wj.abs());
         // A step that takes a variable to a bound is a "drop" in paper 002's words.
         let bound = |a: f64, ca: f64| a == 0.0 || a == ca;
         let kind = if bound(new_i, c[i]) || bound(new_j, c[j]) {
@@ -151,58 +313,77 @@ pub fn solve_box(
         } else {
             StepKind::SwapAdd
         };
-        steps.count(kind);
-        tracker.record(monitor, &alpha, objective, violation, kind, 0);
+        ctx.steps.count(kind);
+        ctx.tracker
+            .record(ctx.monitor, alpha, objective, violation, kind, 0);
     };
+    ctx.totals.merge(&Totals::of(&cache, m, 0));
+    Ok(exit)
+}
 
-    let bias = bias(&alpha, y, c, &v);
-    let quadratic: f64 = alpha
-        .iter()
-        .zip(y)
-        .zip(&v)
-        .map(|((&a, &yt), &vt)| a * (1.0 - yt * vt))
-        .sum();
-    let sum_alpha: f64 = alpha.iter().sum();
-    let objective = sum_alpha - 0.5 * quadratic;
-    let slack: f64 = (0..m)
-        .map(|t| c[t] * (y[t] * (v[t] - bias)).max(0.0))
-        .sum();
-    let primal = 0.5 * quadratic + slack;
-    let gap = primal - objective;
-    let totals = Totals::of(&cache, m, resyncs);
-    let n_active = alpha.iter().filter(|&&a| a > 0.0).count();
-    let mut stats = tracker.stats(exit, objective, gap, quadratic, steps, n_active, &totals);
-    stats.relative_gap = super::tracker::relative(gap, primal);
-    if params.verbose {
-        eprintln!(
-            "fwsvm: hinge loss, {} after {} steps: dual {:.10e}, duality gap {:.3e} (relative {:.3e}), max violation ≤ {:e}, {} support vectors, {} kernel columns, {:.3} s",
-            exit.name(),
-            stats.n_iter,
-            objective,
-            gap,
-            stats.relative_gap,
-            params.tol,
-            n_active,
-            stats.columns_computed,
-            stats.seconds
-        );
+/// Solves the problem restricted to the rows `kept` (the others keep their α), then brings v
+/// of the left-out rows up to date exactly: v_r −= Σ_s Δα_s y_s k(x_s, x_r) over the kept
+/// variables that moved.
+fn solve_kept(
+    problem: &BoxProblem<'_>,
+    alpha: &mut [f64],
+    v: &mut [f64],
+    kept: &[usize],
+    ctx: &mut Context<'_, '_, '_>,
+) -> Result<ExitReason> {
+    let data = problem.kernel().data();
+    let y = problem.labels();
+    let kept_data = data.select_rows(kept);
+    let sub = BoxProblem::hinge_svc(
+        KernelMatrix::new(problem.kernel().kernel(), kept_data.view()),
+        &kept.iter().map(|&t| y[t]).collect::<Vec<_>>(),
+        &kept.iter().map(|&t| problem.bounds()[t]).collect::<Vec<_>>(),
+    )?;
+    let old: Vec<f64> = kept.iter().map(|&t| alpha[t]).collect();
+    let mut sub_alpha = old.clone();
+    let mut sub_v: Vec<f64> = kept.iter().map(|&t| v[t]).collect();
+    let reason = run(&sub, &mut sub_alpha, &mut sub_v, ctx)?;
+    let mut moved = Vec::new();
+    let mut coef = Vec::new();
+    for (k, &t) in kept.iter().enumerate() {
+        alpha[t] = sub_alpha[k];
+        v[t] = sub_v[k];
+        if sub_alpha[k] != old[k] {
+            moved.push(t);
+            coef.push(-(sub_alpha[k] - old[k]) * y[t]);
+        }
     }
-    Ok(BoxSolution {
-        alpha,
-        bias,
-        stats,
-    })
+    let mut inside = vec![false; problem.n_samples()];
+    kept.iter().for_each(|&t| inside[t] = true);
+    let outside: Vec<usize> = (0..inside.len()).filter(|&t| !inside[t]).collect();
+    if !moved.is_empty() && !outside.is_empty() {
+        let outside_data = data.select_rows(&outside);
+        let mut delta = vec![0.0; outside.len()];
+        KernelMatrix::new(problem.kernel().kernel(), outside_data.view())
+            .add_expansion(&data, &moved, &coef, &mut delta);
+        ctx.totals.evaluations += (outside.len() * moved.len()) as u64;
+        for (k, &t) in outside.iter().enumerate() {
+            v[t] += delta[k];
+        }
+    }
+    Ok(reason)
+}
+
+/// (in I_up, in I_low): whether y_t α_t can grow, and whether it can shrink.
+#[inline]
+fn membership(a: f64, y: f64, c: f64) -> (bool, bool) {
+    if y > 0.0 {
+        (a < c, a > 0.0)
+    } else {
+        (a > 0.0, a < c)
+    }
 }
 
 /// Marks slot t's membership in I_up (y_t α_t can grow) and I_low (can shrink) as additive
 /// penalties: 0 for a member, −∞ (I_up) or +∞ (I_low) otherwise.
 #[inline]
 fn set_penalties(up: &mut [f64], low: &mut [f64], t: usize, a: f64, y: f64, c: f64) {
-    let (can_grow, can_shrink) = if y > 0.0 {
-        (a < c, a > 0.0)
-    } else {
-        (a > 0.0, a < c)
-    };
+    let (can_grow, can_shrink) = membership(a, y, c);
     up[t] = if can_grow { 0.0 } else { f64::NEG_INFINITY };
     low[t] = if can_shrink { 0.0 } else { f64::INFINITY };
 }
