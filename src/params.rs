@@ -432,7 +432,7 @@ impl BinaryFit {
             intercept: solution.bias,
             local_support: local,
             solution_stats: solution.stats,
-            history: Vec::new(),
+            history: solution.history,
         }
     }
 }

@@ -144,7 +144,7 @@ def test_fitted_attributes_follow_sklearn_conventions() -> None:
     assert set(pred) <= {"no", "yes"}
     np.testing.assert_array_equal(pred == "yes", clf.decision_function(X) >= 0)
     assert clf.convergence_["exit_reason"] == "converged"
-    assert clf.convergence_["relative_gap"] <= clf.tol
+    assert clf.convergence_["relative_gap"] <= clf.convergence_["tol"]
     assert clf.fit_status_ == 0
     assert clf.score(X, labels) > 0.8
 

@@ -41,6 +41,7 @@ def fit_svc(
     time_limit: float | None = None,
     record_history: bool = False,
     warm_start: npt.NDArray[np.float64] | None = None,
+    loss: str = "squared_hinge",
     cancel: CancelToken | None = None,
 ) -> dict[str, Any]: ...
 def fit_svc_ovo(
@@ -65,6 +66,7 @@ def fit_svc_ovo(
     verbose: bool = False,
     time_limit: float | None = None,
     record_history: bool = False,
+    loss: str = "squared_hinge",
     cancel: CancelToken | None = None,
 ) -> list[dict[str, Any]]: ...
 def fit_one_class(

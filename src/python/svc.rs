@@ -60,7 +60,7 @@ impl Monitor for CancelMonitor {
 #[pyfunction]
 #[pyo3(signature = (x, y, *, sample_weight=None, c, kernel, gamma, degree, coef0, algorithm, tol,
     stopping, max_iter, cache_size, init, seed, sample_size=None, n_threads=None, verbose=false, time_limit=None,
-    record_history=false, warm_start=None, cancel=None))]
+    record_history=false, warm_start=None, loss="squared_hinge", cancel=None))]
 pub(crate) fn fit_svc<'py>(
     py: Python<'py>,
     x: FeaturesArg<'py>,
@@ -84,6 +84,7 @@ pub(crate) fn fit_svc<'py>(
     time_limit: Option<f64>,
     record_history: bool,
     warm_start: Option<PyReadonlyArray1<'py, f64>>,
+    loss: &str,
     cancel: Option<PyRef<'py, CancelToken>>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let warm = warm_start
@@ -108,6 +109,7 @@ pub(crate) fn fit_svc<'py>(
         time_limit,
         record_history,
         warm,
+        loss,
     )?;
     let features = x.view()?;
     let y = y.as_slice()?;
@@ -240,6 +242,7 @@ fn build_params(
     time_limit: Option<f64>,
     record_history: bool,
     warm_start: Option<Vec<f64>>,
+    loss: &str,
 ) -> PyResult<SvcValidParams> {
     let solver = SolverParams {
         algorithm: algorithm.parse()?,
@@ -261,6 +264,7 @@ fn build_params(
     };
     Ok(Svc::params()
         .c(c)
+        .loss(loss.parse()?)
         .kernel(kernel_from(kernel, gamma, degree, coef0)?)
         .solver(solver)
         .n_threads(n_threads)
@@ -273,7 +277,7 @@ fn build_params(
 #[pyfunction]
 #[pyo3(signature = (x, y, *, sample_weight=None, c, kernel, gamma, degree, coef0, algorithm, tol,
     stopping, max_iter, cache_size, init, seed, sample_size=None, n_threads=None, verbose=false, time_limit=None,
-    record_history=false, cancel=None))]
+    record_history=false, loss="squared_hinge", cancel=None))]
 pub(crate) fn fit_svc_ovo<'py>(
     py: Python<'py>,
     x: FeaturesArg<'py>,
@@ -296,6 +300,7 @@ pub(crate) fn fit_svc_ovo<'py>(
     verbose: bool,
     time_limit: Option<f64>,
     record_history: bool,
+    loss: &str,
     cancel: Option<PyRef<'py, CancelToken>>,
 ) -> PyResult<Bound<'py, PyList>> {
     let params = build_params(
@@ -317,6 +322,7 @@ pub(crate) fn fit_svc_ovo<'py>(
         time_limit,
         record_history,
         None,
+        loss,
     )?;
     let features = x.view()?;
     let y = y.as_slice()?;
@@ -424,6 +430,7 @@ pub(crate) fn fit_one_class<'py>(
         None,
         record_history,
         None,
+        "squared_hinge",
     )?;
     let features = x.view()?;
     check_unlabelled_fit(init, &features)?;
@@ -510,6 +517,7 @@ pub(crate) fn fit_svr<'py>(
         None,
         record_history,
         None,
+        "squared_hinge",
     )?;
     let features = x.view()?;
     let y = y.as_slice()?;

@@ -24,7 +24,7 @@
 use super::engine::Totals;
 use super::monitor::Monitor;
 use super::tracker::Tracker;
-use super::{ExitReason, SolverParams, SolverStats, StepCounts, StepKind};
+use super::{ExitReason, HistoryEntry, SolverParams, SolverStats, StepCounts, StepKind};
 use crate::error::Result;
 use crate::kernel::{CachePrecision, Column, KernelMatrix};
 use crate::parallel::{current_num_threads, map_chunks};
@@ -52,6 +52,9 @@ pub struct BoxSolution {
     /// Statistics: `gap` is the duality gap P(w, b) − D(α), `objective` the dual objective
     /// Σα − ½αᵀQα, `quadratic` αᵀQα = ‖w‖².
     pub stats: SolverStats,
+    /// Per-step history when requested (`gap` holds the maximal violation before the step,
+    /// `objective` the dual objective as of the last 64-step mark).
+    pub history: Vec<HistoryEntry>,
 }
 
 /// Problems with fewer samples are not shrunk.
@@ -181,6 +184,7 @@ pub fn solve_box(
         alpha,
         bias,
         stats,
+        history: ctx.tracker.history,
     })
 }
 
