@@ -424,10 +424,7 @@ impl BinaryFit {
         local.sort_by_key(|&i| (y_pm[i] > 0.0, i));
         BinaryFit {
             support: local.iter().map(|&i| rows[i]).collect(),
-            coef: local
-                .iter()
-                .map(|&i| y_pm[i] * solution.alpha[i])
-                .collect(),
+            coef: local.iter().map(|&i| y_pm[i] * solution.alpha[i]).collect(),
             alpha: local.iter().map(|&i| solution.alpha[i]).collect(),
             intercept: solution.bias,
             local_support: local,
@@ -463,8 +460,7 @@ impl SvcValidParams {
             kept.view()
         };
         if params.loss == Loss::Hinge {
-            let problem =
-                BoxProblem::hinge_svc(KernelMatrix::new(params.kernel, x_used), y_pm, c)?;
+            let problem = BoxProblem::hinge_svc(KernelMatrix::new(params.kernel, x_used), y_pm, c)?;
             let solution = solve_box(&problem, &params.solver, monitor)?;
             return Ok(BinaryFit::from_box(rows, y_pm, solution));
         }

@@ -49,7 +49,9 @@ fn reference(k: &[f64], y: &[f64], c: f64) -> (Vec<f64>, f64) {
             grad[s] += y[s] * t * (k[s * m + i] - k[s * m + j]);
         }
     }
-    let free: Vec<usize> = (0..m).filter(|&t| alpha[t] > 1e-9 && alpha[t] < c - 1e-9).collect();
+    let free: Vec<usize> = (0..m)
+        .filter(|&t| alpha[t] > 1e-9 && alpha[t] < c - 1e-9)
+        .collect();
     let bias = free.iter().map(|&t| -y[t] * grad[t]).sum::<f64>() / free.len() as f64;
     (alpha, bias)
 }
@@ -113,7 +115,10 @@ fn equals_a_reference_smo_for_every_kernel() {
                         .sum::<f64>()
         };
         let (d, d_ref) = (dual(&solution.alpha), dual(&ref_alpha));
-        assert!((d - d_ref).abs() <= 1e-8 * d_ref.abs().max(1.0), "{d} vs {d_ref}");
+        assert!(
+            (d - d_ref).abs() <= 1e-8 * d_ref.abs().max(1.0),
+            "{d} vs {d_ref}"
+        );
         assert!(solution.stats.gap >= -1e-9 && solution.stats.relative_gap < 1e-6);
     }
 }
@@ -147,7 +152,12 @@ fn optimality_conditions_hold_exactly_with_shrinking_and_an_f32_cache() {
     let m = y.len();
     let support: Vec<usize> = (0..m).filter(|&s| alpha[s] > 0.0).collect();
     let v: Vec<f64> = (0..m)
-        .map(|t| y[t] - support.iter().map(|&s| alpha[s] * y[s] * km.entry(s, t)).sum::<f64>())
+        .map(|t| {
+            y[t] - support
+                .iter()
+                .map(|&s| alpha[s] * y[s] * km.entry(s, t))
+                .sum::<f64>()
+        })
         .collect();
     let (mut hi, mut lo) = (f64::NEG_INFINITY, f64::INFINITY);
     for t in 0..m {
@@ -202,7 +212,10 @@ fn one_vs_one_pairs_solve_the_hinge_loss() {
     // (yᵀα = 0) and lie within ±C.
     let (x2, y2) = blobs(300, 2, 4.0, 3);
     let mut values = x2.as_slice().to_vec();
-    let mut labels: Vec<f64> = y2.iter().map(|&v| if v > 0.0 { 1.0 } else { 0.0 }).collect();
+    let mut labels: Vec<f64> = y2
+        .iter()
+        .map(|&v| if v > 0.0 { 1.0 } else { 0.0 })
+        .collect();
     for i in 0..100 {
         values.extend([x2.as_slice()[2 * i] + 12.0, x2.as_slice()[2 * i + 1]]);
         labels.push(2.0);
@@ -222,7 +235,12 @@ fn one_vs_one_pairs_solve_the_hinge_loss() {
     for pair in &fit.pairs {
         assert_eq!(pair.stats.exit_reason, ExitReason::Converged);
         let sum: f64 = pair.coef.iter().sum();
-        assert!(sum.abs() < 1e-9, "pair ({}, {}): Σ y α = {sum}", pair.i, pair.j);
+        assert!(
+            sum.abs() < 1e-9,
+            "pair ({}, {}): Σ y α = {sum}",
+            pair.i,
+            pair.j
+        );
         assert!(pair.coef.iter().all(|a| a.abs() <= c));
     }
 }
@@ -234,7 +252,10 @@ fn the_hinge_loss_refuses_what_belongs_to_the_simplex() {
     let err = hinge().algorithm(Algorithm::Bc).fit(&x, &y).unwrap_err();
     assert!(matches!(err, FwsvmError::InvalidParameter { .. }), "{err}");
     assert!(err.to_string().contains("swap"));
-    let err = hinge().warm_start(Some(vec![0.0; 50])).fit(&x, &y).unwrap_err();
+    let err = hinge()
+        .warm_start(Some(vec![0.0; 50]))
+        .fit(&x, &y)
+        .unwrap_err();
     assert!(err.to_string().contains("warm_start"), "{err}");
     assert!(hinge().algorithm(Algorithm::Swap2o).fit(&x, &y).is_ok());
     assert_eq!("hinge".parse::<Loss>().unwrap(), Loss::Hinge);

@@ -415,8 +415,8 @@ class SVC(PersistenceMixin, ClassifierMixin, BaseEstimator):
         if any(not r["quadratic"] > 0 for r in pair_results):
             warnings.warn(
                 f"The {self.kernel!r} kernel is not positive semi-definite for these parameters "
-                "(αᵀQα ≤ 0): the L2-SVM objective is not concave and the solution is only a local "
-                "optimum. Use a smaller C or gamma, or another kernel.",
+                f"(αᵀQα ≤ 0): the {'hinge' if hinge else 'L2'}-SVM dual is not concave and the solution "
+                "is only a local optimum. Use a smaller C or gamma, or another kernel.",
                 UserWarning,
                 stacklevel=2,
             )

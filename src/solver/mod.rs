@@ -29,8 +29,8 @@ use std::str::FromStr;
 use std::time::Duration;
 
 pub use engine::solve;
-pub use smo::{BoxSolution, solve_box};
 pub use monitor::{Monitor, NoMonitor, Progress};
+pub use smo::{BoxSolution, solve_box};
 pub use subproblem::solve_dense;
 
 use crate::error::{FwsvmError, Result};

@@ -147,9 +147,7 @@ pub fn solve_box(
         .sum();
     let sum_alpha: f64 = alpha.iter().sum();
     let objective = sum_alpha - 0.5 * quadratic;
-    let slack: f64 = (0..m)
-        .map(|t| c[t] * (y[t] * (v[t] - bias)).max(0.0))
-        .sum();
+    let slack: f64 = (0..m).map(|t| c[t] * (y[t] * (v[t] - bias)).max(0.0)).sum();
     let primal = 0.5 * quadratic + slack;
     let gap = primal - objective;
     let n_active = alpha.iter().filter(|&&a| a > 0.0).count();
@@ -255,8 +253,10 @@ fn run(
         if ctx.shrinks_left > 0 && ctx.tracker.steps_taken >= next_shrink {
             next_shrink = ctx.tracker.steps_taken + SHRINK_EVERY;
             let kept: Vec<usize> = (0..m)
-                .filter(|&t| !(up[t] == 0.0 && low[t] != 0.0 && v[t] < ext.low_val)
-                    && !(low[t] == 0.0 && up[t] != 0.0 && v[t] > ext.up_val))
+                .filter(|&t| {
+                    !(up[t] == 0.0 && low[t] != 0.0 && v[t] < ext.low_val)
+                        && !(low[t] == 0.0 && up[t] != 0.0 && v[t] > ext.up_val)
+                })
                 .collect();
             if kept.len() * 4 <= 3 * m {
                 ctx.shrinks_left -= 1;
@@ -264,6 +264,10 @@ fn run(
                 if params.verbose {
                     eprintln!("fwsvm: shrinking to {} of {m} samples", kept.len());
                 }
+                // One cache at a time: this level's columns go before the smaller problem
+                // fills its own (cache_size bounds the fit's columns at every depth).
+                ctx.totals.merge(&Totals::of(&cache, m, 0));
+                cache = params.column_cache(m);
                 let reason = solve_kept(problem, alpha, v, &kept, ctx)?;
                 if reason != ExitReason::Converged {
                     break reason;
@@ -341,7 +345,10 @@ fn solve_kept(
     let sub = BoxProblem::hinge_svc(
         KernelMatrix::new(problem.kernel().kernel(), kept_data.view()),
         &kept.iter().map(|&t| y[t]).collect::<Vec<_>>(),
-        &kept.iter().map(|&t| problem.bounds()[t]).collect::<Vec<_>>(),
+        &kept
+            .iter()
+            .map(|&t| problem.bounds()[t])
+            .collect::<Vec<_>>(),
     )?;
     let old: Vec<f64> = kept.iter().map(|&t| alpha[t]).collect();
     let mut sub_alpha = old.clone();
@@ -477,8 +484,7 @@ impl Extremes {
 
     /// Merges a later chunk (higher indices: ties keep the earlier index).
     fn merge(&mut self, later: Extremes) {
-        if later.up_idx != usize::MAX && (self.up_idx == usize::MAX || later.up_val > self.up_val)
-        {
+        if later.up_idx != usize::MAX && (self.up_idx == usize::MAX || later.up_val > self.up_val) {
             self.up_idx = later.up_idx;
             self.up_val = later.up_val;
         }

@@ -1,0 +1,109 @@
+"""SVC(loss="hinge"): LIBSVM's model, compared with scikit-learn's SVC (LIBSVM) itself."""
+
+from __future__ import annotations
+
+import pickle
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.datasets import load_iris, make_classification
+from sklearn.preprocessing import StandardScaler
+from sklearn.svm import SVC as SkSVC
+
+from conftest import load_libsvm_dense
+from fwsvm import SVC
+
+
+def _binary(n: int = 300, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    X, y = make_classification(n_samples=n, n_features=6, n_informative=4, flip_y=0.05, random_state=seed)
+    return StandardScaler().fit_transform(X), y
+
+
+def _assert_same_model(ours: SVC, theirs: SkSVC, X: np.ndarray, rtol: float = 1e-3) -> None:
+    f, g = ours.decision_function(X), theirs.decision_function(X)
+    scale = np.max(np.abs(g))
+    assert np.max(np.abs(f - g)) <= rtol * scale, np.max(np.abs(f - g)) / scale
+    np.testing.assert_allclose(ours.intercept_, theirs.intercept_, rtol=rtol, atol=rtol * scale)
+    assert np.array_equal(ours.predict(X), theirs.predict(X))
+
+
+_KERNEL_CASES = [
+    (kernel, params, C)
+    for kernel, params in [("rbf", {"gamma": 0.3}), ("linear", {}), ("poly", {"gamma": 0.2, "coef0": 1.0, "degree": 3})]
+    for C in (0.1, 1.0, 30.0)
+] + [("sigmoid", {"gamma": 0.02, "coef0": 0.0}, 1.0)]  # larger C: indefinite here (αᵀQα ≤ 0)
+
+
+@pytest.mark.parametrize("kernel, params, C", _KERNEL_CASES)
+def test_binary_model_equals_libsvm(kernel: str, params: dict, C: float) -> None:
+    X, y = _binary()
+    ours = SVC(loss="hinge", C=C, kernel=kernel, tol=1e-6, **params).fit(X, y)
+    theirs = SkSVC(C=C, kernel=kernel, tol=1e-6, **params).fit(X, y)
+    _assert_same_model(ours, theirs, X)
+    assert ours.convergence_["exit_reason"] == "converged"
+    assert ours.convergence_["loss"] == "hinge" and ours.convergence_["tol"] == 1e-6
+    # Support vectors: the same rows, up to coefficients at the level of the tolerance.
+    big = np.abs(theirs.dual_coef_[0]) > 1e-4 * C
+    assert set(theirs.support_[big]) <= set(ours.support_)
+
+
+def test_multiclass_weights_and_sparse_input_equal_libsvm() -> None:
+    X, y = load_iris(return_X_y=True)
+    X = StandardScaler().fit_transform(X)
+    for kwargs in ({}, {"class_weight": "balanced"}, {"class_weight": {0: 3.0, 2: 0.5}}):
+        ours = SVC(loss="hinge", C=2.0, gamma=0.5, tol=1e-6, decision_function_shape="ovo", **kwargs).fit(X, y)
+        theirs = SkSVC(C=2.0, gamma=0.5, tol=1e-6, decision_function_shape="ovo", **kwargs).fit(X, y)
+        _assert_same_model(ours, theirs, X)
+        assert np.array_equal(ours.n_support_, theirs.n_support_)
+    weights = np.random.default_rng(1).uniform(0.2, 3.0, len(y))
+    ours = SVC(loss="hinge", C=2.0, gamma=0.5, tol=1e-6).fit(sp.csr_matrix(X), y, sample_weight=weights)
+    theirs = SkSVC(C=2.0, gamma=0.5, tol=1e-6).fit(X, y, sample_weight=weights)
+    _assert_same_model(ours, theirs, X)
+
+
+def test_default_tolerance_and_persistence(tmp_path) -> None:
+    X, y = _binary(400, seed=3)
+    clf = SVC(loss="hinge", gamma=0.2).fit(X, y)
+    assert clf.tol is None and clf.convergence_["tol"] == 1e-3
+    assert SVC(gamma=0.2).fit(X, y).convergence_["tol"] == 1e-2
+    # The duality gap is reported and small at LIBSVM's default tolerance.
+    assert 0 <= clf.convergence_["gap"] and clf.convergence_["relative_gap"] < 1e-2
+    again = pickle.loads(pickle.dumps(clf))
+    np.testing.assert_array_equal(again.decision_function(X), clf.decision_function(X))
+    clf.save(tmp_path / "m.fwm")
+    from fwsvm import load_model
+
+    loaded = load_model(tmp_path / "m.fwm")
+    assert loaded.loss == "hinge"
+    np.testing.assert_array_equal(loaded.decision_function(X), clf.decision_function(X))
+    np.testing.assert_allclose(clf.to_sklearn().decision_function(X), clf.decision_function(X), rtol=1e-12, atol=1e-12)
+
+
+def test_reproducible_and_independent_of_threads() -> None:
+    X, y = _binary(3000, seed=4)
+    fits = [SVC(loss="hinge", C=3.0, gamma=0.5, n_jobs=n).fit(X, y) for n in (1, 2, 1)]
+    assert fits[0].convergence_["shrinks"] > 0
+    for other in fits[1:]:
+        np.testing.assert_array_equal(other.dual_coef_, fits[0].dual_coef_)
+        np.testing.assert_array_equal(other.intercept_, fits[0].intercept_)
+
+
+def test_refusals_name_the_parameter() -> None:
+    X, y = _binary(60)
+    with pytest.raises(ValueError, match="swap"):
+        SVC(loss="hinge", algorithm="bc").fit(X, y)
+    with pytest.raises(ValueError, match="warm_start"):
+        SVC(loss="hinge", warm_start=True).fit(X, y)
+    with pytest.raises(ValueError, match="sample_size"):
+        SVC(loss="hinge", sample_size=59).fit(X, y)
+    with pytest.raises(ValueError, match="loss"):
+        SVC(loss="l1").fit(X, y)
+
+
+@pytest.mark.parametrize("name, gamma, C", [("heart_scale", 0.1, 1.0), ("a1a", 0.05, 4.0), ("dna.scale", 0.01, 2.0)])
+def test_equals_libsvm_on_shared_data(name: str, gamma: float, C: float) -> None:
+    X, y = load_libsvm_dense(name)
+    ours = SVC(loss="hinge", C=C, gamma=gamma, tol=1e-6).fit(X, y)
+    theirs = SkSVC(C=C, gamma=gamma, tol=1e-6).fit(X, y)
+    _assert_same_model(ours, theirs, X)
