@@ -253,10 +253,7 @@ fn run(
         if ctx.shrinks_left > 0 && ctx.tracker.steps_taken >= next_shrink {
             next_shrink = ctx.tracker.steps_taken + SHRINK_EVERY;
             let kept: Vec<usize> = (0..m)
-                .filter(|&t| {
-                    !(up[t] == 0.0 && low[t] != 0.0 && v[t] < ext.low_val)
-                        && !(low[t] == 0.0 && up[t] != 0.0 && v[t] > ext.up_val)
-                })
+                .filter(|&t| !can_leave(up[t], low[t], v[t], &ext))
                 .collect();
             if kept.len() * 4 <= 3 * m {
                 ctx.shrinks_left -= 1;
@@ -378,6 +375,14 @@ fn solve_kept(
         }
     }
     Ok(reason)
+}
+
+/// LIBSVM's shrinking rule: a variable at a bound that no step can choose now — in I_up only
+/// with v below min_{I_low} v, or in I_low only with v above max_{I_up} v.
+fn can_leave(up: f64, low: f64, v: f64, ext: &Extremes) -> bool {
+    let only_up = up == 0.0 && low != 0.0;
+    let only_low = low == 0.0 && up != 0.0;
+    (only_up && v < ext.low_val) || (only_low && v > ext.up_val)
 }
 
 /// (in I_up, in I_low): whether y_t α_t can grow, and whether it can shrink.
