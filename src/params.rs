@@ -22,7 +22,7 @@ pub enum Loss {
     SquaredHinge,
     /// C Σ ξ_i with a free bias: LIBSVM's (and scikit-learn's `SVC`) model, same C, same
     /// support vectors, solved by pairwise steps on its polytope (see
-    /// [`solve_box`](crate::solver::solve_box)). The tolerance is the maximal violation of the
+    /// [`solve_box`]). The tolerance is the maximal violation of the
     /// optimality conditions (LIBSVM's `-e`; 1e-3 there).
     Hinge,
 }
