@@ -511,18 +511,12 @@ fn pass(v: &mut [f64], up: &[f64], low: &[f64], update: Option<Update<'_>>) -> E
         let hi = lo + vs.len();
         let (up, low) = (&up[lo..hi], &low[lo..hi]);
         match update {
-            None => scan_chunk(vs, up, low, lo, |_, _| {}),
+            None => scan_only(vs, up, low, lo),
             Some((Column::F32(ci), Column::F32(cj), wi, wj)) => {
-                let (ci, cj) = (&ci[lo..hi], &cj[lo..hi]);
-                scan_chunk(vs, up, low, lo, |k, x: &mut f64| {
-                    *x -= wi * f64::from(ci[k]) + wj * f64::from(cj[k]);
-                })
+                update_f32(vs, up, low, lo, &ci[lo..hi], &cj[lo..hi], wi, wj)
             }
             Some((Column::F64(ci), Column::F64(cj), wi, wj)) => {
-                let (ci, cj) = (&ci[lo..hi], &cj[lo..hi]);
-                scan_chunk(vs, up, low, lo, |k, x: &mut f64| {
-                    *x -= wi * ci[k] + wj * cj[k];
-                })
+                update_f64(vs, up, low, lo, &ci[lo..hi], &cj[lo..hi], wi, wj)
             }
             Some((ci, cj, wi, wj)) => scan_chunk(vs, up, low, lo, |k, x: &mut f64| {
                 *x -= wi * ci.get(lo + k) + wj * cj.get(lo + k);
@@ -534,6 +528,50 @@ fn pass(v: &mut [f64], up: &[f64], low: &[f64], update: Option<Update<'_>>) -> E
         out.merge(p);
     }
     out
+}
+
+crate::simd::multiversion! {
+    avx512;
+    /// [`scan_chunk`] without an update, in the AVX-512 or AVX2 build when the CPU has it.
+    fn scan_only(v: &mut [f64], up: &[f64], low: &[f64], first: usize) -> Extremes {
+        scan_chunk(v, up, low, first, |_, _| {})
+    }
+}
+
+crate::simd::multiversion! {
+    avx512;
+    /// [`scan_chunk`] with an update from `f32` columns (same tiers as [`scan_only`]).
+    fn update_f32(
+        v: &mut [f64],
+        up: &[f64],
+        low: &[f64],
+        first: usize,
+        ci: &[f32],
+        cj: &[f32],
+        wi: f64,
+        wj: f64,
+    ) -> Extremes {
+        scan_chunk(v, up, low, first, |k, x: &mut f64| {
+            *x -= wi * f64::from(ci[k]) + wj * f64::from(cj[k]);
+        })
+    }
+}
+
+crate::simd::multiversion! {
+    avx512;
+    /// [`scan_chunk`] with an update from `f64` columns (same tiers as [`scan_only`]).
+    fn update_f64(
+        v: &mut [f64],
+        up: &[f64],
+        low: &[f64],
+        first: usize,
+        ci: &[f64],
+        cj: &[f64],
+        wi: f64,
+        wj: f64,
+    ) -> Extremes {
+        scan_chunk(v, up, low, first, |k, x: &mut f64| *x -= wi * ci[k] + wj * cj[k])
+    }
 }
 
 /// One chunk of [`pass`], block by block: the update, then lane-wise extremes (both loops
@@ -603,14 +641,31 @@ fn partner(
     gmax: f64,
 ) -> Option<usize> {
     let j = match col_i {
-        Column::F32(c) => best_partner(c, v, low, diag, diag[i], gmax),
-        Column::F64(c) => best_partner(c, v, low, diag, diag[i], gmax),
+        Column::F32(c) => partner_f32(c, v, low, diag, diag[i], gmax),
+        Column::F64(c) => partner_f64(c, v, low, diag, diag[i], gmax),
     };
     (j != usize::MAX).then_some(j)
 }
 
+crate::simd::multiversion! {
+    avx512;
+    /// [`best_partner`] on an `f32` column, in the AVX-512 or AVX2 build when the CPU has it.
+    fn partner_f32(col: &[f32], v: &[f64], low: &[f64], diag: &[f64], kii: f64, gmax: f64) -> usize {
+        best_partner(col, v, low, diag, kii, gmax)
+    }
+}
+
+crate::simd::multiversion! {
+    avx512;
+    /// [`best_partner`] on an `f64` column (same tiers as [`partner_f32`]).
+    fn partner_f64(col: &[f64], v: &[f64], low: &[f64], diag: &[f64], kii: f64, gmax: f64) -> usize {
+        best_partner(col, v, low, diag, kii, gmax)
+    }
+}
+
 /// [`partner`] over one column type, block by block: lane-wise minima of −gain (vectorised),
 /// then a rescan for the first index in a block that improves the best.
+#[inline(always)]
 fn best_partner<T: Copy + Into<f64>>(
     col: &[T],
     v: &[f64],
