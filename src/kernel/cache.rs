@@ -207,6 +207,82 @@ impl ColumnCache {
         slot
     }
 
+    /// As [`ColumnCache::fetch`], but when column `j` is missing it is computed in one pass with
+    /// the missing columns of `likely` (samples the caller expects to need soon), as many as
+    /// fit in a block ([`KernelMatrix::columns`]) and in the cache without evicting `keep`. The
+    /// speculative columns enter as recently used.
+    pub fn fetch_with(
+        &mut self,
+        kernel: &KernelMatrix<'_>,
+        j: usize,
+        likely: &[usize],
+        keep: Option<usize>,
+    ) -> usize {
+        if self.lookup(j).is_some() {
+            return self.fetch(kernel, j, keep);
+        }
+        let room = self
+            .capacity
+            .saturating_sub(1 + usize::from(keep.is_some()));
+        let mut batch = vec![j];
+        for &t in likely {
+            if batch.len() > room || batch.len() == super::block::BLOCK {
+                break;
+            }
+            if t != j && self.lookup(t).is_none() && !batch.contains(&t) {
+                batch.push(t);
+            }
+        }
+        self.clock += 1;
+        let now = self.clock;
+        let mut slots = Vec::with_capacity(batch.len());
+        for &t in &batch {
+            self.computed += 1;
+            let slot = if self.len() < self.capacity {
+                match &mut self.store {
+                    Store::F64(columns) => columns.push(vec![0.0; self.m]),
+                    Store::F32(columns, _) => columns.push(vec![0.0; self.m]),
+                }
+                self.owner.push(t);
+                self.last_used.push(0);
+                self.len() - 1
+            } else {
+                let victim = (0..self.len())
+                    .filter(|&s| Some(s) != keep && self.last_used[s] != now)
+                    .min_by_key(|&s| self.last_used[s])
+                    .expect("room was counted");
+                self.slot_of[self.owner[victim]] = NO_SLOT;
+                self.owner[victim] = t;
+                victim
+            };
+            self.slot_of[t] = slot as u32;
+            self.last_used[slot] = now;
+            slots.push(slot);
+        }
+        match &mut self.store {
+            Store::F64(columns) => {
+                let mut outs: Vec<&mut [f64]> = Vec::with_capacity(slots.len());
+                let mut by_slot: Vec<Option<&mut Vec<f64>>> =
+                    columns.iter_mut().map(Some).collect();
+                for &slot in &slots {
+                    outs.push(by_slot[slot].take().expect("distinct slots"));
+                }
+                kernel.columns(&batch, &mut outs, &mut self.scratch);
+            }
+            Store::F32(columns, wide) => {
+                wide.resize(self.m * batch.len(), 0.0);
+                let mut outs: Vec<&mut [f64]> = wide.chunks_mut(self.m).collect();
+                kernel.columns(&batch, &mut outs, &mut self.scratch);
+                for (c, &slot) in slots.iter().enumerate() {
+                    for (o, &v) in columns[slot].iter_mut().zip(&wide[c * self.m..]) {
+                        *o = v as f32;
+                    }
+                }
+            }
+        }
+        slots[0]
+    }
+
     /// The column stored in `slot`.
     pub fn column(&self, slot: usize) -> Column<'_> {
         match &self.store {

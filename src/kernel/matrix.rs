@@ -244,6 +244,28 @@ impl<'a> KernelMatrix<'a> {
         out[j] = self.diag[j];
     }
 
+    /// Whether the block path of [`KernelMatrix::columns`] applies: an inner-product kernel on
+    /// data without a faster layout (bit rows, feature-major).
+    pub(super) fn block_path(&self) -> bool {
+        matches!(
+            self.kernel,
+            Kernel::Rbf { .. } | Kernel::Linear | Kernel::Poly { .. } | Kernel::Sigmoid { .. }
+        ) && self.bits.is_none()
+            && self.by_feature.is_none()
+    }
+
+    /// Turns the inner products ⟨x_i, x_j⟩ in `out` into column j of the kernel (the outer
+    /// function, and the exact diagonal entry), as [`KernelMatrix::column`] does.
+    pub(super) fn outer_column(&self, j: usize, out: &mut [f64]) {
+        let (norms, qnorm) = if self.norms.is_empty() {
+            (&[][..], 0.0)
+        } else {
+            (&self.norms[..], self.norms[j])
+        };
+        self.outer(out, norms, qnorm);
+        out[j] = self.diag[j];
+    }
+
     /// [`KernelMatrix::column`] rounded to `f32` (for a column cache that stores `f32`).
     /// Indicator data is looked up straight into `out`; the other paths compute the column in
     /// `f64` into `wide` (resized to m) first.
@@ -377,6 +399,10 @@ impl<'a> KernelMatrix<'a> {
     ) {
         debug_assert_eq!(rows.len(), coef.len());
         debug_assert_eq!(out.len(), self.n_rows());
+        if self.block_path() && super::block::add_expansion_blocked(self, queries, rows, coef, out)
+        {
+            return;
+        }
         let work = out.len() * rows.len() * self.data.n_cols().max(1);
         for_each_chunk(out, EXPANSION_ROWS, work, |lo, chunk| {
             let mut column = vec![0.0; chunk.len()];
@@ -488,9 +514,14 @@ impl<'a> KernelMatrix<'a> {
         self.outer(out, norms, qnorm);
     }
 
+    /// The rows' squared norms (rbf; empty for the other kernels).
+    pub(super) fn norms(&self) -> &[f64] {
+        &self.norms
+    }
+
     /// The kernel's outer function applied in place to inner products (or L1 distances), with
     /// the match hoisted out of the loop; `norms` are the rows' squared norms (rbf only).
-    fn outer(&self, out: &mut [f64], norms: &[f64], qnorm: f64) {
+    pub(super) fn outer(&self, out: &mut [f64], norms: &[f64], qnorm: f64) {
         outer_dispatch(self.kernel, out, norms, qnorm);
     }
 }

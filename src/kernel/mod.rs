@@ -7,12 +7,14 @@
 mod bits;
 #[cfg(target_arch = "x86_64")]
 mod bits_avx512;
+mod block;
 mod cache;
 mod dot;
 mod exp;
 mod feature_major;
 mod matrix;
 
+pub use block::BLOCK as COLUMN_BLOCK;
 pub use cache::{CachePrecision, Column, ColumnCache};
 pub use matrix::{KernelMatrix, QueryScratch};
 

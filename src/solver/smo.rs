@@ -26,7 +26,7 @@ use super::monitor::Monitor;
 use super::tracker::Tracker;
 use super::{ExitReason, HistoryEntry, SolverParams, SolverStats, StepCounts, StepKind};
 use crate::error::Result;
-use crate::kernel::{CachePrecision, Column, KernelMatrix};
+use crate::kernel::{COLUMN_BLOCK, CachePrecision, Column, ColumnCache, KernelMatrix};
 use crate::parallel::{current_num_threads, map_chunks};
 use crate::problem::BoxProblem;
 
@@ -232,6 +232,7 @@ fn run(
     }
     let mut ext = pass(v, &up, &low, None);
     let mut objective = 0.0;
+    let blocks = kernel.blocks_pay();
     let mut next_shrink = ctx.tracker.steps_taken + SHRINK_EVERY;
     let exit = loop {
         let violation = ext.up_val - ext.low_val;
@@ -281,11 +282,33 @@ fn run(
         }
         let i = ext.up_idx;
         let gmax = ext.up_val;
-        let si = cache.fetch(kernel, i, None);
+        // Where several columns cost about one (sparse or wide data: the pass over the data is
+        // the cost), a missing column comes with those of the next likely toward vertices and
+        // partners.
+        let likely = |cache: &ColumnCache, skip: usize| {
+            if blocks {
+                likely_columns(v, &up, &low, cache, skip)
+            } else {
+                Vec::new()
+            }
+        };
+        let si = match cache.lookup(i) {
+            Some(_) => cache.fetch(kernel, i, None),
+            None => {
+                let extra = likely(&cache, i);
+                cache.fetch_with(kernel, i, &extra, None)
+            }
+        };
         let Some(j) = partner(cache.column(si), v, &low, diag, i, gmax) else {
             break ExitReason::Converged;
         };
-        let sj = cache.fetch(kernel, j, Some(si));
+        let sj = match cache.lookup(j) {
+            Some(_) => cache.fetch(kernel, j, Some(si)),
+            None => {
+                let extra = likely(&cache, j);
+                cache.fetch_with(kernel, j, &extra, Some(si))
+            }
+        };
         let (ci, cj) = (cache.column(si), cache.column(sj));
         let kij = ci.get(j);
         let (old_i, old_j) = (alpha[i], alpha[j]);
@@ -383,6 +406,59 @@ fn can_leave(up: f64, low: f64, v: f64, ext: &Extremes) -> bool {
     let only_up = up == 0.0 && low != 0.0;
     let only_low = low == 0.0 && up != 0.0;
     (only_up && v < ext.low_val) || (only_low && v > ext.up_val)
+}
+
+/// Uncached samples whose columns the next steps will probably ask for: the largest v over
+/// I_up (the next toward vertices) and the smallest over I_low (their partners), at most
+/// [`COLUMN_BLOCK`] − 1 in all, `skip` (the column being fetched) excluded.
+fn likely_columns(
+    v: &[f64],
+    up: &[f64],
+    low: &[f64],
+    cache: &ColumnCache,
+    skip: usize,
+) -> Vec<usize> {
+    const TOWARD: usize = COLUMN_BLOCK / 2;
+    const PARTNER: usize = COLUMN_BLOCK - 1 - TOWARD;
+    // Small sorted lists (value, index): the best first.
+    let mut toward: Vec<(f64, usize)> = Vec::with_capacity(TOWARD + 1);
+    let mut partner: Vec<(f64, usize)> = Vec::with_capacity(PARTNER + 1);
+    let insert = |list: &mut Vec<(f64, usize)>, key: f64, t: usize, cap: usize| {
+        if list.len() == cap && key >= list[cap - 1].0 {
+            return;
+        }
+        let at = list.partition_point(|&(k, _)| k <= key);
+        list.insert(at, (key, t));
+        list.truncate(cap);
+    };
+    for t in 0..v.len() {
+        let (hi, lo) = (v[t] + up[t], v[t] + low[t]);
+        let bar_hi = if toward.len() == TOWARD {
+            -toward[TOWARD - 1].0
+        } else {
+            f64::NEG_INFINITY
+        };
+        let bar_lo = if partner.len() == PARTNER {
+            partner[PARTNER - 1].0
+        } else {
+            f64::INFINITY
+        };
+        if (hi > bar_hi || lo < bar_lo) && t != skip && cache.lookup(t).is_none() {
+            if hi > bar_hi {
+                insert(&mut toward, -hi, t, TOWARD);
+            }
+            if lo < bar_lo {
+                insert(&mut partner, lo, t, PARTNER);
+            }
+        }
+    }
+    let mut out: Vec<usize> = toward.iter().map(|&(_, t)| t).collect();
+    for &(_, t) in &partner {
+        if !out.contains(&t) {
+            out.push(t);
+        }
+    }
+    out
 }
 
 /// (in I_up, in I_low): whether y_t α_t can grow, and whether it can shrink.
