@@ -226,12 +226,6 @@ impl SvcParams {
                     "sampling applies to the squared hinge (the simplex problem) only",
                 ));
             }
-            if self.warm_start.is_some() || self.solver.warm_start.is_some() {
-                return Err(FwsvmError::param(
-                    "warm_start",
-                    "warm starts apply to the squared hinge (the simplex problem) only",
-                ));
-            }
         }
         if self.n_threads == Some(0) {
             return Err(FwsvmError::param(
@@ -461,7 +455,16 @@ impl SvcValidParams {
         };
         if params.loss == Loss::Hinge {
             let problem = BoxProblem::hinge_svc(KernelMatrix::new(params.kernel, x_used), y_pm, c)?;
-            let solution = solve_box(&problem, &params.solver, monitor)?;
+            let solution = match warm {
+                Some(w) => {
+                    let solver = SolverParams {
+                        warm_start: Some(rows.iter().map(|&r| w[r]).collect()),
+                        ..params.solver.clone()
+                    };
+                    solve_box(&problem, &solver, monitor)?
+                }
+                None => solve_box(&problem, &params.solver, monitor)?,
+            };
             return Ok(BinaryFit::from_box(rows, y_pm, solution));
         }
         let problem = SimplexProblem::l2_svc(KernelMatrix::new(params.kernel, x_used), y_pm, c)?;

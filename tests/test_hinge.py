@@ -89,12 +89,21 @@ def test_reproducible_and_independent_of_threads() -> None:
         np.testing.assert_array_equal(other.intercept_, fits[0].intercept_)
 
 
+def test_warm_path_reaches_the_cold_models() -> None:
+    X, y = _binary(500, seed=6)
+    from fwsvm import svc_path
+
+    Cs = [0.25, 1.0, 8.0]
+    warm, _ = svc_path(X, y, Cs, estimator=SVC(loss="hinge", gamma=0.4, tol=1e-6))
+    for C, model in zip(Cs, warm):
+        cold = SVC(loss="hinge", C=C, gamma=0.4, tol=1e-6).fit(X, y)
+        np.testing.assert_allclose(model.decision_function(X), cold.decision_function(X), atol=1e-4)
+
+
 def test_refusals_name_the_parameter() -> None:
     X, y = _binary(60)
     with pytest.raises(ValueError, match="swap"):
         SVC(loss="hinge", algorithm="bc").fit(X, y)
-    with pytest.raises(ValueError, match="warm_start"):
-        SVC(loss="hinge", warm_start=True).fit(X, y)
     with pytest.raises(ValueError, match="sample_size"):
         SVC(loss="hinge", sample_size=59).fit(X, y)
     with pytest.raises(ValueError, match="loss"):

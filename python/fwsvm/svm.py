@@ -98,7 +98,7 @@ class SVC(PersistenceMixin, ClassifierMixin, BaseEstimator):
         Penalty of the slacks (squared slacks with ``loss="squared_hinge"``), > 0.
     loss : {"squared_hinge", "hinge"}, default="squared_hinge"
         The model (see above). ``"hinge"`` takes ``algorithm`` ``"swap"`` or ``"swap2o"``
-        (both: second-order partners), no ``sample_size`` and no ``warm_start``.
+        (both: second-order partners) and no ``sample_size``.
     kernel : {"rbf", "linear", "poly", "sigmoid", "laplacian", "precomputed"} or callable, default="rbf"
         The kernel: ``exp(-γ‖x−z‖²)``, ``⟨x,z⟩``, ``(γ⟨x,z⟩ + coef0)^degree``,
         ``tanh(γ⟨x,z⟩ + coef0)`` or ``exp(-γ‖x−z‖₁)``. ``"precomputed"``: X is the Gram matrix
@@ -176,8 +176,10 @@ class SVC(PersistenceMixin, ClassifierMixin, BaseEstimator):
         Start the next binary ``fit`` from this fit's solution. The simplex weights stay
         feasible when ``C``, ``gamma`` or the kernel change, so a sweep over C (see
         :func:`fwsvm.svc_path` and :class:`fwsvm.SVCCV`) pays for far fewer steps than cold
-        fits. Rows added at the end of X start with weight 0; with fewer rows or other
-        classes the fit starts cold. One-vs-one (multiclass) fits always start cold.
+        fits; the hinge loss's weights are scaled by the ratio of the new C to the old (then
+        made feasible: equal class sums, at most C). Rows added at the end of X start with
+        weight 0; with fewer rows, other classes or another loss the fit starts cold.
+        One-vs-one (multiclass) fits always start cold.
 
     Attributes
     ----------
@@ -356,8 +358,6 @@ class SVC(PersistenceMixin, ClassifierMixin, BaseEstimator):
             weights = cw[y_index] if weights is None else weights * cw[y_index]
         self._gamma = 0.0 if _uses_gram(self) else self._resolve_gamma(X)
         hinge = self.loss == "hinge"
-        if hinge and self.warm_start:
-            raise ValueError("warm_start applies to loss='squared_hinge' only (the simplex problem)")
         tol = self._effective_tol()
         X_core = features_arg(_training_gram(self, X)) if _uses_gram(self) else features_arg(X)
         seed = int(check_random_state(self.random_state).randint(np.iinfo(np.int32).max))
@@ -399,6 +399,7 @@ class SVC(PersistenceMixin, ClassifierMixin, BaseEstimator):
             if self.warm_start:
                 self._warm_weights = np.zeros(X.shape[0])
                 self._warm_weights[self.support_] = self._alpha
+                self._warm_setting = (self.loss, float(self.C))
         else:
             pairs = run_interruptible(_core.fit_svc_ovo, X_core, y_index.astype(np.float64), **kwargs)
             self._warm_weights = None
@@ -444,6 +445,13 @@ class SVC(PersistenceMixin, ClassifierMixin, BaseEstimator):
             return None
         if len(previous) > n_samples or not np.array_equal(getattr(self, "classes_", None), classes):
             return None
+        loss, C = getattr(self, "_warm_setting", (self.loss, float(self.C)))
+        if loss != self.loss:
+            return None
+        if self.loss == "hinge":
+            # α of the hinge loss lives in [0, C]: scaled with C, bounded vectors stay at the
+            # bound and yᵀα = 0 holds (LIBSVM's warm start along a C path).
+            previous = previous * (float(self.C) / C)
         return np.ascontiguousarray(np.pad(previous, (0, n_samples - len(previous))))
 
     def _set_ovo_attributes(self, pairs: list[dict[str, Any]], y_index: np.ndarray, n_classes: int) -> None:

@@ -119,9 +119,15 @@ pub fn solve_box(
         shrinks: 0,
         rejoins: 0,
     };
-    let mut alpha = vec![0.0; m];
-    // α = 0: ∇ = −1, v = y.
+    let mut alpha = match &params.warm_start {
+        Some(w) => feasible_start(w, y, c)?,
+        None => vec![0.0; m],
+    };
+    // v = y − Σ α_s y_s k(x_s, ·): y itself at α = 0.
     let mut v: Vec<f64> = y.to_vec();
+    if alpha.iter().any(|&a| a > 0.0) {
+        recompute_gradient(problem, &alpha, &mut v);
+    }
     let exit = loop {
         let exit = run(problem, &mut alpha, &mut v, &mut ctx)?;
         // Converged on v with rounded kernel values: certified when the rounding cannot hide a
@@ -184,6 +190,48 @@ pub fn solve_box(
         stats,
         history: ctx.tracker.history,
     })
+}
+
+/// A feasible α from warm-start weights `w` (one per sample, non-negative): each class scaled
+/// to the smaller of the two class sums (so yᵀα = 0), then both together until every α_i ≤ C_i.
+/// Weights from a fit at another C (scaled by C_new/C_old, as `fwsvm.SVC` does) come back
+/// unchanged when they fit the box; all-zero or one-class weights give the cold start α = 0.
+fn feasible_start(w: &[f64], y: &[f64], c: &[f64]) -> Result<Vec<f64>> {
+    if w.len() != y.len() {
+        return Err(crate::error::FwsvmError::param(
+            "warm_start",
+            format!("has {} weights but there are {} samples", w.len(), y.len()),
+        ));
+    }
+    let (mut pos, mut neg) = (0.0, 0.0);
+    for (&wi, &yi) in w.iter().zip(y) {
+        if yi > 0.0 {
+            pos += wi;
+        } else {
+            neg += wi;
+        }
+    }
+    let target = pos.min(neg);
+    if !(target > 0.0 && target.is_finite()) {
+        return Ok(vec![0.0; y.len()]);
+    }
+    let mut alpha: Vec<f64> = w
+        .iter()
+        .zip(y)
+        .map(|(&wi, &yi)| wi * target / if yi > 0.0 { pos } else { neg })
+        .collect();
+    let excess = alpha
+        .iter()
+        .zip(c)
+        .fold(1.0f64, |r, (&a, &ci)| r.max(a / ci));
+    if excess > 1.0 {
+        alpha.iter_mut().for_each(|a| *a /= excess);
+    }
+    // Exact bounds: a weight that reached its bound is set to it (and never above it).
+    for (a, &ci) in alpha.iter_mut().zip(c) {
+        *a = a.clamp(0.0, ci);
+    }
+    Ok(alpha)
 }
 
 /// The maximal violation max_{I_up} v − min_{I_low} v, computed afresh.
