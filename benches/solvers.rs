@@ -4,7 +4,7 @@
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use fwsvm::random::SplitMix64;
-use fwsvm::{Algorithm, DenseMatrix, Kernel, Svc};
+use fwsvm::{Algorithm, DenseMatrix, Kernel, Loss, Svc};
 use std::hint::black_box;
 
 /// Two Gaussian blobs in 10 dimensions, shifted by ±1 along the first axis.
@@ -30,6 +30,7 @@ fn bench_solvers(c: &mut Criterion) {
         let (x, y) = blobs(m, 3);
         for algorithm in [Algorithm::Swap, Algorithm::Swap2o, Algorithm::Mfw] {
             let params = Svc::params()
+                .loss(Loss::SquaredHinge)
                 .c(1.0)
                 .kernel(Kernel::rbf(0.1))
                 .algorithm(algorithm)
@@ -41,7 +42,17 @@ fn bench_solvers(c: &mut Criterion) {
             });
         }
         // Plain FW is sublinear: bench a fixed budget of steps instead of a tolerance.
+        // The hinge loss (the default): pairwise second-order steps on its polytope.
+        let hinge = Svc::params()
+            .c(1.0)
+            .kernel(Kernel::rbf(0.1))
+            .seed(0)
+            .n_threads(Some(1));
+        group.bench_with_input(BenchmarkId::new("hinge", m), &m, |b, _| {
+            b.iter(|| black_box(hinge.fit(&x, &y).expect("fit succeeds")))
+        });
         let fw = Svc::params()
+            .loss(Loss::SquaredHinge)
             .c(1.0)
             .kernel(Kernel::rbf(0.1))
             .algorithm(Algorithm::Fw)

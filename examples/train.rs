@@ -5,7 +5,7 @@
 use std::time::Instant;
 
 use fwsvm::random::SplitMix64;
-use fwsvm::{Algorithm, DenseMatrix, Kernel, Svc};
+use fwsvm::{Algorithm, DenseMatrix, Kernel, Loss, Svc};
 
 /// Two noisy concentric rings: not linearly separable, easy for an RBF kernel.
 fn rings(m: usize, seed: u64) -> (DenseMatrix, Vec<f64>) {
@@ -35,6 +35,7 @@ fn main() -> fwsvm::Result<()> {
     for algorithm in [Algorithm::Swap, Algorithm::Swap2o, Algorithm::Mfw] {
         let start = Instant::now();
         let model = Svc::params()
+            .loss(Loss::SquaredHinge)
             .c(10.0)
             .kernel(Kernel::rbf(1.0))
             .algorithm(algorithm)

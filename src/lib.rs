@@ -1,10 +1,16 @@
 //! # fwsvm — kernel SVMs trained by Frank-Wolfe methods on the unit simplex
 //!
-//! fwsvm trains the L2-SVM of the Core Vector Machine. With
-//! `Q_ij = y_i y_j (k(x_i, x_j) + 1) + δ_ij / C` it maximises −αᵀQα over the unit simplex
-//! {α ≥ 0, Σα = 1} (equivalently, it finds the minimum enclosing ball of the augmented points)
-//! with Frank-Wolfe variants (FW, MFW, SWAP, SWAP-2o) that touch one or two kernel columns per
-//! step. The solution equals the squared-hinge SVM with a regularised bias and the same C.
+//! Two models, one engine of kernel columns, caches and fused passes:
+//!
+//! - the **hinge loss** (the default, [`Loss::Hinge`]): LIBSVM's and scikit-learn's SVC, same C
+//!   and same model, solved by pairwise (swap) steps with second-order partners on its
+//!   polytope {0 ≤ α ≤ C, yᵀα = 0}, with shrinking and block kernel columns
+//!   ([`solver::solve_box`]);
+//! - the **squared hinge** ([`Loss::SquaredHinge`]): the L2-SVM of the Core Vector Machine.
+//!   With `Q_ij = y_i y_j (k(x_i, x_j) + 1) + δ_ij / C` it maximises −αᵀQα over the unit
+//!   simplex {α ≥ 0, Σα = 1} (the minimum enclosing ball of the augmented points) with
+//!   Frank-Wolfe variants (FW, MFW, SWAP, SWAP-2o, BC, KY) that touch one or two kernel columns
+//!   per step; the solution is the squared-hinge SVM with a regularised bias and the same C.
 //!
 //! Data flows one way through the modules:
 //! [`data`] (dense / CSR features) → [`kernel`] (columns, cache) → [`problem`] (Q and b on the

@@ -3,13 +3,14 @@
 mod common;
 
 use common::blobs;
-use fwsvm::{Algorithm, DenseMatrix, ExitReason, FwsvmError, Kernel, Svc};
+use fwsvm::{Algorithm, DenseMatrix, ExitReason, FwsvmError, Kernel, Loss, Svc};
 
 #[test]
 fn fits_and_predicts_blobs_with_every_algorithm() {
     let (x, y) = blobs(400, 3, 3.0, 1);
     for algorithm in Algorithm::ALL {
         let model = Svc::params()
+            .loss(Loss::SquaredHinge)
             .c(1.0)
             .kernel(Kernel::rbf(0.5))
             .algorithm(algorithm)
@@ -148,6 +149,7 @@ fn ky_model_is_the_squared_hinge_svm_with_free_bias() {
     let (x, y) = blobs(120, 2, 1.5, 9);
     let c = 3.0;
     let model = Svc::params()
+        .loss(Loss::SquaredHinge)
         .c(c)
         .kernel(Kernel::rbf(0.7))
         .algorithm(Algorithm::Ky)
@@ -180,7 +182,10 @@ fn ky_model_is_the_squared_hinge_svm_with_free_bias() {
 #[test]
 fn warm_start_from_another_c_converges_to_the_cold_solution() {
     let (x, y) = blobs(300, 3, 1.0, 12);
-    let base = Svc::params().kernel(Kernel::rbf(0.5)).tol(1e-8);
+    let base = Svc::params()
+        .loss(Loss::SquaredHinge)
+        .kernel(Kernel::rbf(0.5))
+        .tol(1e-8);
     let first = base.clone().c(1.0).fit(&x, &y).unwrap();
     let mut alpha = vec![0.0; y.len()];
     for (&i, &a) in first.support().iter().zip(first.alpha()) {

@@ -31,7 +31,7 @@ def test_bc_and_ky_match_swap_accuracy(name: str, test: str | None, n_features: 
     X, Xt, y, yt = _split(name, test, n_features)
     scores = {}
     for algorithm in ("swap", "bc", "ky"):
-        model = fwsvm.SVC(C=1.0, gamma=gamma, algorithm=algorithm, random_state=0).fit(X, y)
+        model = fwsvm.SVC(loss="squared_hinge", C=1.0, gamma=gamma, algorithm=algorithm, random_state=0).fit(X, y)
         assert model.fit_status_ == 0, algorithm
         scores[algorithm] = model.score(Xt, yt)
     assert abs(scores["bc"] - scores["swap"]) <= 0.005, scores
@@ -40,7 +40,7 @@ def test_bc_and_ky_match_swap_accuracy(name: str, test: str | None, n_features: 
 
 def test_ky_model_round_trips_through_both_file_formats(tmp_path) -> None:
     X, y = make_classification(n_samples=150, n_features=6, random_state=1)
-    model = fwsvm.SVC(C=2.0, gamma=0.2, algorithm="ky", random_state=0).fit(X, y)
+    model = fwsvm.SVC(loss="squared_hinge", C=2.0, gamma=0.2, algorithm="ky", random_state=0).fit(X, y)
     expected = model.decision_function(X)
     model.save(tmp_path / "ky.fwsvm")
     np.testing.assert_allclose(fwsvm.load_model(tmp_path / "ky.fwsvm").decision_function(X), expected)
@@ -53,7 +53,7 @@ def test_ky_is_a_free_bias_squared_hinge_svm() -> None:
     # On the support vectors y f(x) = 1 − α/C, and Σ y α = 0 (the free bias's condition).
     X, y = make_classification(n_samples=120, n_features=4, random_state=3)
     C = 4.0
-    model = fwsvm.SVC(C=C, gamma=0.5, algorithm="ky", tol=1e-10, random_state=0).fit(X, y)
+    model = fwsvm.SVC(loss="squared_hinge", C=C, gamma=0.5, algorithm="ky", tol=1e-10, random_state=0).fit(X, y)
     ypm = np.where(y == model.classes_[1], 1.0, -1.0)
     margin = ypm[model.support_] * model.decision_function(X[model.support_])
     alpha = model.dual_coef_[0] * ypm[model.support_]
@@ -63,8 +63,8 @@ def test_ky_is_a_free_bias_squared_hinge_svm() -> None:
 
 def test_ky_multiclass_votes_like_the_others() -> None:
     X, y = make_classification(n_samples=240, n_features=6, n_informative=4, n_classes=3, random_state=5)
-    ky = fwsvm.SVC(C=1.0, gamma=0.3, algorithm="ky", random_state=0).fit(X, y)
-    swap = fwsvm.SVC(C=1.0, gamma=0.3, algorithm="swap", random_state=0).fit(X, y)
+    ky = fwsvm.SVC(loss="squared_hinge", C=1.0, gamma=0.3, algorithm="ky", random_state=0).fit(X, y)
+    swap = fwsvm.SVC(loss="squared_hinge", C=1.0, gamma=0.3, algorithm="swap", random_state=0).fit(X, y)
     assert (ky.predict(X) == swap.predict(X)).mean() > 0.9
 
 
@@ -96,7 +96,7 @@ def test_bc_fits_one_class_and_regression_like_swap(estimator) -> None:
 def test_history_records_every_step(algorithm: str) -> None:
     X, y = make_classification(n_samples=200, n_features=5, random_state=2)
     tol = 5e-2 if algorithm == "fw" else 1e-3  # plain FW converges sublinearly
-    model = fwsvm.SVC(gamma=0.3, algorithm=algorithm, tol=tol, record_history=True, random_state=0).fit(X, y)
+    model = fwsvm.SVC(loss="squared_hinge", gamma=0.3, algorithm=algorithm, tol=tol, record_history=True, random_state=0).fit(X, y)
     h = model.history_
     n = int(model.n_iter_[0])
     assert set(h) == {"iteration", "objective", "gap", "kind", "coreset_size", "seconds"}
@@ -123,8 +123,8 @@ def test_history_records_every_step(algorithm: str) -> None:
 
 def test_history_is_off_by_default_and_per_pair_for_multiclass() -> None:
     X, y = make_classification(n_samples=150, n_features=5, n_informative=3, n_classes=3, random_state=4)
-    assert fwsvm.SVC().fit(X, y).history_ is None
-    model = fwsvm.SVC(record_history=True).fit(X, y)
+    assert fwsvm.SVC(loss="squared_hinge").fit(X, y).history_ is None
+    model = fwsvm.SVC(loss="squared_hinge", record_history=True).fit(X, y)
     assert isinstance(model.history_, list) and len(model.history_) == 3
     for h, n in zip(model.history_, model.n_iter_):
         assert len(h["gap"]) == n
@@ -136,7 +136,7 @@ def test_history_is_off_by_default_and_per_pair_for_multiclass() -> None:
 
 def test_history_survives_save_and_load(tmp_path) -> None:
     X, y = make_classification(n_samples=100, n_features=4, random_state=6)
-    model = fwsvm.SVC(record_history=True).fit(X, y)
+    model = fwsvm.SVC(loss="squared_hinge", record_history=True).fit(X, y)
     model.save(tmp_path / "m.fwsvm")
     again = fwsvm.load_model(tmp_path / "m.fwsvm")
     np.testing.assert_allclose(np.asarray(again.history_["gap"]), model.history_["gap"])
@@ -148,7 +148,7 @@ def test_plot_convergence_draws_one_line_per_model_on_both_axes() -> None:
     import matplotlib.pyplot as plt
 
     X, y = make_classification(n_samples=200, n_features=5, random_state=7)
-    models = {a: fwsvm.SVC(algorithm=a, record_history=True, random_state=0).fit(X, y) for a in ("swap", "mfw", "ky")}
+    models = {a: fwsvm.SVC(loss="squared_hinge", algorithm=a, record_history=True, random_state=0).fit(X, y) for a in ("swap", "mfw", "ky")}
     fig = fwsvm.plot_convergence(models, title="test")
     ax_iter, ax_time = fig.axes
     assert [line.get_label() for line in ax_iter.get_lines()] == ["swap", "mfw", "ky"]
@@ -165,16 +165,16 @@ def test_plot_convergence_explains_missing_history() -> None:
     pytest.importorskip("matplotlib")
     X, y = make_classification(n_samples=60, n_features=4, random_state=8)
     with pytest.raises(ValueError, match="record_history=True"):
-        fwsvm.plot_convergence(fwsvm.SVC().fit(X, y))
+        fwsvm.plot_convergence(fwsvm.SVC(loss="squared_hinge").fit(X, y))
     with pytest.raises(ValueError, match="labels"):
-        fwsvm.plot_convergence([fwsvm.SVC(record_history=True).fit(X, y)], labels=["a", "b"])
+        fwsvm.plot_convergence([fwsvm.SVC(loss="squared_hinge", record_history=True).fit(X, y)], labels=["a", "b"])
 
 
 def test_warm_start_reaches_the_same_model_in_fewer_steps() -> None:
     X, y = make_classification(n_samples=400, n_features=6, flip_y=0.1, random_state=9)
-    warm = fwsvm.SVC(C=1.0, gamma=0.3, tol=1e-6, warm_start=True, random_state=0).fit(X, y)
+    warm = fwsvm.SVC(loss="squared_hinge", C=1.0, gamma=0.3, tol=1e-6, warm_start=True, random_state=0).fit(X, y)
     warm.set_params(C=4.0).fit(X, y)
-    cold = fwsvm.SVC(C=4.0, gamma=0.3, tol=1e-6, random_state=0).fit(X, y)
+    cold = fwsvm.SVC(loss="squared_hinge", C=4.0, gamma=0.3, tol=1e-6, random_state=0).fit(X, y)
     assert warm.convergence_["objective"] == pytest.approx(cold.convergence_["objective"], rel=1e-5)
     np.testing.assert_allclose(warm.decision_function(X), cold.decision_function(X), atol=1e-3)
     assert warm.n_iter_[0] < cold.n_iter_[0]
@@ -191,11 +191,11 @@ def test_warm_start_reaches_the_same_model_in_fewer_steps() -> None:
 def test_svc_path_matches_cold_fits_and_svccv_picks_the_best_c() -> None:
     X, y = make_classification(n_samples=300, n_features=6, flip_y=0.05, random_state=10)
     Cs = [8.0, 0.5, 2.0]
-    template = fwsvm.SVC(gamma=0.2, tol=1e-6, random_state=0)
+    template = fwsvm.SVC(loss="squared_hinge", gamma=0.2, tol=1e-6, random_state=0)
     models, scores = fwsvm.svc_path(X[:200], y[:200], Cs, estimator=template, X_val=X[200:], y_val=y[200:])
     assert [m.C for m in models] == Cs
     for model, C, score in zip(models, Cs, scores):
-        cold = fwsvm.SVC(C=C, gamma=0.2, tol=1e-6, random_state=0).fit(X[:200], y[:200])
+        cold = fwsvm.SVC(loss="squared_hinge", C=C, gamma=0.2, tol=1e-6, random_state=0).fit(X[:200], y[:200])
         np.testing.assert_allclose(model.decision_function(X[200:]), cold.decision_function(X[200:]), atol=1e-3)
         assert score == pytest.approx(cold.score(X[200:], y[200:]), abs=0.01)
         assert not model.warm_start

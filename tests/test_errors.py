@@ -76,7 +76,7 @@ def test_bad_parameters_name_the_parameter(data, params, match) -> None:
 def test_meb_rule_refused_for_non_ball_problems(data) -> None:
     X, y = data
     with pytest.raises(ValueError, match="minimum enclosing ball"):
-        SVC(kernel="linear", stopping="meb").fit(X, y)
+        SVC(loss="squared_hinge", kernel="linear", stopping="meb").fit(X, y)
 
 
 def test_negative_sample_weight(data) -> None:

@@ -66,7 +66,7 @@ def test_default_tolerance_and_persistence(tmp_path) -> None:
     X, y = _binary(400, seed=3)
     clf = SVC(loss="hinge", gamma=0.2).fit(X, y)
     assert clf.tol is None and clf.convergence_["tol"] == 1e-3
-    assert SVC(gamma=0.2).fit(X, y).convergence_["tol"] == 1e-2
+    assert SVC(loss="squared_hinge", gamma=0.2).fit(X, y).convergence_["tol"] == 1e-2
     # The duality gap is reported and small at LIBSVM's default tolerance.
     assert 0 <= clf.convergence_["gap"] and clf.convergence_["relative_gap"] < 1e-2
     again = pickle.loads(pickle.dumps(clf))
@@ -108,6 +108,8 @@ def test_refusals_name_the_parameter() -> None:
         SVC(loss="hinge", sample_size=59).fit(X, y)
     with pytest.raises(ValueError, match="loss"):
         SVC(loss="l1").fit(X, y)
+    with pytest.raises(ValueError, match="stopping"):
+        SVC(stopping="meb").fit(X, y)
 
 
 @pytest.mark.parametrize("name, gamma, C", [("heart_scale", 0.1, 1.0), ("a1a", 0.05, 4.0), ("dna.scale", 0.01, 2.0)])

@@ -110,7 +110,7 @@ def test_class_weight() -> None:
     assert np.mean(heavy.predict(X) == 1) >= np.mean(plain.predict(X) == 1)
     assert balanced.score(X, y) > 0.8
     with pytest.raises(ValueError, match="minimum enclosing ball"):
-        SVC(class_weight="balanced", stopping="meb").fit(X, y)
+        SVC(loss="squared_hinge", class_weight="balanced", stopping="meb").fit(X, y)
 
 
 def test_works_in_pipeline_grid_search_and_cross_validation() -> None:
@@ -119,7 +119,7 @@ def test_works_in_pipeline_grid_search_and_cross_validation() -> None:
     from sklearn.preprocessing import StandardScaler
 
     X, y = load_iris(return_X_y=True)
-    pipe = make_pipeline(StandardScaler(), SVC(random_state=0))
+    pipe = make_pipeline(StandardScaler(), SVC(loss="squared_hinge", random_state=0))
     assert cross_val_score(pipe, X, y, cv=3).mean() > 0.85
     search = GridSearchCV(pipe, {"svc__C": [0.1, 1.0, 10.0], "svc__algorithm": ["swap", "mfw"]}, cv=3).fit(X, y)
     assert search.best_score_ > 0.85

@@ -32,7 +32,7 @@ def _blobs(n: int = 300, d: int = 5, seed: int = 0):
 @pytest.mark.parametrize("C", [0.1, 1.0, 10.0])
 def test_linear_kernel_equals_squared_hinge_svm_with_regularised_bias(C: float) -> None:
     X, y = _blobs(200, 4, seed=1)
-    ours = SVC(kernel="linear", C=C, tol=1e-10, algorithm="swap2o").fit(X, y)
+    ours = SVC(loss="squared_hinge", kernel="linear", C=C, tol=1e-10, algorithm="swap2o").fit(X, y)
     ref = LinearSVC(loss="squared_hinge", C=C / 2, intercept_scaling=1.0, dual=True, tol=1e-8, max_iter=1_000_000)
     ref.fit(X, y)
     np.testing.assert_allclose(ours.decision_function(X), ref.decision_function(X), atol=1e-4, rtol=1e-4)
@@ -91,12 +91,17 @@ def test_accuracy_close_to_libsvm_on_shared_data(name: str) -> None:
     _compare_with_libsvm(X, y)
 
 
-@pytest.mark.parametrize("algorithm", ["fw", "mfw", "swap", "swap2o"])
-def test_identical_models_for_any_thread_count(algorithm: str) -> None:
+@pytest.mark.parametrize(
+    "loss, algorithm",
+    [("squared_hinge", "fw"), ("squared_hinge", "mfw"), ("squared_hinge", "swap"), ("squared_hinge", "swap2o"),
+     ("hinge", "swap")],
+)
+def test_identical_models_for_any_thread_count(loss: str, algorithm: str) -> None:
     # Large enough that kernel columns, scans and prediction take their parallel paths.
     X, y = make_classification(n_samples=7000, n_features=12, random_state=3, flip_y=0.01)
     # Plain FW needs ~10^5 steps here: compare its first 3000.
-    kw = dict(C=1.0, gamma=0.1, algorithm=algorithm, random_state=0, max_iter=3000 if algorithm == "fw" else -1)
+    kw = dict(C=1.0, gamma=0.1, loss=loss, algorithm=algorithm, random_state=0,
+              max_iter=3000 if algorithm == "fw" else -1)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         one = SVC(n_jobs=1, **kw).fit(X, y)
@@ -176,8 +181,8 @@ def test_random_state_makes_fits_reproducible() -> None:
 def test_initialisations_and_stopping_rules_agree(init: str, stopping: str) -> None:
     X, y = _blobs(250, 4, seed=9)
     tol = 1e-7 if stopping != "absolute_gap" else 1e-10
-    clf = SVC(C=1.0, init=init, stopping=stopping, tol=tol, random_state=0).fit(X, y)
-    ref = SVC(C=1.0, tol=1e-9, random_state=1).fit(X, y)
+    clf = SVC(loss="squared_hinge", C=1.0, init=init, stopping=stopping, tol=tol, random_state=0).fit(X, y)
+    ref = SVC(loss="squared_hinge", C=1.0, tol=1e-9, random_state=1).fit(X, y)
     np.testing.assert_allclose(clf.decision_function(X), ref.decision_function(X), atol=1e-3)
 
 
@@ -216,8 +221,8 @@ def test_sampling_reaches_the_same_optimum_and_counts_its_steps() -> None:
     )
     X = StandardScaler().fit_transform(X)
     X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
-    full = SVC(tol=1e-6, random_state=0).fit(X_tr, y_tr)
-    sampled = SVC(tol=1e-6, sample_size=10, random_state=0).fit(X_tr, y_tr)
+    full = SVC(loss="squared_hinge", tol=1e-6, random_state=0).fit(X_tr, y_tr)
+    sampled = SVC(loss="squared_hinge", tol=1e-6, sample_size=10, random_state=0).fit(X_tr, y_tr)
     assert full.convergence_["sampled_steps"] == 0
     assert sampled.convergence_["sampled_steps"] > 10
     assert sampled.convergence_["exit_reason"] == "converged"
@@ -229,7 +234,7 @@ def test_sampling_reaches_the_same_optimum_and_counts_its_steps() -> None:
     X3, y3 = make_classification(
         n_samples=3000, n_features=5, n_informative=3, n_redundant=0, n_classes=3, class_sep=3.0, random_state=4
     )
-    three = SVC(sample_size=5, random_state=0).fit(X3, y3)
+    three = SVC(loss="squared_hinge", sample_size=5, random_state=0).fit(X3, y3)
     assert all(p["sampled_steps"] > 0 for p in three.convergence_["pairs"])
     assert three.score(X3, y3) == pytest.approx(SVC(random_state=0).fit(X3, y3).score(X3, y3), abs=0.01)
 
@@ -238,6 +243,6 @@ def test_sampling_reaches_the_same_optimum_and_counts_its_steps() -> None:
 def test_sampling_is_refused_for_algorithms_that_need_full_columns(algorithm: str) -> None:
     X, y = _blobs(100, 3, seed=2)
     with pytest.raises(ValueError, match="sample_size.*'" + algorithm + "'"):
-        SVC(sample_size=59, algorithm=algorithm).fit(X, y)
+        SVC(loss="squared_hinge", sample_size=59, algorithm=algorithm).fit(X, y)
     with pytest.raises(ValueError, match="sample_size"):
         SVC(sample_size=0).fit(X, y)

@@ -310,7 +310,7 @@ def grid_worker(args, results: mp.Queue) -> None:
     if tool == "fwsvm":
         import fwsvm
 
-        model = fwsvm.SVC(kernel=kernel, gamma=gamma, n_jobs=threads, random_state=0, warm_start=True)
+        model = fwsvm.SVC(loss="squared_hinge", kernel=kernel, gamma=gamma, n_jobs=threads, random_state=0, warm_start=True)
         for C in sorted(GRID):
             start = time.perf_counter()
             model.set_params(C=C).fit(Xtr, ytr)

@@ -80,7 +80,7 @@ def main() -> None:
             if algorithm == "bc" and m > BC_MAX_SAMPLES:
                 continue
             model = fwsvm.SVC(
-                C=1.0, gamma=gamma, algorithm=algorithm, tol=1e-3, max_iter=MAX_ITER, n_jobs=args.threads,
+                loss="squared_hinge", C=1.0, gamma=gamma, algorithm=algorithm, tol=1e-3, max_iter=MAX_ITER, n_jobs=args.threads,
                 record_history=name in PLOTTED, random_state=0,
             )
             with warnings.catch_warnings():

@@ -68,7 +68,7 @@ def main() -> None:
         for tol in TOLS:
             if tol < floor:
                 continue
-            model = fwsvm.SVC(C=1.0, gamma=gamma, tol=tol, n_jobs=1, max_iter=2_000_000, random_state=0)
+            model = fwsvm.SVC(loss="squared_hinge", C=1.0, gamma=gamma, tol=tol, n_jobs=1, max_iter=2_000_000, random_state=0)
             start = time.perf_counter()
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")

@@ -183,7 +183,7 @@ def load_libsvm_model(path: str | os.PathLike[str], n_features: int | None = Non
         nr_sv = np.array([int(v) for v in field("nr_sv", nr_class)])
         if nr_sv.sum() != total_sv or len(rho) != nr_class * (nr_class - 1) // 2:
             raise LibsvmModelError(f"{name}: nr_sv/rho do not match nr_class and total_sv")
-        est = SVC(**common, decision_function_shape="ovr")
+        est = SVC(**common, loss="hinge", decision_function_shape="ovr")
         order = np.argsort(labels, kind="stable")  # sorted class k is file class order[k]
         rank = np.empty(nr_class, dtype=int)
         rank[order] = np.arange(nr_class)

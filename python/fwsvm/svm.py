@@ -96,7 +96,7 @@ class SVC(PersistenceMixin, ClassifierMixin, BaseEstimator):
     ----------
     C : float, default=1.0
         Penalty of the slacks (squared slacks with ``loss="squared_hinge"``), > 0.
-    loss : {"squared_hinge", "hinge"}, default="squared_hinge"
+    loss : {"hinge", "squared_hinge"}, default="hinge"
         The model (see above). ``"hinge"`` takes ``algorithm`` ``"swap"`` or ``"swap2o"``
         (both: second-order partners) and no ``sample_size``.
     kernel : {"rbf", "linear", "poly", "sigmoid", "laplacian", "precomputed"} or callable, default="rbf"
@@ -271,7 +271,7 @@ class SVC(PersistenceMixin, ClassifierMixin, BaseEstimator):
         self,
         *,
         C: float = 1.0,
-        loss: str = "squared_hinge",
+        loss: str = "hinge",
         kernel: str = "rbf",
         gamma: str | float = "scale",
         degree: int = 3,
