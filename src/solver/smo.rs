@@ -787,7 +787,7 @@ crate::simd::multiversion! {
     }
 }
 
-/// [`partner`] over one column type, block by block: lane-wise minima of −gain (vectorised),
+/// [`partner`] over one column type, block by block: lane-wise maxima of the gain (vectorised),
 /// then a rescan for the first index in a block that improves the best.
 #[inline(always)]
 fn best_partner<T: Copy + Into<f64>>(
@@ -799,34 +799,49 @@ fn best_partner<T: Copy + Into<f64>>(
     gmax: f64,
 ) -> usize {
     let n = v.len();
-    let score = |t: usize| {
+    // The gain b²/a as a fraction (b², a), compared by cross-multiplication (no division in
+    // the loop); −1 marks a slot that is not a candidate (not in I_low, or v_t ≥ v_i).
+    let gain = |t: usize| {
         let b = gmax - (v[t] + low[t]);
         let a = kii + diag[t] - 2.0 * col[t].into();
         let a = if a > 0.0 { a } else { TAU };
-        if b > 0.0 { -(b * b) / a } else { f64::INFINITY }
+        (if b > 0.0 { b * b } else { -1.0 }, a)
     };
-    let mut best = (usize::MAX, f64::INFINITY);
+    let better = |(n1, d1): (f64, f64), (n2, d2): (f64, f64)| n1 * d2 > n2 * d1;
+    let mut best = (usize::MAX, (-1.0, 1.0));
     let mut start = 0;
     while start < n {
         let end = (start + BLOCK).min(n);
-        let mut acc = [f64::INFINITY; LANES];
+        let mut num = [-1.0f64; LANES];
+        let mut den = [1.0f64; LANES];
         let full = start + (end - start) / LANES * LANES;
         for t0 in (start..full).step_by(LANES) {
             for l in 0..LANES {
-                let s = score(t0 + l);
-                acc[l] = if s < acc[l] { s } else { acc[l] };
+                let (g, a) = gain(t0 + l);
+                let wins = g * den[l] > num[l] * a;
+                num[l] = if wins { g } else { num[l] };
+                den[l] = if wins { a } else { den[l] };
             }
         }
         for t in full..end {
-            let s = score(t);
-            acc[0] = if s < acc[0] { s } else { acc[0] };
+            let (g, a) = gain(t);
+            if g * den[0] > num[0] * a {
+                (num[0], den[0]) = (g, a);
+            }
         }
-        let block = acc
-            .iter()
-            .fold(f64::INFINITY, |a, &x| if x < a { x } else { a });
-        if block < best.1 {
+        let mut block = (num[0], den[0]);
+        for l in 1..LANES {
+            if better((num[l], den[l]), block) {
+                block = (num[l], den[l]);
+            }
+        }
+        if block.0 >= 0.0 && better(block, best.1) {
+            // The first slot attaining the block's best (the best's own slot compares equal).
             let t = (start..end)
-                .find(|&t| score(t) == block)
+                .find(|&t| {
+                    let (g, a) = gain(t);
+                    g >= 0.0 && g * block.1 == block.0 * a
+                })
                 .expect("attained in the block");
             best = (t, block);
         }
