@@ -116,3 +116,31 @@ pub fn map_chunks<T: Send, R: Send>(
         .map(|(c, s)| f(c * chunk, s))
         .collect()
 }
+
+/// Calls `f(lo, hi)` on consecutive ranges of `0..n` (each `chunk` long but the last), in
+/// parallel when `work` is large enough and more than one thread is available; the results come
+/// back in range order, so a sequential fold over them is deterministic.
+pub fn map_ranges<R: Send>(
+    n: usize,
+    chunk: usize,
+    work: usize,
+    f: impl Fn(usize, usize) -> R + Sync,
+) -> Vec<R> {
+    let chunk = chunk.max(1);
+    let starts: Vec<usize> = (0..n).step_by(chunk).collect();
+    #[cfg(feature = "parallel")]
+    {
+        if work >= PARALLEL_MIN_WORK && n > chunk && rayon::current_num_threads() > 1 {
+            use rayon::prelude::*;
+            return starts
+                .par_iter()
+                .map(|&lo| f(lo, (lo + chunk).min(n)))
+                .collect();
+        }
+    }
+    let _ = work;
+    starts
+        .iter()
+        .map(|&lo| f(lo, (lo + chunk).min(n)))
+        .collect()
+}

@@ -27,7 +27,7 @@ use super::tracker::Tracker;
 use super::{ExitReason, HistoryEntry, SolverParams, SolverStats, StepCounts, StepKind};
 use crate::error::Result;
 use crate::kernel::{COLUMN_BLOCK, CachePrecision, Column, ColumnCache, KernelMatrix};
-use crate::parallel::{current_num_threads, map_chunks};
+use crate::parallel::{current_num_threads, map_chunks, map_ranges};
 use crate::problem::BoxProblem;
 
 /// The curvature used when k_ii + k_jj − 2k_ij ≤ 0 (LIBSVM's τ).
@@ -764,17 +764,34 @@ fn partner(
     i: usize,
     gmax: f64,
 ) -> Option<usize> {
-    let j = match col_i {
-        Column::F32(c) => partner_f32(c, v, low, diag, diag[i], gmax),
-        Column::F64(c) => partner_f64(c, v, low, diag, diag[i], gmax),
-    };
-    (j != usize::MAX).then_some(j)
+    let n = v.len();
+    let kii = diag[i];
+    let chunk = n.div_ceil(current_num_threads()).max(CHUNK);
+    let parts = map_ranges(n, chunk, 2 * n, |lo, hi| {
+        let (v, low, diag) = (&v[lo..hi], &low[lo..hi], &diag[lo..hi]);
+        let (j, gain) = match col_i {
+            Column::F32(c) => partner_f32(&c[lo..hi], v, low, diag, kii, gmax),
+            Column::F64(c) => partner_f64(&c[lo..hi], v, low, diag, kii, gmax),
+        };
+        ((j != usize::MAX).then(|| lo + j), gain)
+    });
+    // Chunks in order, strict improvement: the first slot of the largest gain wins.
+    let mut best: (Option<usize>, (f64, f64)) = (None, (-1.0, 1.0));
+    for (j, (num, den)) in parts {
+        if j.is_some() && num * best.1.1 > best.1.0 * den {
+            best = (j, (num, den));
+        }
+    }
+    best.0
 }
+
+/// The gain b²/a of a partner as the fraction (b², a); −1 marks no candidate.
+type Gain = (f64, f64);
 
 crate::simd::multiversion! {
     avx512;
     /// [`best_partner`] on an `f32` column, in the AVX-512 or AVX2 build when the CPU has it.
-    fn partner_f32(col: &[f32], v: &[f64], low: &[f64], diag: &[f64], kii: f64, gmax: f64) -> usize {
+    fn partner_f32(col: &[f32], v: &[f64], low: &[f64], diag: &[f64], kii: f64, gmax: f64) -> (usize, Gain) {
         best_partner(col, v, low, diag, kii, gmax)
     }
 }
@@ -782,7 +799,7 @@ crate::simd::multiversion! {
 crate::simd::multiversion! {
     avx512;
     /// [`best_partner`] on an `f64` column (same tiers as [`partner_f32`]).
-    fn partner_f64(col: &[f64], v: &[f64], low: &[f64], diag: &[f64], kii: f64, gmax: f64) -> usize {
+    fn partner_f64(col: &[f64], v: &[f64], low: &[f64], diag: &[f64], kii: f64, gmax: f64) -> (usize, Gain) {
         best_partner(col, v, low, diag, kii, gmax)
     }
 }
@@ -797,7 +814,7 @@ fn best_partner<T: Copy + Into<f64>>(
     diag: &[f64],
     kii: f64,
     gmax: f64,
-) -> usize {
+) -> (usize, Gain) {
     let n = v.len();
     // The gain b²/a as a fraction (b², a), compared by cross-multiplication (no division in
     // the loop); −1 marks a slot that is not a candidate (not in I_low, or v_t ≥ v_i).
@@ -847,7 +864,7 @@ fn best_partner<T: Copy + Into<f64>>(
         }
         start = end;
     }
-    best.0
+    best
 }
 
 /// v_t = y_t − Σ_s α_s y_s k(x_s, x_t) recomputed exactly (`f64`, no cache) as one kernel
