@@ -80,6 +80,19 @@ def test_default_tolerance_and_persistence(tmp_path) -> None:
     np.testing.assert_allclose(clf.to_sklearn().decision_function(X), clf.decision_function(X), rtol=1e-12, atol=1e-12)
 
 
+def test_precomputed_kernel_with_shrinking_sized_data_and_an_f32_cache() -> None:
+    # 2,500 samples (shrinking's size) and a 5 MB cache (float32 columns, the exact rebuild):
+    # a Gram matrix is not restricted by selecting rows, so neither may touch it that way.
+    X, y = _binary(2500, seed=8)
+    from sklearn.metrics.pairwise import rbf_kernel
+
+    K = rbf_kernel(X, X, gamma=0.3)
+    ours = SVC(loss="hinge", kernel="precomputed", C=2.0, tol=1e-5, cache_size=5).fit(K, y)
+    theirs = SkSVC(kernel="precomputed", C=2.0, tol=1e-5).fit(K, y)
+    assert ours.convergence_["cache_precision"] == "float32"
+    _assert_same_model(ours, theirs, K)
+
+
 def test_reproducible_and_independent_of_threads() -> None:
     X, y = _binary(3000, seed=4)
     fits = [SVC(loss="hinge", C=3.0, gamma=0.5, n_jobs=n).fit(X, y) for n in (1, 2, 1)]

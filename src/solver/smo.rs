@@ -26,7 +26,7 @@ use super::monitor::Monitor;
 use super::tracker::Tracker;
 use super::{ExitReason, HistoryEntry, SolverParams, SolverStats, StepCounts, StepKind};
 use crate::error::Result;
-use crate::kernel::{COLUMN_BLOCK, CachePrecision, Column, ColumnCache, KernelMatrix};
+use crate::kernel::{COLUMN_BLOCK, CachePrecision, Column, ColumnCache, Kernel, KernelMatrix};
 use crate::parallel::{current_num_threads, map_chunks, map_ranges};
 use crate::problem::BoxProblem;
 
@@ -111,7 +111,12 @@ pub fn solve_box(
         steps: StepCounts::default(),
         totals: Totals::default(),
         drift: 0.0,
-        shrinks_left: if params.shrinking && m >= SHRINK_MIN_SAMPLES {
+        // A precomputed kernel's rows are kernel values: they cannot be restricted to a subset
+        // of samples by selecting rows, so it is not shrunk.
+        shrinks_left: if params.shrinking
+            && m >= SHRINK_MIN_SAMPLES
+            && problem.kernel().kernel() != Kernel::Precomputed
+        {
             MAX_SHRINKS
         } else {
             0
@@ -875,6 +880,18 @@ fn recompute_gradient(problem: &BoxProblem<'_>, alpha: &[f64], v: &mut [f64]) {
     let coef: Vec<f64> = support.iter().map(|&s| -alpha[s] * y[s]).collect();
     v.copy_from_slice(y);
     let kernel = problem.kernel();
+    if kernel.kernel() == Kernel::Precomputed {
+        // The data are the kernel values: add the support vectors' columns.
+        let mut column = vec![0.0; v.len()];
+        let mut scratch = crate::kernel::QueryScratch::new();
+        for (&s, &w) in support.iter().zip(&coef) {
+            kernel.column(s, &mut column, &mut scratch);
+            for (o, &k) in v.iter_mut().zip(&column) {
+                *o += w * k;
+            }
+        }
+        return;
+    }
     kernel.add_expansion(&kernel.data(), &support, &coef, v);
 }
 
