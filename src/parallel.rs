@@ -11,7 +11,8 @@ use crate::error::{FwsvmError, Result};
 pub const PARALLEL_MIN_WORK: usize = 1 << 16;
 
 /// Runs `f` in a rayon pool of `n_threads` threads (`None`: the `FWSVM_NUM_THREADS` environment
-/// variable if set, else all cores). Without the `parallel` feature `f` simply runs.
+/// variable if set, else all cores), at most one per available core. Without the `parallel`
+/// feature `f` simply runs.
 ///
 /// # Errors
 /// [`FwsvmError::ThreadPool`] if the pool cannot be created, [`FwsvmError::InvalidParameter`] if
@@ -26,7 +27,10 @@ pub fn with_threads<T: Send>(n_threads: Option<usize>, f: impl FnOnce() -> T + S
         }
         Some(n) => Some(n),
         None => default_threads(),
-    };
+    }
+    // More threads than the machine has cannot speed a fit up (results do not depend on the
+    // count), and thousands of them take seconds to start or fail to: cap at the cores.
+    .map(|n| n.min(MAX_THREADS_PER_CORE * available_cores()));
     #[cfg(feature = "parallel")]
     {
         let mut builder = rayon::ThreadPoolBuilder::new();
@@ -43,6 +47,14 @@ pub fn with_threads<T: Send>(n_threads: Option<usize>, f: impl FnOnce() -> T + S
         let _ = n;
         Ok(f())
     }
+}
+
+/// Threads per core allowed by [`with_threads`] (a request for more is capped there).
+const MAX_THREADS_PER_CORE: usize = 1;
+
+/// The number of cores available to this process (1 when unknown).
+pub fn available_cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
 /// The thread count from `FWSVM_NUM_THREADS`, if it is set to a positive integer.

@@ -106,3 +106,27 @@ def test_unsorted_sparse_indices_are_handled(data) -> None:
     a = SVC(random_state=0).fit(Xs, y)
     b = SVC(random_state=0).fit(X, y)
     np.testing.assert_allclose(a.decision_function(X), b.decision_function(X), rtol=1e-9)
+
+
+def test_corrupt_csr_indptr_raises_value_error_in_fit_and_predict() -> None:
+    import scipy.sparse as sp
+
+    X = sp.random(50, 10, density=0.3, format="csr", random_state=0)
+    y = np.arange(50) % 2
+    bad = X.copy()
+    bad.indptr = bad.indptr.copy()
+    bad.indptr[5] = 10**6
+    bad.has_canonical_format = True  # scipy then trusts the structure
+    with pytest.raises(ValueError, match="indptr"):
+        SVC().fit(bad, y)
+    model = SVC().fit(X, y)
+    with pytest.raises(ValueError, match="indptr"):
+        model.predict(bad)
+
+
+def test_absurd_n_jobs_is_capped_at_the_cores() -> None:
+    # 10,000 threads failed to start ("could not build the thread pool") after 9 s; the count
+    # is capped at the cores, and the model does not depend on it.
+    X, y = np.random.default_rng(0).normal(size=(40, 3)), np.arange(40) % 2
+    model = SVC(n_jobs=10_000).fit(X, y)
+    np.testing.assert_array_equal(model.dual_coef_, SVC(n_jobs=1).fit(X, y).dual_coef_)

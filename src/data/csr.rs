@@ -50,6 +50,16 @@ impl<'a> CsrView<'a> {
             if w[1] < w[0] {
                 return bad(format!("indptr decreases at row {r}"));
             }
+            // Checked before slicing: an intermediate entry beyond the stored values (with a
+            // valid last entry) would otherwise index out of range.
+            if w[1] > indices.len() {
+                return bad(format!(
+                    "indptr[{}] is {} but there are only {} stored values",
+                    r + 1,
+                    w[1],
+                    indices.len()
+                ));
+            }
             let row = &indices[w[0]..w[1]];
             for (k, &c) in row.iter().enumerate() {
                 if c as usize >= n_cols {
@@ -183,5 +193,22 @@ impl CsrMatrix {
     /// Consumes the matrix and returns `(indptr, indices, data)`.
     pub fn into_parts(self) -> (Vec<usize>, Vec<u32>, Vec<f64>) {
         (self.indptr, self.indices, self.data)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn corrupt_indptr_is_an_error_not_a_panic() {
+        let (indices, data) = (vec![0u32, 1, 2], vec![1.0; 3]);
+        // A middle entry beyond the stored values with a valid last entry.
+        let err = CsrView::new(&[0, 1, 1_000_000, 3], &indices, &data, 5).unwrap_err();
+        assert!(err.to_string().contains("only 3 stored values"), "{err}");
+        assert!(CsrView::new(&[0, 2, 1, 3], &indices, &data, 5).is_err());
+        assert!(CsrView::new(&[0, 1, 2, 4], &indices, &data, 5).is_err());
+        assert!(CsrView::new(&[0, 1, 2, 3], &indices, &data, 2).is_err());
+        assert!(CsrView::new(&[0, 1, 2, 3], &indices, &data, 3).is_ok());
     }
 }
