@@ -130,3 +130,32 @@ def test_absurd_n_jobs_is_capped_at_the_cores() -> None:
     X, y = np.random.default_rng(0).normal(size=(40, 3)), np.arange(40) % 2
     model = SVC(n_jobs=10_000).fit(X, y)
     np.testing.assert_array_equal(model.dual_coef_, SVC(n_jobs=1).fit(X, y).dual_coef_)
+
+
+def test_huge_but_valid_n_features_fit_in_memory_proportional_to_the_values(tmp_path) -> None:
+    # A 4-line file with feature index 2³¹−1 asked for a 17 GB scatter buffer (an abort); in a
+    # subprocess with a 3 GB address-space limit, fit and predict must work and match LIBSVM.
+    import subprocess
+    import sys
+    import textwrap
+
+    path = tmp_path / "huge.svm"
+    path.write_text("1 1:1 2147483647:1\n-1 1:2\n1 2:1\n-1 3:1\n")
+    script = textwrap.dedent(
+        f"""
+        import resource
+        resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30))
+        import numpy as np
+        from sklearn.svm import SVC as SkSVC
+        import fwsvm
+        X, y = fwsvm.load_svmlight_file({str(path)!r})
+        assert X.shape == (4, 2147483647), X.shape
+        ours = fwsvm.SVC(gamma=0.5, tol=1e-8).fit(X, y)
+        theirs = SkSVC(gamma=0.5, tol=1e-8).fit(X, y)
+        np.testing.assert_allclose(ours.decision_function(X), theirs.decision_function(X), atol=1e-6)
+        fwsvm.SVC(loss="squared_hinge", gamma=0.5).fit(X, y).predict(X)
+        print("ok")
+        """
+    )
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0 and run.stdout.strip() == "ok", run.stderr[-2000:]

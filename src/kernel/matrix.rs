@@ -9,7 +9,7 @@ use super::dot::{
 use super::exp::exp_in_place;
 use super::feature_major::FeatureMajor;
 use super::{Kernel, NormKind};
-use crate::data::Features;
+use crate::data::{CsrView, Features};
 use crate::error::{FwsvmError, Result};
 use crate::parallel::{current_num_threads, for_each_chunk};
 
@@ -63,6 +63,38 @@ pub struct KernelMatrix<'a> {
     /// Low-dimensional data transposed, so columns vectorise across rows (see
     /// [`super::feature_major`]).
     by_feature: Option<FeatureMajor>,
+    /// Sparse data over more features than a scatter buffer may span: the features it uses,
+    /// renumbered (see [`FeatureMap`]).
+    features: Option<FeatureMap>,
+}
+
+/// Sparse data whose `n_features` is too large for a dense scatter buffer of that length (a CSR
+/// of shape (60, 2⁴⁰) asked for 8.8 TB): the features the rows use, sorted, and the rows' column
+/// indices renumbered into them, so a scattered query needs memory in proportion to the stored
+/// values. A query's features outside the list meet no stored value and drop out of the inner
+/// products (they still count in the query's own norm).
+#[derive(Debug, Clone)]
+struct FeatureMap {
+    used: Vec<u32>,
+    local: Vec<u32>,
+}
+
+/// Sparse data over more features than this are renumbered ([`FeatureMap`]); below it a query is
+/// scattered into a buffer of `n_features` values (32 MB at most).
+const MAX_SCATTER_FEATURES: usize = 1 << 22;
+
+impl FeatureMap {
+    fn new(s: &crate::data::CsrView<'_>) -> FeatureMap {
+        let mut used: Vec<u32> = s.indices().to_vec();
+        used.sort_unstable();
+        used.dedup();
+        let local = s
+            .indices()
+            .iter()
+            .map(|f| used.binary_search(f).expect("a used feature") as u32)
+            .collect();
+        FeatureMap { used, local }
+    }
 }
 
 impl<'a> KernelMatrix<'a> {
@@ -112,7 +144,13 @@ impl<'a> KernelMatrix<'a> {
             binary,
             bits: None,
             by_feature: None,
+            features: None,
         };
+        if let Features::Sparse(x) = &data
+            && x.n_cols() > MAX_SCATTER_FEATURES
+        {
+            km.features = Some(FeatureMap::new(x));
+        }
         if let (true, Features::Sparse(s)) = (binary, &data) {
             // Distances for the kernels of a distance (rbf, laplacian), inner products otherwise.
             let by_distance = kernel.norm_kind() != NormKind::None;
@@ -377,9 +415,9 @@ impl<'a> KernelMatrix<'a> {
                         self.eval_range(Query::Sparse(idx, val), qnorm, &[], lo, out)
                     }
                     Features::Sparse(_) => {
-                        let dense = scatter(scratch, self.data.n_cols(), idx, val);
+                        let dense = self.scatter(scratch, idx, val);
                         self.eval_range(Query::Sparse(idx, val), qnorm, dense, lo, out);
-                        clear(scratch, idx);
+                        self.clear(scratch, idx);
                     }
                 }
             }
@@ -424,9 +462,9 @@ impl<'a> KernelMatrix<'a> {
         out: &mut [f64],
         scratch: &mut QueryScratch,
     ) {
-        let dense = scatter(scratch, self.data.n_cols(), idx, val);
+        let dense = self.scatter(scratch, idx, val);
         self.eval_all(Query::Sparse(idx, val), qnorm, dense, out);
-        clear(scratch, idx);
+        self.clear(scratch, idx);
     }
 
     /// Column of the indicator query `q` (a training row) by bit counting, in parallel over rows
@@ -494,14 +532,14 @@ impl<'a> KernelMatrix<'a> {
                 sparse_dense_dot(ri, rv, qv)
             }),
             (Features::Sparse(s), Query::Sparse(..)) if l1 => fill(out, lo, |i| {
-                let (ri, rv) = s.row(i);
+                let (ri, rv) = self.scattered_row(s, i);
                 sparse_dense_l1(ri, rv, scattered, qnorm)
             }),
-            (Features::Sparse(s), Query::Sparse(..)) if self.binary => {
-                fill(out, lo, |i| binary_gather_dot(s.row(i).0, scattered))
-            }
+            (Features::Sparse(s), Query::Sparse(..)) if self.binary => fill(out, lo, |i| {
+                binary_gather_dot(self.scattered_row(s, i).0, scattered)
+            }),
             (Features::Sparse(s), Query::Sparse(..)) => fill(out, lo, |i| {
-                let (ri, rv) = s.row(i);
+                let (ri, rv) = self.scattered_row(s, i);
                 sparse_gather_dot(ri, rv, scattered)
             }),
         }
@@ -583,26 +621,65 @@ fn gram_entry(data: &Features<'_>, i: usize, j: usize) -> f64 {
     }
 }
 
-fn scatter<'s>(
-    scratch: &'s mut QueryScratch,
-    n_cols: usize,
-    idx: &[u32],
-    val: &[f64],
-) -> &'s [f64] {
-    // A power-of-two length lets the gather loops mask their indices instead of bounds-checking.
-    let len = n_cols.max(1).next_power_of_two();
-    if scratch.dense.len() < len {
-        scratch.dense.resize(len, 0.0);
+impl KernelMatrix<'_> {
+    /// Row i of sparse data with its column indices as the scatter buffer numbers them (the
+    /// renumbered ones when the data has a [`FeatureMap`]).
+    #[inline(always)]
+    fn scattered_row<'s>(&'s self, s: &CsrView<'s>, i: usize) -> (&'s [u32], &'s [f64]) {
+        let (idx, val) = s.row(i);
+        match &self.features {
+            None => (idx, val),
+            Some(map) => {
+                let (lo, hi) = (s.indptr()[i], s.indptr()[i + 1]);
+                (&map.local[lo..hi], val)
+            }
+        }
     }
-    for (&i, &v) in idx.iter().zip(val) {
-        scratch.dense[i as usize] = v;
-    }
-    &scratch.dense[..len]
-}
 
-fn clear(scratch: &mut QueryScratch, idx: &[u32]) {
-    for &i in idx {
-        scratch.dense[i as usize] = 0.0;
+    /// Scatters a sparse query into the scratch buffer, whose length is a power of two: it lets
+    /// the gather loops mask their indices instead of bounds-checking.
+    fn scatter<'s>(&self, scratch: &'s mut QueryScratch, idx: &[u32], val: &[f64]) -> &'s [f64] {
+        let span = match &self.features {
+            None => self.data.n_cols(),
+            Some(map) => map.used.len(),
+        };
+        let len = span.max(1).next_power_of_two();
+        if scratch.dense.len() < len {
+            scratch.dense.resize(len, 0.0);
+        }
+        match &self.features {
+            None => {
+                for (&i, &v) in idx.iter().zip(val) {
+                    scratch.dense[i as usize] = v;
+                }
+            }
+            Some(map) => {
+                for (&i, &v) in idx.iter().zip(val) {
+                    if let Ok(p) = map.used.binary_search(&i) {
+                        scratch.dense[p] = v;
+                    }
+                }
+            }
+        }
+        &scratch.dense[..len]
+    }
+
+    /// Clears what [`Self::scatter`] wrote for the same query.
+    fn clear(&self, scratch: &mut QueryScratch, idx: &[u32]) {
+        match &self.features {
+            None => {
+                for &i in idx {
+                    scratch.dense[i as usize] = 0.0;
+                }
+            }
+            Some(map) => {
+                for &i in idx {
+                    if let Ok(p) = map.used.binary_search(&i) {
+                        scratch.dense[p] = 0.0;
+                    }
+                }
+            }
+        }
     }
 }
 
@@ -611,6 +688,51 @@ mod tests {
     use super::*;
     use crate::data::{CsrView, DenseView};
     use crate::random::SplitMix64;
+
+    /// Sparse data over a huge feature space (renumbered features) gives the columns, rows and
+    /// expansions of the same data over a small one, for every kernel.
+    #[test]
+    fn renumbered_features_give_the_same_kernel_values() {
+        let mut rng = SplitMix64::new(11);
+        let m = 300;
+        let mut indptr = vec![0];
+        let mut small = Vec::new();
+        for _ in 0..m {
+            let mut cols: Vec<u32> = (0..6).map(|_| rng.below(500) as u32).collect();
+            cols.sort_unstable();
+            cols.dedup();
+            small.extend(&cols);
+            indptr.push(small.len());
+        }
+        // The same values with the features spread over 2³¹ (order preserved).
+        let huge: Vec<u32> = small.iter().map(|&f| f * 4_000_000 + 7).collect();
+        let values: Vec<f64> = (0..small.len()).map(|_| rng.normal()).collect();
+        let a = Features::Sparse(CsrView::new(&indptr, &small, &values, 2_000_000_000).unwrap());
+        let b = Features::Sparse(CsrView::new(&indptr, &huge, &values, 2_000_000_007).unwrap());
+        let kernels = [
+            Kernel::rbf(0.3),
+            Kernel::Linear,
+            Kernel::Laplacian { gamma: 0.2 },
+        ];
+        for kernel in kernels {
+            let (ka, kb) = (KernelMatrix::new(kernel, a), KernelMatrix::new(kernel, b));
+            assert!(ka.features.is_some() && kb.features.is_some());
+            let small_km = KernelMatrix::new(
+                kernel,
+                Features::Sparse(CsrView::new(&indptr, &small, &values, 500).unwrap()),
+            );
+            assert!(small_km.features.is_none());
+            let mut scratch = QueryScratch::new();
+            for j in [0, 17, 299] {
+                let (mut ca, mut cb, mut cs) = (vec![0.0; m], vec![0.0; m], vec![0.0; m]);
+                ka.column(j, &mut ca, &mut scratch);
+                kb.column(j, &mut cb, &mut scratch);
+                small_km.column(j, &mut cs, &mut scratch);
+                assert_eq!(ca, cs, "{kernel:?}");
+                assert_eq!(cb, cs, "{kernel:?}");
+            }
+        }
+    }
 
     /// `add_expansion` (the rebuild of shrunk rows, evaluated a block of rows at a time) equals
     /// the sum of single entries, for every kernel and every storage path: feature-major dense,
