@@ -159,3 +159,22 @@ def test_huge_but_valid_n_features_fit_in_memory_proportional_to_the_values(tmp_
     )
     run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
     assert run.returncode == 0 and run.stdout.strip() == "ok", run.stderr[-2000:]
+
+
+@pytest.mark.parametrize("loss", ["hinge", "squared_hinge"])
+def test_a_kernel_that_overflows_is_refused(loss: str) -> None:
+    # (γ⟨x, x⟩ + 0)^10⁶ is infinite: NaN decision values or a constant predictor before.
+    X = np.random.default_rng(0).normal(size=(100, 3)) * 3
+    y = (X[:, 0] > 0).astype(int)
+    with pytest.raises(ValueError, match="overflows"):
+        SVC(loss=loss, kernel="poly", degree=10**6, gamma=1.0).fit(X, y)
+
+
+def test_svr_targets_too_large_to_standardise() -> None:
+    from fwsvm import SVR
+
+    X = np.random.default_rng(0).normal(size=(50, 2))
+    y = X[:, 0] * 1e200
+    with pytest.raises(ValueError, match="too large to standardise"):
+        SVR().fit(X, y)
+

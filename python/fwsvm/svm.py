@@ -27,6 +27,21 @@ _ALGORITHMS = ("fw", "mfw", "swap", "swap2o", "bc", "ky")
 _SIMPLEX_ALGORITHMS = ("fw", "mfw", "swap", "swap2o", "bc")
 
 
+def _warn_no_progress(results: list[dict[str, Any]], tol: float) -> None:
+    """A ConvergenceWarning when a solve stopped because no step could improve the objective in
+    floating point (a degenerate kernel, or a tolerance below what float64 can certify)."""
+    stuck = [r for r in results if r["exit_reason"] == "no_progress"]
+    if stuck:
+        warnings.warn(
+            f"The solver made no progress in floating point before meeting tol={tol} "
+            f"(relative duality gap {max(r['relative_gap'] for r in stuck):.3g}): the kernel may be "
+            "degenerate for these parameters (e.g. all values 0 or equal), or tol is below what "
+            "double precision can certify. The model may be a constant predictor.",
+            ConvergenceWarning,
+            stacklevel=3,
+        )
+
+
 def _uses_gram(est: Any) -> bool:
     """Whether the estimator's kernel is given as values (``"precomputed"`` or a callable)."""
     return callable(est.kernel) or est.kernel == "precomputed"
@@ -430,6 +445,7 @@ class SVC(PersistenceMixin, ClassifierMixin, BaseEstimator):
                 ConvergenceWarning,
                 stacklevel=2,
             )
+        _warn_no_progress(pair_results, tol)
         return self
 
     def _effective_tol(self) -> float:
@@ -747,6 +763,7 @@ class OneClassSVM(PersistenceMixin, OutlierMixin, BaseEstimator):
                 ConvergenceWarning,
                 stacklevel=2,
             )
+        _warn_no_progress([result], self.tol)
         return self
 
     def score_samples(self, X: Any) -> np.ndarray:
@@ -882,8 +899,14 @@ class SVR(PersistenceMixin, RegressorMixin, BaseEstimator):
             self, X, y, accept_sparse="csr", dtype=np.float64, order="C", accept_large_sparse=True, y_numeric=True
         )
         y = np.asarray(y, dtype=np.float64)
-        self.y_mean_ = float(y.mean())
-        scale = float(y.std())
+        with np.errstate(over="ignore", invalid="ignore"):
+            self.y_mean_ = float(y.mean())
+            scale = float(y.std())
+        if not (np.isfinite(self.y_mean_) and np.isfinite(scale)):
+            raise ValueError(
+                "y is too large to standardise: its mean or standard deviation overflows float64 "
+                f"(max |y| = {np.max(np.abs(y)):.3g}); rescale the targets"
+            )
         self.y_scale_ = scale if scale > 0 else 1.0
         y_std = (y - self.y_mean_) / self.y_scale_
         self._nu = 0.2 * X.shape[0] if self.nu == "auto" else float(self.nu)
@@ -936,6 +959,7 @@ class SVR(PersistenceMixin, RegressorMixin, BaseEstimator):
                 ConvergenceWarning,
                 stacklevel=2,
             )
+        _warn_no_progress([result], self.tol)
         return self
 
     def _standardised_decision(self, X: Any) -> np.ndarray:

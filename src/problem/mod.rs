@@ -49,7 +49,11 @@ enum MebForm {
     None,
 }
 
-/// A precomputed kernel's training matrix must be the square Gram matrix.
+/// A precomputed kernel's training matrix must be the square Gram matrix, and k(x, x) must be
+/// finite on every training row: a kernel that overflows for its parameters (poly with
+/// degree 10⁶ gave k = ∞, then NaN decision values or a constant predictor) is refused, naming
+/// the row. Off the diagonal |k(x, z)| ≤ √(k(x, x) k(z, z)) for the positive semi-definite
+/// kernels, and the sigmoid is bounded.
 pub(crate) fn check_gram(kernel: &KernelMatrix<'_>) -> crate::error::Result<()> {
     let data = kernel.data();
     if kernel.kernel() == crate::kernel::Kernel::Precomputed && data.n_rows() != data.n_cols() {
@@ -58,6 +62,17 @@ pub(crate) fn check_gram(kernel: &KernelMatrix<'_>) -> crate::error::Result<()> 
             data.n_rows(),
             data.n_cols()
         )));
+    }
+    if let Some(i) = kernel.diagonal().iter().position(|k| !k.is_finite()) {
+        return Err(crate::error::FwsvmError::param(
+            "kernel",
+            format!(
+                "k(x, x) is {} for training row {i}: the {:?} kernel overflows for these \
+                 parameters (lower the degree or gamma, or scale the data)",
+                kernel.diagonal()[i],
+                kernel.kernel()
+            ),
+        ));
     }
     Ok(())
 }
