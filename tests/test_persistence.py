@@ -92,3 +92,56 @@ def test_unfitted_and_callable_models_are_refused(tmp_path) -> None:
     clf = SVC(kernel=lambda a, b: a @ b.T).fit(X, y)
     with pytest.raises(ValueError, match="callable"):
         clf.save(tmp_path / "x")
+
+
+def _tamper(path, edit) -> None:
+    """Rewrite a saved model's payload through ``edit(meta, files)`` with a valid checksum."""
+    import io
+    import json
+    import zlib
+
+    from fwsvm.persistence import _HEADER, FORMAT_VERSION, MAGIC
+
+    blob = path.read_bytes()
+    archive = np.load(io.BytesIO(blob[_HEADER.size :]), allow_pickle=False)
+    files = {k: archive[k] for k in archive.files}
+    meta = json.loads(files.pop("__meta__").tobytes().decode())
+    edit(meta, files)
+    buf = io.BytesIO()
+    np.savez(buf, __meta__=np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8), **files)
+    payload = buf.getvalue()
+    path.write_bytes(_HEADER.pack(MAGIC, FORMAT_VERSION, 0, len(payload), zlib.crc32(payload)) + payload)
+
+
+def test_crafted_model_files_are_refused(tmp_path) -> None:
+    import scipy.sparse as sp
+
+    from fwsvm import SVC, ModelFormatError, load_model
+
+    rng = np.random.default_rng(0)
+    X = sp.random(80, 6, density=0.5, format="csr", random_state=0)
+    y = rng.integers(0, 3, 80)
+    path = tmp_path / "m.fwm"
+
+    def edit(fn):
+        SVC(gamma=0.5).fit(X, y).save(path)
+        _tamper(path, fn)
+        with pytest.raises(ModelFormatError):
+            load_model(path)
+
+    def corrupt_indptr(meta, files):
+        indptr = files["support_vectors_.csr.indptr"].copy()
+        indptr[3] = 10**6
+        files["support_vectors_.csr.indptr"] = indptr
+
+    edit(corrupt_indptr)  # was a "double free or corruption" at predict
+    edit(lambda meta, files: meta["scalars"].update(predict=1))  # any attribute was set
+    edit(lambda meta, files: meta["scalars"].update(__class__="x"))
+    edit(lambda meta, files: meta["params"].update(kernel="evil"))  # parameters unchecked
+    edit(lambda meta, files: meta["params"].update(C=-1.0))
+    edit(lambda meta, files: files.update(dual_coef_=files["dual_coef_"][:, :3]))  # shapes
+    edit(lambda meta, files: files.update(n_support_=files["n_support_"] + 1))
+    # Untouched, it loads and predicts as the original.
+    model = SVC(gamma=0.5).fit(X, y)
+    model.save(path)
+    np.testing.assert_array_equal(load_model(path).predict(X), model.predict(X))

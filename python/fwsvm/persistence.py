@@ -100,7 +100,7 @@ def load_model(path: str | os.PathLike[str]) -> Any:
     name = os.fspath(path)
     if len(blob) < _HEADER.size:
         raise ModelFormatError(f"{name}: truncated: {len(blob)} bytes, shorter than the {_HEADER.size}-byte header")
-    magic, version, _, length, crc = _HEADER.unpack_from(blob)
+    magic, version, reserved, length, crc = _HEADER.unpack_from(blob)
     if magic != MAGIC:
         raise ModelFormatError(f"{name}: not an fwsvm model file (bad magic bytes {magic!r})")
     if version > FORMAT_VERSION:
@@ -108,6 +108,8 @@ def load_model(path: str | os.PathLike[str]) -> Any:
             f"{name}: written in model format version {version}, newer than this fwsvm supports "
             f"({FORMAT_VERSION}); upgrade fwsvm to read it"
         )
+    if version < 1 or reserved != 0:
+        raise ModelFormatError(f"{name}: invalid header (version {version}, reserved bytes {reserved})")
     payload = blob[_HEADER.size :]
     if len(payload) != length:
         raise ModelFormatError(f"{name}: truncated or padded: payload has {len(payload)} bytes, header says {length}")
@@ -119,22 +121,105 @@ def load_model(path: str | os.PathLike[str]) -> Any:
         meta = json.loads(files.pop("__meta__").tobytes().decode())
     except Exception as exc:  # a valid checksum over an invalid archive: written by a broken tool
         raise ModelFormatError(f"{name}: unreadable payload ({exc})") from exc
+    if not isinstance(meta, dict) or not isinstance(meta.get("params"), dict) or not isinstance(meta.get("scalars"), dict):
+        raise ModelFormatError(f"{name}: malformed metadata")
     cls = _classes().get(meta.get("estimator"))
     if cls is None:
         raise ModelFormatError(f"{name}: unknown estimator class {meta.get('estimator')!r}")
-    est = cls(**meta["params"])
+    try:
+        est = cls(**meta["params"])
+        # The same checks as fit: a rewritten parameter (an unknown kernel, a negative C) is refused.
+        est._validate_params()
+    except (TypeError, ValueError) as exc:
+        raise ModelFormatError(f"{name}: invalid parameters: {exc}") from exc
     sparse_parts: dict[str, dict[str, np.ndarray]] = {}
     for key, value in files.items():
         if ".csr." in key:
             attr, _, part = key.partition(".csr.")
+            _check_attribute_name(name, cls, attr, meta["params"])
+            if part not in ("data", "indices", "indptr", "shape"):
+                raise ModelFormatError(f"{name}: unknown sparse part {key!r}")
             sparse_parts.setdefault(attr, {})[part] = value
         else:
+            _check_attribute_name(name, cls, key, meta["params"])
             setattr(est, key, value)
     for attr, parts in sparse_parts.items():
-        setattr(est, attr, sp.csr_matrix((parts["data"], parts["indices"], parts["indptr"]), shape=tuple(parts["shape"])))
+        setattr(est, attr, _checked_csr(name, attr, parts))
     for key, value in meta["scalars"].items():
+        _check_attribute_name(name, cls, key, meta["params"])
         setattr(est, key, value)
+    _check_fitted_shapes(name, est)
     return est
+
+
+def _check_attribute_name(name: str, cls: type, attr: str, params: dict[str, Any]) -> None:
+    """Only what ``save`` writes may be set: fitted (``name_``) or private (``_name``)
+    attributes, never a parameter, a dunder, or anything the class defines (a method such as
+    ``predict``, a property, the parameter constraints)."""
+    plain = attr.strip("_")
+    if (
+        not plain.replace("_", "").isalnum()
+        or not plain.isascii()
+        or attr.startswith("__")
+        or not (attr.endswith("_") or attr.startswith("_"))
+        or attr in params
+        or hasattr(cls, attr)
+    ):
+        raise ModelFormatError(f"{name}: unexpected attribute {attr!r} in the model file")
+
+
+def _checked_csr(name: str, attr: str, parts: dict[str, np.ndarray]) -> sp.csr_matrix:
+    """A CSR matrix from saved parts, after the checks scipy skips (its routines trust the
+    structure and may corrupt memory on a bad one)."""
+    try:
+        data, indices, indptr, shape = (parts[k] for k in ("data", "indices", "indptr", "shape"))
+    except KeyError as exc:
+        raise ModelFormatError(f"{name}: sparse attribute {attr!r} lacks its {exc.args[0]!r} part") from exc
+    bad = lambda why: ModelFormatError(f"{name}: sparse attribute {attr!r} is corrupt: {why}")  # noqa: E731
+    if shape.shape != (2,) or shape.dtype.kind not in "iu" or np.any(shape < 0):
+        raise bad(f"shape {shape!r}")
+    n_rows, n_cols = (int(v) for v in shape)
+    if indptr.ndim != 1 or indices.ndim != 1 or data.ndim != 1:
+        raise bad("parts are not one-dimensional")
+    if indptr.dtype.kind not in "iu" or indices.dtype.kind not in "iu" or data.dtype.kind != "f":
+        raise bad("wrong dtypes")
+    if len(indptr) != n_rows + 1 or (len(indptr) and indptr[0] != 0):
+        raise bad(f"indptr has {len(indptr)} entries for {n_rows} rows")
+    if len(indices) != len(data) or (len(indptr) and indptr[-1] != len(indices)):
+        raise bad("indptr, indices and data disagree on the number of stored values")
+    if np.any(np.diff(indptr) < 0):
+        raise bad("indptr decreases")
+    if len(indices) and (indices.min() < 0 or indices.max() >= n_cols):
+        raise bad(f"a column index is outside [0, {n_cols})")
+    return sp.csr_matrix((data, indices, indptr), shape=(n_rows, n_cols))
+
+
+def _check_fitted_shapes(name: str, est: Any) -> None:
+    """The fitted arrays agree with each other (LIBSVM's layout), so prediction indexes within
+    bounds."""
+
+    def fail(why: str) -> ModelFormatError:
+        return ModelFormatError(f"{name}: inconsistent model: {why}")
+
+    if not hasattr(est, "dual_coef_") or not hasattr(est, "support_"):
+        raise fail("dual_coef_ or support_ is missing")
+    dual, support = np.asarray(est.dual_coef_), np.asarray(est.support_)
+    intercept = np.asarray(getattr(est, "intercept_", np.zeros(0)))
+    if dual.ndim != 2 or support.ndim != 1 or dual.shape[1] != len(support):
+        raise fail(f"dual_coef_ {dual.shape} against {len(support)} support vectors")
+    if not np.all(np.isfinite(dual)) or not np.all(np.isfinite(intercept)):
+        raise fail("non-finite coefficients")
+    vectors = getattr(est, "support_vectors_", None)
+    if vectors is not None and getattr(est, "kernel", None) != "precomputed":
+        if vectors.shape[0] != len(support) or vectors.shape[1] != getattr(est, "n_features_in_", vectors.shape[1]):
+            raise fail(f"support_vectors_ {vectors.shape} against {len(support)} support vectors")
+    if hasattr(est, "n_support_") and hasattr(est, "classes_"):
+        n_support = np.asarray(est.n_support_)
+        k = len(est.classes_)
+        if len(n_support) != k or n_support.sum() != len(support) or np.any(n_support < 0):
+            raise fail(f"n_support_ {n_support.tolist()} against {k} classes and {len(support)} support vectors")
+        if dual.shape[0] != max(k - 1, 1) or len(intercept) != k * (k - 1) // 2:
+            raise fail(f"dual_coef_ {dual.shape} or intercept_ {intercept.shape} against {k} classes")
 
 
 class PersistenceMixin:
