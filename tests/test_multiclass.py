@@ -123,3 +123,18 @@ def test_works_in_pipeline_grid_search_and_cross_validation() -> None:
     assert cross_val_score(pipe, X, y, cv=3).mean() > 0.85
     search = GridSearchCV(pipe, {"svc__C": [0.1, 1.0, 10.0], "svc__algorithm": ["swap", "mfw"]}, cv=3).fit(X, y)
     assert search.best_score_ > 0.85
+
+
+def test_many_classes_predict_in_row_blocks(monkeypatch) -> None:
+    # 1,000 classes: 499,500 pairs; the n × pairs matrix of decision values was 8 GB for 2,000
+    # rows. With tiny blocks forced, the votes and the ovr values equal the one-shot ones.
+    import fwsvm.svm as svm_module
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(120, 4))
+    y = np.repeat(np.arange(30), 4)
+    clf = SVC(gamma=0.5, random_state=0).fit(X, y)
+    whole_pred, whole_ovr = clf.predict(X), clf.decision_function(X)
+    monkeypatch.setattr(svm_module, "_OVO_BLOCK_VALUES", 500)  # one row per block
+    np.testing.assert_array_equal(clf.predict(X), whole_pred)
+    np.testing.assert_allclose(clf.decision_function(X), whole_ovr)

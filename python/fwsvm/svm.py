@@ -27,6 +27,10 @@ _ALGORITHMS = ("fw", "mfw", "swap", "swap2o", "bc", "ky")
 _SIMPLEX_ALGORITHMS = ("fw", "mfw", "swap", "swap2o", "bc")
 
 
+# One-vs-one decision values computed at once for prediction, at most (16M: 128 MB).
+_OVO_BLOCK_VALUES = 1 << 24
+
+
 def _warn_no_progress(results: list[dict[str, Any]], tol: float) -> None:
     """A ConvergenceWarning when a solve stopped because no step could improve the objective in
     floating point (a degenerate kernel, or a tolerance below what float64 can certify)."""
@@ -544,10 +548,21 @@ class SVC(PersistenceMixin, ClassifierMixin, BaseEstimator):
                 float(self.intercept_[0]),
                 **kernel_kw,
             )
-        dec = self._ovo_decision(X, kernel_kw)
         if self.decision_function_shape == "ovr":
-            return _ovr_decision_function(dec < 0, -dec, len(self.classes_))
-        return dec
+            # Row blocks: the one-vs-one values of all rows at once (n × K(K−1)/2) were 8 GB
+            # for 1,000 classes; a block's are at most _OVO_BLOCK_VALUES.
+            k = len(self.classes_)
+            return np.concatenate(
+                [_ovr_decision_function(dec < 0, -dec, k) for dec in self._ovo_blocks(X, kernel_kw)]
+            ) if X.shape[0] else np.zeros((0, k))
+        return self._ovo_decision(X, kernel_kw)
+
+    def _ovo_blocks(self, X: Any, kernel_kw: dict[str, Any]) -> Any:
+        """The one-vs-one decision values of consecutive row blocks of X."""
+        n_pairs = max(len(self.intercept_), 1)
+        rows = max(1, _OVO_BLOCK_VALUES // n_pairs)
+        for lo in range(0, X.shape[0], rows):
+            yield self._ovo_decision(X[lo : lo + rows], kernel_kw)
 
     def _ovo_decision(self, X: Any, kernel_kw: dict[str, Any]) -> np.ndarray:
         return _core.ovo_decision_function(
@@ -582,23 +597,28 @@ class SVC(PersistenceMixin, ClassifierMixin, BaseEstimator):
         X = validate_data(
             self, X, accept_sparse="csr", dtype=np.float64, order="C", reset=False, accept_large_sparse=True
         )
-        dec = _ovo_from_kernel_values(
-            _test_kernel_values(self, X), self.dual_coef_, self.intercept_, self.n_support_
-        ) if _uses_gram(self) else self._ovo_decision(
-            X,
-            dict(kernel=self.kernel, gamma=self._gamma, degree=int(self.degree), coef0=float(self.coef0),
-                 n_threads=n_threads(self.n_jobs)),
-        )
-        votes = np.zeros((dec.shape[0], n_classes), dtype=np.int64)
-        p = 0
-        for i in range(n_classes):
-            for j in range(i + 1, n_classes):
-                win_i = dec[:, p] >= 0
-                votes[:, i] += win_i
-                votes[:, j] += ~win_i
-                p += 1
-        # argmax returns the first maximum: ties go to the lower class (LIBSVM's rule).
-        return self.classes_[np.argmax(votes, axis=1)]
+        if _uses_gram(self):
+            blocks = [_ovo_from_kernel_values(_test_kernel_values(self, X), self.dual_coef_, self.intercept_,
+                                              self.n_support_)]
+        else:
+            blocks = self._ovo_blocks(
+                X,
+                dict(kernel=self.kernel, gamma=self._gamma, degree=int(self.degree), coef0=float(self.coef0),
+                     n_threads=n_threads(self.n_jobs)),
+            )
+        first, second = np.triu_indices(n_classes, k=1)  # the pairs in LIBSVM's order
+        winners = []
+        for dec in blocks:
+            # Each pair votes for its first class where its value is ≥ 0; the votes of a block
+            # counted with one bincount over (row, class).
+            winner = np.where(dec >= 0, first, second)
+            flat = (np.arange(dec.shape[0])[:, None] * n_classes + winner).ravel()
+            votes = np.bincount(flat, minlength=dec.shape[0] * n_classes).reshape(dec.shape[0], n_classes)
+            # argmax returns the first maximum: ties go to the lower class (LIBSVM's rule).
+            winners.append(np.argmax(votes, axis=1))
+        if not winners:
+            return self.classes_[np.zeros(0, dtype=np.intp)]
+        return self.classes_[np.concatenate(winners)]
 
 
 def _kernel_diagonal(X: Any, kernel: str, gamma: float, degree: int, coef0: float) -> np.ndarray:
