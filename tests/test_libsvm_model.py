@@ -120,3 +120,34 @@ def test_malformed_model_files(tmp_path) -> None:
     path.write_text("svm_type c_svc\nkernel_type rbf\ngamma 1\nnr_class 2\ntotal_sv 2\nrho 0\nlabel 1 -1\nnr_sv 1 1\nSV\n1 1:x\n")
     with pytest.raises(LibsvmModelError, match="malformed"):
         load_libsvm_model(path)
+
+
+def test_headers_that_would_drive_huge_allocations_are_refused(tmp_path) -> None:
+    # Each header below asked for gigabytes (or failed with an unrelated message) before the
+    # support vector lines were counted; the errors now name the offending header line.
+    from fwsvm import LibsvmModelError, load_libsvm_model
+
+    body = "svm_type c_svc\nkernel_type rbf\ngamma 0.5\nnr_class 2\ntotal_sv 2\nrho 0.1\nlabel 1 -1\nnr_sv 1 1\nSV\n"
+    svs = "0.5 1:1 2:0.5\n-0.5 1:-1\n"
+    cases = {
+        "total_sv 2000000000": body.replace("total_sv 2\n", "total_sv 2000000000\n"),
+        "nr_class": body.replace("nr_class 2\n", "nr_class 100000000\n"),
+        "degree": body.replace("gamma 0.5\n", "gamma 0.5\ndegree 99999999999999999999\n"),
+        "negative": body.replace("nr_sv 1 1\n", "nr_sv 3 -1\n"),
+        "gamma": body.replace("gamma 0.5\n", ""),
+    }
+    for what, text in cases.items():
+        path = tmp_path / "m.model"
+        path.write_text(text + svs)
+        with pytest.raises(LibsvmModelError, match=what.split()[0]):
+            load_libsvm_model(path)
+    # A support vector index of 10^8 stays sparse (densified, two rows took 1.6 GB; the issue's
+    # file with more rows took 160 GiB) and the model predicts.
+    path = tmp_path / "wide.model"
+    path.write_text(body + "0.5 1:1 100000000:0.5\n-0.5 1:-1\n")
+    model = load_libsvm_model(path)
+    import scipy.sparse as sp
+
+    assert sp.issparse(model.support_vectors_)
+    X = sp.csr_matrix(([1.0], ([0], [0])), shape=(1, 100_000_000))
+    assert model.predict(X).shape == (1,)

@@ -110,6 +110,10 @@ def _parse(path: str | os.PathLike[str]) -> tuple[dict[str, list[str]], list[str
     raise LibsvmModelError(f"{os.fspath(path)}: no 'SV' section: not a LIBSVM model file (or truncated)")
 
 
+# Imported support vectors are densified up to this many values (128 MB), kept sparse beyond.
+_MAX_DENSE_SV_VALUES = 1 << 24
+
+
 def load_libsvm_model(path: str | os.PathLike[str], n_features: int | None = None) -> Any:
     """Read a LIBSVM model file (``c_svc`` or ``epsilon_svr``; linear, polynomial, rbf or sigmoid
     kernel) as a fitted :class:`fwsvm.SVC` or :class:`fwsvm.SVR` that predicts like LIBSVM.
@@ -136,6 +140,10 @@ def load_libsvm_model(path: str | os.PathLike[str], n_features: int | None = Non
     if kernel_type not in kernels:
         raise LibsvmModelError(f"{name}: kernel_type {kernel_type!r} is not supported (linear, polynomial, rbf, sigmoid)")
     kernel = kernels[kernel_type]
+    if svm_type not in ("c_svc", "epsilon_svr"):
+        raise LibsvmModelError(f"{name}: svm_type {svm_type!r} is not supported (c_svc, epsilon_svr)")
+    if kernel != "linear" and "gamma" not in header:
+        raise LibsvmModelError(f"{name}: missing 'gamma' line (the {kernel_type} kernel needs it)")
     try:
         gamma = float(header.get("gamma", ["0"])[0])
         degree = int(header.get("degree", ["3"])[0])
@@ -143,14 +151,31 @@ def load_libsvm_model(path: str | os.PathLike[str], n_features: int | None = Non
         nr_class = int(field("nr_class", 1)[0])
         total_sv = int(field("total_sv", 1)[0])
         rho = np.array([float(v) for v in field("rho")])
-        n_coef = max(nr_class - 1, 1)
+    except ValueError as exc:
+        raise LibsvmModelError(f"{name}: malformed header ({exc})") from exc
+    # Header values drive allocations: check them against what the file contains first.
+    if not 0 <= degree <= 2**31 - 1:
+        raise LibsvmModelError(f"{name}: 'degree {degree}' is out of range (0 to 2^31 - 1)")
+    if not (np.isfinite(gamma) and np.isfinite(coef0)):
+        raise LibsvmModelError(f"{name}: 'gamma' and 'coef0' must be finite")
+    sv_lines = [line for line in sv_lines if line.strip()]
+    if total_sv < 0 or len(sv_lines) != total_sv:
+        raise LibsvmModelError(f"{name}: {len(sv_lines)} support vector lines, 'total_sv {total_sv}' says otherwise")
+    expected_rho = nr_class * (nr_class - 1) // 2 if svm_type == "c_svc" else 1
+    if nr_class < (2 if svm_type == "c_svc" else 1) or len(rho) != expected_rho:
+        raise LibsvmModelError(
+            f"{name}: 'nr_class {nr_class}' needs {expected_rho} 'rho' values, the file has {len(rho)}"
+        )
+    n_coef = max(nr_class - 1, 1)
+    try:
         coefs = np.zeros((total_sv, n_coef))
         rows, cols, vals = [], [], []
-        sv_lines = [line for line in sv_lines if line.strip()]
-        if len(sv_lines) != total_sv:
-            raise LibsvmModelError(f"{name}: {len(sv_lines)} support vector lines, total_sv says {total_sv}")
         for r, line in enumerate(sv_lines):
             parts = line.split()
+            if len(parts) < n_coef:
+                raise LibsvmModelError(
+                    f"{name}: support vector {r + 1} has {len(parts)} fields, fewer than its {n_coef} coefficients"
+                )
             coefs[r] = [float(v) for v in parts[:n_coef]]
             for tok in parts[n_coef:]:
                 idx, _, val = tok.partition(":")
@@ -168,7 +193,10 @@ def load_libsvm_model(path: str | os.PathLike[str], n_features: int | None = Non
         if n_features < d:
             raise LibsvmModelError(f"{name}: support vectors use {d} features, more than n_features={n_features}")
         d = n_features
-    sv = sp.csr_matrix((vals, (rows, cols)), shape=(total_sv, max(d, 1))).toarray()
+    sv = sp.csr_matrix((vals, (rows, cols)), shape=(total_sv, max(d, 1)))
+    if total_sv * max(d, 1) <= _MAX_DENSE_SV_VALUES:
+        sv = sv.toarray()  # LIBSVM's models are usually small and dense enough
+    # else: kept sparse (an SV index of 10⁸ asked for 160 GiB densified)
     common = dict(kernel=kernel, gamma=gamma if kernel != "linear" else "scale", degree=degree, coef0=coef0)
 
     if svm_type == "epsilon_svr":
@@ -181,6 +209,8 @@ def load_libsvm_model(path: str | os.PathLike[str], n_features: int | None = Non
     elif svm_type == "c_svc":
         labels = np.array([float(v) for v in field("label", nr_class)])
         nr_sv = np.array([int(v) for v in field("nr_sv", nr_class)])
+        if np.any(nr_sv < 0):
+            raise LibsvmModelError(f"{name}: 'nr_sv' has a negative count ({nr_sv.min()})")
         if nr_sv.sum() != total_sv or len(rho) != nr_class * (nr_class - 1) // 2:
             raise LibsvmModelError(f"{name}: nr_sv/rho do not match nr_class and total_sv")
         est = SVC(**common, loss="hinge", decision_function_shape="ovr")
