@@ -62,7 +62,7 @@ pub enum FwsvmError {
     /// A large buffer could not be allocated (Python: `MemoryError`). Buffers whose size the
     /// input decides are allocated fallibly ([`try_vec`], [`try_reserve`]), so running out of
     /// memory is an error the caller sees, not an abort of the process.
-    #[error("out of memory: {what} needs {bytes} bytes")]
+    #[error("out of memory: {bytes} bytes for {what}")]
     OutOfMemory {
         /// What the buffer was for.
         what: &'static str,
@@ -125,7 +125,8 @@ mod tests {
                 ..
             }
         ));
-        assert!(err.to_string().contains("out of memory: a test buffer"));
+        assert!(err.to_string().starts_with("out of memory: "));
+        assert!(err.to_string().ends_with("bytes for a test buffer"));
         assert_eq!(try_vec(3, 1u8, "small").unwrap(), vec![1, 1, 1]);
     }
 }

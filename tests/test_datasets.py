@@ -278,3 +278,55 @@ def test_svc_on_sparse_a1a_matches_libsvm_accuracy() -> None:
     ours = SVC(C=1.0, gamma=0.05, random_state=0).fit(X, y).score(Xt, yt)
     ref = LibsvmSVC(C=1.0, gamma=0.05).fit(X, y).score(Xt, yt)
     assert ours >= ref - 0.01
+
+
+def test_compressed_bombs_and_long_lines_raise_clear_errors() -> None:
+    import gzip
+    import io
+
+    from fwsvm import LibsvmFormatError, load_svmlight_file
+
+    # 80 MiB of NUL without a newline, gzip-compressed to ~0.4 MB: it was buffered whole (8 GiB
+    # aborted); now the line limit (64 MiB by default) stops it, naming the line.
+    buf = io.BytesIO()
+    with gzip.GzipFile(fileobj=buf, mode="wb", compresslevel=1) as gz:
+        for _ in range(80):
+            gz.write(b"\0" * (1 << 20))
+    with pytest.raises(LibsvmFormatError, match=r"line 1\b.*longer than 67108864 bytes"):
+        load_svmlight_file(io.BytesIO(buf.getvalue()))
+    # A limit below the parser's block size is checked line by line.
+    long_row = " ".join(f"{k}:1" for k in range(1, 301)).encode()  # ~2,300 bytes
+    text = b"1 1:1\n-1 2:1\n1 " + long_row + b"\n-1 1:2\n"
+    with pytest.raises(LibsvmFormatError, match=r"line 3\b.*longer than 1000 bytes"):
+        load_svmlight_file(io.BytesIO(text), max_line_length=1000)
+    X, _ = load_svmlight_file(io.BytesIO(text), max_line_length=3000)
+    assert X.shape == (4, 300)
+
+
+def test_parsed_data_that_do_not_fit_raise_memory_error() -> None:
+    # 60M valid rows (360 MB of text, 1.6 MB gzipped) under a 1.5 GB address-space limit: the
+    # reader's buffers fail to grow and the load raises MemoryError instead of aborting.
+    import subprocess
+    import sys
+    import textwrap
+
+    script = textwrap.dedent(
+        """
+        import gzip, io, resource
+        resource.setrlimit(resource.RLIMIT_AS, (1536 << 20, 1536 << 20))
+        import fwsvm
+        buf = io.BytesIO()
+        with gzip.GzipFile(fileobj=buf, mode="wb", compresslevel=1) as gz:
+            block = b"1 1:1\\n" * (1 << 20)
+            for _ in range(60):
+                gz.write(block)
+        try:
+            fwsvm.load_svmlight_file(io.BytesIO(buf.getvalue()))
+            print("loaded")
+        except MemoryError as exc:
+            print("MemoryError", exc)
+        """
+    )
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert run.stdout.startswith("MemoryError out of memory"), run.stdout + run.stderr[-2000:]

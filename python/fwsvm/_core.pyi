@@ -149,6 +149,7 @@ def load_svmlight(
     offset: int = 0,
     length: int = -1,
     n_threads: int | None = None,
+    max_line_length: int | None = None,
 ) -> list[dict[str, Any]]: ...
 def dump_svmlight(
     x: Features,

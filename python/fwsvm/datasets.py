@@ -56,6 +56,7 @@ def load_svmlight_files(
     offset: int = 0,
     length: int = -1,
     n_jobs: int | None = None,
+    max_line_length: int | None = None,
 ) -> list[Any]:
     """Load several LIBSVM/svmlight files with a shared number of features.
 
@@ -79,6 +80,11 @@ def load_svmlight_files(
         (after skipping the partial line at ``offset``); ``n_features`` is then required.
     n_jobs : int, default=None
         Parser threads (``None``: ``FWSVM_NUM_THREADS`` or all cores).
+    max_line_length : int, default=None
+        The longest line accepted, in bytes; ``None`` is 64 MiB (far above real data lines).
+        A longer line raises :class:`LibsvmFormatError` naming it, instead of being buffered
+        whole (a compressed file of gigabytes without a newline). Parsed data that do not fit
+        in memory raise ``MemoryError``.
 
     Returns
     -------
@@ -108,6 +114,7 @@ def load_svmlight_files(
         offset=int(offset),
         length=int(length),
         n_threads=n_threads(n_jobs),
+        max_line_length=None if max_line_length is None else int(max_line_length),
     )
     result: list[Any] = []
     for part in parsed:
@@ -141,6 +148,7 @@ def load_svmlight_file(
     offset: int = 0,
     length: int = -1,
     n_jobs: int | None = None,
+    max_line_length: int | None = None,
 ) -> tuple[Any, ...]:
     """Load one LIBSVM/svmlight file into a CSR matrix and labels.
 
@@ -165,6 +173,7 @@ def load_svmlight_file(
             offset=offset,
             length=length,
             n_jobs=n_jobs,
+            max_line_length=max_line_length,
         )
     )
 

@@ -10,7 +10,8 @@ use pyo3::types::{PyBytes, PyDict, PyList};
 
 use super::convert::FeaturesArg;
 use crate::data::libsvm::{
-    ReadOptions, Source, Targets, TargetsRef, ZeroBased, read_libsvm_sources, write_libsvm,
+    DEFAULT_MAX_LINE_BYTES, ReadOptions, Source, Targets, TargetsRef, ZeroBased,
+    read_libsvm_sources, write_libsvm,
 };
 use crate::error::FwsvmError;
 use crate::parallel::with_threads;
@@ -24,7 +25,7 @@ pub(crate) enum SourceArg {
 
 /// Reads LIBSVM/svmlight sources; returns one dict of CSR parts and labels per source.
 #[pyfunction]
-#[pyo3(signature = (sources, names, *, n_features=None, multilabel=false, zero_based="auto", offset=0, length=-1, n_threads=None))]
+#[pyo3(signature = (sources, names, *, n_features=None, multilabel=false, zero_based="auto", offset=0, length=-1, n_threads=None, max_line_length=None))]
 pub(crate) fn load_svmlight<'py>(
     py: Python<'py>,
     sources: Vec<SourceArg>,
@@ -35,6 +36,7 @@ pub(crate) fn load_svmlight<'py>(
     offset: u64,
     length: i64,
     n_threads: Option<usize>,
+    max_line_length: Option<usize>,
 ) -> PyResult<Bound<'py, PyList>> {
     let zero_based = match zero_based {
         "auto" => ZeroBased::Auto,
@@ -54,6 +56,7 @@ pub(crate) fn load_svmlight<'py>(
         multilabel,
         offset,
         length: (length > 0).then_some(length as u64),
+        max_line_bytes: max_line_length.unwrap_or(DEFAULT_MAX_LINE_BYTES),
     };
     let srcs: Vec<Source<'_>> = sources
         .iter()

@@ -20,7 +20,7 @@ pub use write::{TargetsRef, write_libsvm};
 
 use self::parse::{LocalError, Piece, Position, parse_chunk};
 use crate::data::CsrMatrix;
-use crate::error::{FwsvmError, Result};
+use crate::error::{FwsvmError, Result, try_reserve};
 
 /// Whether feature indices in the file start at 0 or 1.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -34,8 +34,13 @@ pub enum ZeroBased {
     No,
 }
 
+/// The longest line the reader accepts by default (bytes, the newline excluded): far above
+/// any real data line, far below memory. A longer line is a parse error naming it (a gzip
+/// "bomb" of gigabytes without a newline was buffered whole before).
+pub const DEFAULT_MAX_LINE_BYTES: usize = 64 << 20;
+
 /// Options of the reader.
-#[derive(Clone, Debug, PartialEq, Eq, Default)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ReadOptions {
     /// Index base.
     pub zero_based: ZeroBased,
@@ -47,6 +52,21 @@ pub struct ReadOptions {
     pub offset: u64,
     /// Stop at the first line that starts at or after `offset + length` bytes.
     pub length: Option<u64>,
+    /// The longest line accepted, in bytes ([`DEFAULT_MAX_LINE_BYTES`] by default).
+    pub max_line_bytes: usize,
+}
+
+impl Default for ReadOptions {
+    fn default() -> Self {
+        ReadOptions {
+            zero_based: ZeroBased::default(),
+            n_features: None,
+            multilabel: false,
+            offset: 0,
+            length: None,
+            max_line_bytes: DEFAULT_MAX_LINE_BYTES,
+        }
+    }
 }
 
 /// Labels of the rows read.
@@ -222,13 +242,30 @@ fn parse_stream(name: &str, reader: &mut dyn Read, options: &ReadOptions) -> Res
             memrchr(b'\n', &buf).map_or(0, |p| p + 1)
         };
         if cut == 0 && !eof {
-            // No newline in a whole block: one very long line; read more.
+            // No newline in a whole block: one very long line; read more, up to the limit.
+            if buf.len() > options.max_line_bytes {
+                return Err(long_line(name, line_base, options.max_line_bytes));
+            }
             let n = (&mut *reader)
                 .take(block as u64)
                 .read_to_end(&mut buf)
                 .map_err(io)?;
             eof = n < block;
             continue;
+        }
+        if options.max_line_bytes < buf.len() {
+            // A limit below the block size: check each line of the block (an end-of-file line
+            // without a newline included).
+            let mut start = 0;
+            for (k, end) in memchr::memchr_iter(b'\n', &buf[..cut])
+                .chain((eof && cut > 0 && buf[cut - 1] != b'\n').then_some(cut))
+                .enumerate()
+            {
+                if end - start > options.max_line_bytes {
+                    return Err(long_line(name, line_base + k, options.max_line_bytes));
+                }
+                start = end + 1;
+            }
         }
         let mut done = eof;
         if let Some(limit) = limit {
@@ -268,7 +305,7 @@ fn parse_stream(name: &str, reader: &mut dyn Read, options: &ReadOptions) -> Res
                 first_zero = piece.first_zero.map(shift);
             }
             line_base += piece.lines;
-            append(&mut total, piece, options.multilabel);
+            append(&mut total, piece, options.multilabel)?;
         }
         buf.drain(..cut);
         stream_pos += cut as u64;
@@ -283,6 +320,18 @@ fn parse_stream(name: &str, reader: &mut dyn Read, options: &ReadOptions) -> Res
         max_index,
         first_zero,
     })
+}
+
+/// The error for a line (0-based `line`) longer than `limit` bytes.
+fn long_line(name: &str, line: usize, limit: usize) -> FwsvmError {
+    FwsvmError::Parse {
+        source_name: name.to_string(),
+        line: line + 1,
+        column: 1,
+        message: format!(
+            "line longer than {limit} bytes (the limit; raise max_line_length to read longer lines)"
+        ),
+    }
 }
 
 /// Splits `text` (whole lines) into about `4 × threads` chunks at line boundaries and parses
@@ -320,7 +369,17 @@ fn parse_block(
     chunks.iter().map(|c| parse_chunk(c, multilabel)).collect()
 }
 
-fn append(total: &mut Piece, piece: Piece, multilabel: bool) {
+fn append(total: &mut Piece, piece: Piece, multilabel: bool) -> Result<()> {
+    // The parsed data grow with the file: reserve fallibly, so a file whose data do not fit in
+    // memory is a MemoryError, not an abort (2.1 GiB of "1 1:1" rows aborted at 3.4 GB).
+    try_reserve(&mut total.indptr, piece.indptr.len(), "the parsed rows")?;
+    try_reserve(
+        &mut total.indices,
+        piece.indices.len(),
+        "the parsed column indices",
+    )?;
+    try_reserve(&mut total.data, piece.data.len(), "the parsed values")?;
+    try_reserve(&mut total.labels, piece.labels.len(), "the parsed labels")?;
     let base = total.indices.len();
     total
         .indptr
@@ -337,6 +396,7 @@ fn append(total: &mut Piece, piece: Piece, multilabel: bool) {
     } else {
         total.labels.extend_from_slice(&piece.labels);
     }
+    Ok(())
 }
 
 /// Applies the index base and the number of features across all sources.
