@@ -330,3 +330,31 @@ def test_parsed_data_that_do_not_fit_raise_memory_error() -> None:
     run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stderr[-2000:]
     assert run.stdout.startswith("MemoryError out of memory"), run.stdout + run.stderr[-2000:]
+
+
+def test_ctrl_c_stops_a_load_with_keyboard_interrupt() -> None:
+    # In a fresh process, SIGINT arrives 0.3 s into a load of several seconds (400 MB of
+    # text, gzipped): the reader polls its cancel flag between 1 MiB reads and raises
+    # KeyboardInterrupt; before, the load ran to its end and then surfaced as a PanicException
+    # about the NumPy capsule.
+    import subprocess
+    import sys
+    import textwrap
+
+    script = textwrap.dedent(
+        """
+        import gzip, io, os, signal, threading, time
+        import fwsvm
+        data = gzip.compress(b"1 1:0.5 2:0.25 3:1\\n" * 20_000_000, compresslevel=1)
+        threading.Timer(0.3, lambda: os.kill(os.getpid(), signal.SIGINT)).start()
+        start = time.perf_counter()
+        try:
+            fwsvm.load_svmlight_file(io.BytesIO(data))
+            print("loaded")
+        except KeyboardInterrupt:
+            print("KeyboardInterrupt after %.2f s" % (time.perf_counter() - start))
+        """
+    )
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert run.stdout.startswith("KeyboardInterrupt"), run.stdout + run.stderr[-2000:]

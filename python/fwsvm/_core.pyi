@@ -150,6 +150,7 @@ def load_svmlight(
     length: int = -1,
     n_threads: int | None = None,
     max_line_length: int | None = None,
+    cancel: CancelToken | None = None,
 ) -> list[dict[str, Any]]: ...
 def dump_svmlight(
     x: Features,

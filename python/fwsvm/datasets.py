@@ -15,7 +15,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from fwsvm import _core
-from fwsvm._native import features_arg, n_threads
+from fwsvm._native import features_arg, n_threads, run_interruptible
 
 LibsvmFormatError = _core.LibsvmFormatError
 
@@ -105,7 +105,8 @@ def load_svmlight_files(
     if dtype.kind != "f":
         raise ValueError(f"dtype must be a floating point type, got {dtype}")
     sources, names = zip(*(_source(f) for f in files)) if files else ((), ())
-    parsed = _core.load_svmlight(
+    parsed = run_interruptible(
+        _core.load_svmlight,
         list(sources),
         list(names),
         n_features=n_features,

@@ -11,7 +11,7 @@ use pyo3::types::{PyBytes, PyDict, PyList};
 use super::convert::FeaturesArg;
 use crate::data::libsvm::{
     DEFAULT_MAX_LINE_BYTES, ReadOptions, Source, Targets, TargetsRef, ZeroBased,
-    read_libsvm_sources, write_libsvm,
+    read_libsvm_sources_until, write_libsvm,
 };
 use crate::error::FwsvmError;
 use crate::parallel::with_threads;
@@ -25,7 +25,7 @@ pub(crate) enum SourceArg {
 
 /// Reads LIBSVM/svmlight sources; returns one dict of CSR parts and labels per source.
 #[pyfunction]
-#[pyo3(signature = (sources, names, *, n_features=None, multilabel=false, zero_based="auto", offset=0, length=-1, n_threads=None, max_line_length=None))]
+#[pyo3(signature = (sources, names, *, n_features=None, multilabel=false, zero_based="auto", offset=0, length=-1, n_threads=None, max_line_length=None, cancel=None))]
 pub(crate) fn load_svmlight<'py>(
     py: Python<'py>,
     sources: Vec<SourceArg>,
@@ -37,6 +37,7 @@ pub(crate) fn load_svmlight<'py>(
     length: i64,
     n_threads: Option<usize>,
     max_line_length: Option<usize>,
+    cancel: Option<PyRef<'py, super::svc::CancelToken>>,
 ) -> PyResult<Bound<'py, PyList>> {
     let zero_based = match zero_based {
         "auto" => ZeroBased::Auto,
@@ -66,7 +67,18 @@ pub(crate) fn load_svmlight<'py>(
             SourceArg::Path(p) => Source::Path(p),
         })
         .collect();
-    let data = py.detach(|| with_threads(n_threads, || read_libsvm_sources(&srcs, &options)))??;
+    // Ctrl-C: the Python side (`run_interruptible`) sets the token; the reader checks it
+    // between reads of 1 MiB and between parse blocks.
+    let flag = cancel.map(|t| t.flag.clone());
+    let stop = move || {
+        flag.as_ref()
+            .is_some_and(|f| f.load(std::sync::atomic::Ordering::Relaxed))
+    };
+    let data = py.detach(|| {
+        with_threads(n_threads, || {
+            read_libsvm_sources_until(&srcs, &options, &stop)
+        })
+    })??;
     let out = PyList::empty(py);
     for d in data {
         let dict = PyDict::new(py);

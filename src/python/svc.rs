@@ -23,7 +23,7 @@ use crate::solver::{Monitor, Progress, SolverParams};
 #[pyclass(module = "fwsvm._core", frozen)]
 #[derive(Default)]
 pub(crate) struct CancelToken {
-    flag: Arc<AtomicBool>,
+    pub(crate) flag: Arc<AtomicBool>,
 }
 
 #[pymethods]

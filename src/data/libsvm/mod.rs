@@ -127,6 +127,20 @@ pub fn read_libsvm_sources(
     sources: &[Source<'_>],
     options: &ReadOptions,
 ) -> Result<Vec<LibsvmData>> {
+    read_libsvm_sources_until(sources, options, &|| false)
+}
+
+/// [`read_libsvm_sources`] that stops with [`FwsvmError::Interrupted`] when `stop` returns true;
+/// it is asked between reads of at most [`READ_STEP`] bytes and between parse blocks, so a
+/// cancelled load ends within a fraction of a second even on slowly decompressing input.
+///
+/// # Errors
+/// As [`read_libsvm`], and [`FwsvmError::Interrupted`].
+pub fn read_libsvm_sources_until(
+    sources: &[Source<'_>],
+    options: &ReadOptions,
+    stop: &(dyn Fn() -> bool + Sync),
+) -> Result<Vec<LibsvmData>> {
     let raws = sources
         .iter()
         .map(|s| match *s {
@@ -134,11 +148,11 @@ pub fn read_libsvm_sources(
                 let name = p.display().to_string();
                 let file = File::open(p).map_err(|e| FwsvmError::io(&name, &e))?;
                 let mut reader = decompressed(BufReader::with_capacity(1 << 20, file), &name)?;
-                parse_stream(&name, &mut reader, options)
+                parse_stream(&name, &mut reader, options, stop)
             }
             Source::Bytes { name, bytes } => {
                 let mut reader = decompressed(bytes, name)?;
-                parse_stream(name, &mut reader, options)
+                parse_stream(name, &mut reader, options, stop)
             }
         })
         .collect::<Result<Vec<_>>>()?;
@@ -173,7 +187,39 @@ struct Raw {
 /// Bytes per parse block (per thread).
 const BLOCK_PER_THREAD: usize = 8 << 20;
 
-fn parse_stream(name: &str, reader: &mut dyn Read, options: &ReadOptions) -> Result<Raw> {
+/// Bytes read between two checks of the stop condition.
+pub const READ_STEP: usize = 1 << 20;
+
+/// Appends up to `want` bytes from `reader` to `buf`, [`READ_STEP`] at a time, checking `stop`
+/// between reads; returns the number of bytes read (fewer than `want` only at end of input).
+fn read_some(
+    reader: &mut dyn Read,
+    buf: &mut Vec<u8>,
+    want: usize,
+    stop: &(dyn Fn() -> bool + Sync),
+    io: impl Fn(std::io::Error) -> FwsvmError,
+) -> Result<usize> {
+    let mut got = 0;
+    while got < want {
+        if stop() {
+            return Err(FwsvmError::Interrupted);
+        }
+        let step = (want - got).min(READ_STEP) as u64;
+        let n = (&mut *reader).take(step).read_to_end(buf).map_err(&io)?;
+        got += n;
+        if (n as u64) < step {
+            break;
+        }
+    }
+    Ok(got)
+}
+
+fn parse_stream(
+    name: &str,
+    reader: &mut dyn Read,
+    options: &ReadOptions,
+    stop: &(dyn Fn() -> bool + Sync),
+) -> Result<Raw> {
     let io = |e: std::io::Error| FwsvmError::io(name, &e);
     let threads = crate::parallel::current_num_threads().max(1);
     let block = BLOCK_PER_THREAD * threads;
@@ -227,14 +273,11 @@ fn parse_stream(name: &str, reader: &mut dyn Read, options: &ReadOptions) -> Res
     loop {
         // Fill the buffer up to a block (a line longer than a block keeps growing it).
         if !eof && buf.len() < block {
-            let want = (block - buf.len()) as u64;
-            // Reserve (not zero) the block so read_to_end fills it without regrowing.
-            buf.reserve(want as usize);
-            let n = (&mut *reader)
-                .take(want)
-                .read_to_end(&mut buf)
-                .map_err(io)?;
-            eof = (n as u64) < want;
+            let want = block - buf.len();
+            // Reserve (not zero) the block so the reads fill it without regrowing.
+            try_reserve(&mut buf, want, "the text being parsed")?;
+            let n = read_some(reader, &mut buf, want, stop, io)?;
+            eof = n < want;
         }
         let mut cut = if eof {
             buf.len()
@@ -246,10 +289,8 @@ fn parse_stream(name: &str, reader: &mut dyn Read, options: &ReadOptions) -> Res
             if buf.len() > options.max_line_bytes {
                 return Err(long_line(name, line_base, options.max_line_bytes));
             }
-            let n = (&mut *reader)
-                .take(block as u64)
-                .read_to_end(&mut buf)
-                .map_err(io)?;
+            try_reserve(&mut buf, block, "the text being parsed")?;
+            let n = read_some(reader, &mut buf, block, stop, io)?;
             eof = n < block;
             continue;
         }
@@ -278,6 +319,9 @@ fn parse_stream(name: &str, reader: &mut dyn Read, options: &ReadOptions) -> Res
                 cut = p;
                 done = true;
             }
+        }
+        if stop() {
+            return Err(FwsvmError::Interrupted);
         }
         let pieces = parse_block(&buf[..cut], options.multilabel, threads);
         for result in pieces {
