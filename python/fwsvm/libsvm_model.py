@@ -151,8 +151,10 @@ def load_libsvm_model(path: str | os.PathLike[str], n_features: int | None = Non
         nr_class = int(field("nr_class", 1)[0])
         total_sv = int(field("total_sv", 1)[0])
         rho = np.array([float(v) for v in field("rho")])
-    except ValueError as exc:
-        raise LibsvmModelError(f"{name}: malformed header ({exc})") from exc
+    except (ValueError, IndexError) as exc:
+        if isinstance(exc, LibsvmModelError):
+            raise
+        raise LibsvmModelError(f"{name}: malformed header ({exc or 'a line without its value'})") from exc
     # Header values drive allocations: check them against what the file contains first.
     if not 0 <= degree <= 2**31 - 1:
         raise LibsvmModelError(f"{name}: 'degree {degree}' is out of range (0 to 2^31 - 1)")

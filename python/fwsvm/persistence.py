@@ -147,9 +147,22 @@ def load_model(path: str | os.PathLike[str]) -> Any:
         setattr(est, attr, _checked_csr(name, attr, parts))
     for key, value in meta["scalars"].items():
         _check_attribute_name(name, cls, key, meta["params"])
+        if key in _NUMBERS and not _finite_number(value):
+            raise ModelFormatError(f"{name}: attribute {key!r} must be a finite number, got {value!r}")
         setattr(est, key, value)
     _check_fitted_shapes(name, est)
     return est
+
+
+# Scalar attributes the estimators compute with: a number each.
+_NUMBERS = frozenset(
+    ["_gamma", "_nu", "_score_constant", "n_features_in_", "fit_status_", "y_mean_", "y_scale_",
+     "epsilon_", "radius_", "offset_", "n_iter_"]
+)
+
+
+def _finite_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and bool(np.isfinite(value))
 
 
 def _check_attribute_name(name: str, cls: type, attr: str, params: dict[str, Any]) -> None:
