@@ -239,8 +239,10 @@ mod tests {
     use crate::kernel::{Kernel, QueryScratch};
     use crate::random::SplitMix64;
 
-    /// Block columns equal single columns bit for bit, for every kernel on sparse real-valued
-    /// and wide dense data, full and partial blocks, with repeated queries.
+    /// Block columns equal single columns bit for bit, for every kernel on every storage: sparse
+    /// real-valued and wide dense data (the block path), narrow dense data (feature-major) and
+    /// indicator data (bit counting), which compute their columns one at a time; full and
+    /// partial blocks, with repeated queries.
     #[test]
     fn block_columns_equal_single_columns() {
         let mut rng = SplitMix64::new(7);
@@ -256,9 +258,25 @@ mod tests {
             indptr.push(indices.len());
         }
         let values: Vec<f64> = (0..indices.len()).map(|_| rng.normal()).collect();
+        let ones = vec![1.0; indices.len()];
+        let narrow: Vec<f64> = (0..m * 5).map(|_| rng.normal()).collect();
         let storages = [
-            Features::Dense(DenseView::new(&wide, m, 90).unwrap()),
-            Features::Sparse(CsrView::new(&indptr, &indices, &values, 300).unwrap()),
+            (
+                "wide dense",
+                Features::Dense(DenseView::new(&wide, m, 90).unwrap()),
+            ),
+            (
+                "sparse",
+                Features::Sparse(CsrView::new(&indptr, &indices, &values, 300).unwrap()),
+            ),
+            (
+                "feature-major",
+                Features::Dense(DenseView::new(&narrow, m, 5).unwrap()),
+            ),
+            (
+                "bits",
+                Features::Sparse(CsrView::new(&indptr, &indices, &ones, 300).unwrap()),
+            ),
         ];
         let kernels = [
             Kernel::rbf(0.05),
@@ -270,12 +288,14 @@ mod tests {
             },
             Kernel::Laplacian { gamma: 0.1 },
         ];
-        for data in storages {
+        for (storage, data) in storages {
             for kernel in kernels {
                 let km = KernelMatrix::new(kernel, data);
+                let block_storage = matches!(storage, "wide dense" | "sparse");
                 assert_eq!(
                     km.blocks_pay(),
-                    kernel != (Kernel::Laplacian { gamma: 0.1 })
+                    block_storage && kernel != (Kernel::Laplacian { gamma: 0.1 }),
+                    "{storage} {kernel:?}"
                 );
                 // The blocked expansion adds the values of the one-query path (`query_row`: no
                 // exact diagonal) in the same order.
@@ -292,7 +312,7 @@ mod tests {
                         *o += w * k;
                     }
                 }
-                assert_eq!(blocked, single, "{kernel:?}: blocked expansion");
+                assert_eq!(blocked, single, "{storage} {kernel:?}: blocked expansion");
                 for js in [
                     vec![0, 5, 699, 17, 5, 300, 2, 1],
                     vec![3],
@@ -306,7 +326,7 @@ mod tests {
                     for (c, &j) in js.iter().enumerate() {
                         let mut single = vec![0.0; m];
                         km.column(j, &mut single, &mut scratch);
-                        assert_eq!(block[c], single, "{kernel:?}, column {j}");
+                        assert_eq!(block[c], single, "{storage} {kernel:?}, column {j}");
                     }
                 }
             }
