@@ -9,17 +9,13 @@ command -v valgrind >/dev/null || { echo "valgrind is not installed (apt-get ins
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=(lib hinge kernel libsvm_io)
 for t in "${targets[@]}"; do
-    if [ "$t" = lib ]; then
-        bin=$(cargo test --release --lib --no-run --message-format=json 2>/dev/null | python3 -c 'import json,sys
-for l in sys.stdin:
-    m=json.loads(l)
-    if m.get("reason")=="compiler-artifact" and m.get("executable") and m["target"]["kind"]==["lib"] : print(m["executable"])' | tail -1)
-    else
-        bin=$(cargo test --release --test "$t" --no-run --message-format=json 2>/dev/null | python3 -c 'import json,sys
-for l in sys.stdin:
-    m=json.loads(l)
-    if m.get("reason")=="compiler-artifact" and m.get("executable"): print(m["executable"])' | tail -1)
-    fi
+    if [ "$t" = lib ]; then sel=(--lib); else sel=(--test "$t"); fi
+    bin=$(cargo test --release "${sel[@]}" --no-run --message-format=json 2>/dev/null | python3 -c 'import json, sys
+for line in sys.stdin:
+    m = json.loads(line)
+    if m.get("reason") == "compiler-artifact" and m.get("executable") and m["profile"]["test"]:
+        print(m["executable"])' | tail -1)
+    [ -n "$bin" ] || { echo "no test binary for $t" >&2; exit 1; }
     echo "== valgrind $t ($bin)"
     # One test thread: valgrind serialises threads anyway, and the output stays readable.
     FWSVM_NUM_THREADS=2 valgrind --error-exitcode=1 --leak-check=no --quiet "$bin" --test-threads=1 -q
