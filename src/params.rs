@@ -480,31 +480,29 @@ impl SvcValidParams {
             };
             kept.view()
         };
-        if params.loss == Loss::Hinge {
-            let problem = BoxProblem::hinge_svc(KernelMatrix::new(params.kernel, x_used), y_pm, c)?;
-            let solution = match warm {
-                Some(w) => {
-                    let solver = SolverParams {
-                        warm_start: Some(rows.iter().map(|&r| w[r]).collect()),
-                        ..params.solver.clone()
-                    };
-                    solve_box(&problem, &solver, monitor)?
-                }
-                None => solve_box(&problem, &params.solver, monitor)?,
-            };
-            return Ok(BinaryFit::from_box(rows, y_pm, solution));
-        }
-        let problem = SimplexProblem::l2_svc(KernelMatrix::new(params.kernel, x_used), y_pm, c)?;
-        let solution = match warm {
+        // The solver settings, with the warm start's weights for these rows.
+        let warm_solver;
+        let solver = match warm {
             Some(w) => {
-                let solver = SolverParams {
+                warm_solver = SolverParams {
                     warm_start: Some(rows.iter().map(|&r| w[r]).collect()),
                     ..params.solver.clone()
                 };
-                solve(&problem, &solver, monitor)?
+                &warm_solver
             }
-            None => solve(&problem, &params.solver, monitor)?,
+            None => &params.solver,
         };
+        let kernel = KernelMatrix::new(params.kernel, x_used);
+        if params.loss == Loss::Hinge {
+            let problem = BoxProblem::hinge_svc(kernel, y_pm, c)?;
+            return Ok(BinaryFit::from_box(
+                rows,
+                y_pm,
+                solve_box(&problem, solver, monitor)?,
+            ));
+        }
+        let problem = SimplexProblem::l2_svc(kernel, y_pm, c)?;
+        let solution = solve(&problem, solver, monitor)?;
         let mut local: Vec<usize> = (0..y_pm.len())
             .filter(|&i| solution.alpha[i] > 0.0)
             .collect();

@@ -179,23 +179,7 @@ impl ColumnCache {
             return s;
         }
         self.computed += 1;
-        let slot = if self.len() < self.capacity {
-            match &mut self.store {
-                Store::F64(columns) => columns.push(vec![0.0; self.m]),
-                Store::F32(columns, _) => columns.push(vec![0.0; self.m]),
-            }
-            self.owner.push(j);
-            self.last_used.push(0);
-            self.len() - 1
-        } else {
-            let victim = (0..self.len())
-                .filter(|&s| Some(s) != keep)
-                .min_by_key(|&s| self.last_used[s])
-                .expect("capacity is at least two");
-            self.slot_of[self.owner[victim]] = NO_SLOT;
-            self.owner[victim] = j;
-            victim
-        };
+        let slot = self.claim(j, |s, _| Some(s) != keep);
         match &mut self.store {
             Store::F64(columns) => kernel.column(j, &mut columns[slot], &mut self.scratch),
             Store::F32(columns, wide) => {
@@ -238,23 +222,8 @@ impl ColumnCache {
         let mut slots = Vec::with_capacity(batch.len());
         for &t in &batch {
             self.computed += 1;
-            let slot = if self.len() < self.capacity {
-                match &mut self.store {
-                    Store::F64(columns) => columns.push(vec![0.0; self.m]),
-                    Store::F32(columns, _) => columns.push(vec![0.0; self.m]),
-                }
-                self.owner.push(t);
-                self.last_used.push(0);
-                self.len() - 1
-            } else {
-                let victim = (0..self.len())
-                    .filter(|&s| Some(s) != keep && self.last_used[s] != now)
-                    .min_by_key(|&s| self.last_used[s])
-                    .expect("room was counted");
-                self.slot_of[self.owner[victim]] = NO_SLOT;
-                self.owner[victim] = t;
-                victim
-            };
+            // Evict neither `keep` nor a column of this batch (they were all stamped `now`).
+            let slot = self.claim(t, |s, used| Some(s) != keep && used != now);
             self.slot_of[t] = slot as u32;
             self.last_used[slot] = now;
             slots.push(slot);
@@ -281,6 +250,28 @@ impl ColumnCache {
             }
         }
         slots[0]
+    }
+
+    /// A slot for column `j`: a new one while the cache has room, else the least recently used
+    /// slot that `evictable(slot, last_used)` allows (whose column is forgotten). The caller
+    /// fills it.
+    fn claim(&mut self, j: usize, evictable: impl Fn(usize, u64) -> bool) -> usize {
+        if self.len() < self.capacity {
+            match &mut self.store {
+                Store::F64(columns) => columns.push(vec![0.0; self.m]),
+                Store::F32(columns, _) => columns.push(vec![0.0; self.m]),
+            }
+            self.owner.push(j);
+            self.last_used.push(0);
+            return self.len() - 1;
+        }
+        let victim = (0..self.len())
+            .filter(|&s| evictable(s, self.last_used[s]))
+            .min_by_key(|&s| self.last_used[s])
+            .expect("an evictable slot (capacity is at least two; blocks fit the cache)");
+        self.slot_of[self.owner[victim]] = NO_SLOT;
+        self.owner[victim] = j;
+        victim
     }
 
     /// The column stored in `slot`.

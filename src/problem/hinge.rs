@@ -10,7 +10,7 @@
 //! problem type; the solver is the pairwise (swap) step with exact line search and second-order
 //! partner selection, clipped to the box (the `smo` module of the solver).
 
-use crate::error::{FwsvmError, Result};
+use crate::error::Result;
 use crate::kernel::KernelMatrix;
 
 /// The hinge-loss SVC dual: labels y_i = ±1, per-sample bounds C_i (C times the sample/class
@@ -29,33 +29,7 @@ impl<'a> BoxProblem<'a> {
     /// [`FwsvmError::InvalidInput`] for length mismatches or labels other than ±1,
     /// [`FwsvmError::InvalidParameter`] for a non-positive or non-finite penalty.
     pub fn hinge_svc(kernel: KernelMatrix<'a>, y: &[f64], c: &[f64]) -> Result<Self> {
-        let m = kernel.n_rows();
-        if m == 0 {
-            return Err(FwsvmError::InvalidInput("no training samples".into()));
-        }
-        if y.len() != m || c.len() != m {
-            return Err(FwsvmError::InvalidInput(format!(
-                "X has {m} rows but y has {} and the penalties {}",
-                y.len(),
-                c.len()
-            )));
-        }
-        if let Some(i) = y.iter().position(|&v| v != 1.0 && v != -1.0) {
-            return Err(FwsvmError::InvalidInput(format!(
-                "labels must be +1 or -1, got {} at row {i}",
-                y[i]
-            )));
-        }
-        if let Some(i) = c.iter().position(|&v| !(v.is_finite() && v > 0.0)) {
-            return Err(FwsvmError::param(
-                "C",
-                format!(
-                    "must be positive and finite (after sample/class weights), got {} at row {i}",
-                    c[i]
-                ),
-            ));
-        }
-        super::check_gram(&kernel)?;
+        super::check_svc_inputs(&kernel, y, c)?;
         Ok(BoxProblem {
             kernel,
             y: y.to_vec(),

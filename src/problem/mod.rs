@@ -49,6 +49,43 @@ enum MebForm {
     None,
 }
 
+/// The inputs of a binary SVC problem (hinge or squared hinge): samples, labels ±1 and positive
+/// finite per-sample penalties, one each per row; then [`check_gram`].
+pub(crate) fn check_svc_inputs(
+    kernel: &KernelMatrix<'_>,
+    y: &[f64],
+    c: &[f64],
+) -> crate::error::Result<()> {
+    use crate::error::FwsvmError;
+    let m = kernel.n_rows();
+    if m == 0 {
+        return Err(FwsvmError::InvalidInput("no training samples".into()));
+    }
+    if y.len() != m || c.len() != m {
+        return Err(FwsvmError::InvalidInput(format!(
+            "X has {m} rows but y has {} and the penalties {}",
+            y.len(),
+            c.len()
+        )));
+    }
+    if let Some(i) = y.iter().position(|&v| v != 1.0 && v != -1.0) {
+        return Err(FwsvmError::InvalidInput(format!(
+            "labels must be +1 or -1, got {} at row {i}",
+            y[i]
+        )));
+    }
+    if let Some(i) = c.iter().position(|&v| !(v.is_finite() && v > 0.0)) {
+        return Err(FwsvmError::param(
+            "C",
+            format!(
+                "must be positive and finite (after sample/class weights), got {} at row {i}",
+                c[i]
+            ),
+        ));
+    }
+    check_gram(kernel)
+}
+
 /// A precomputed kernel's training matrix must be the square Gram matrix, and k(x, x) must be
 /// finite on every training row: a kernel that overflows for its parameters (poly with
 /// degree 10⁶ gave k = ∞, then NaN decision values or a constant predictor) is refused, naming
