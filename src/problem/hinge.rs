@@ -26,8 +26,8 @@ impl<'a> BoxProblem<'a> {
     /// The hinge-loss SVC with labels `y` (each ±1) and per-sample penalties `c`.
     ///
     /// # Errors
-    /// [`FwsvmError::InvalidInput`] for length mismatches or labels other than ±1,
-    /// [`FwsvmError::InvalidParameter`] for a non-positive or non-finite penalty.
+    /// [`FwsvmError::InvalidInput`](crate::FwsvmError::InvalidInput) for length mismatches or labels other than ±1,
+    /// [`FwsvmError::InvalidParameter`](crate::FwsvmError::InvalidParameter) for a non-positive or non-finite penalty.
     pub fn hinge_svc(kernel: KernelMatrix<'a>, y: &[f64], c: &[f64]) -> Result<Self> {
         super::check_svc_inputs(&kernel, y, c)?;
         Ok(BoxProblem {

@@ -18,8 +18,8 @@ impl<'a> SimplexProblem<'a> {
     /// sample/class weight).
     ///
     /// # Errors
-    /// [`FwsvmError::InvalidInput`] for length mismatches or labels other than ±1,
-    /// [`FwsvmError::InvalidParameter`] for a non-positive or non-finite penalty.
+    /// [`FwsvmError::InvalidInput`](crate::FwsvmError::InvalidInput) for length mismatches or labels other than ±1,
+    /// [`FwsvmError::InvalidParameter`](crate::FwsvmError::InvalidParameter) for a non-positive or non-finite penalty.
     pub fn l2_svc(kernel: KernelMatrix<'a>, y: &[f64], c: &[f64]) -> Result<Self> {
         super::check_svc_inputs(&kernel, y, c)?;
         let m = kernel.n_rows();
