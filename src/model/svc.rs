@@ -1,4 +1,4 @@
-//! [`SvcModel`]: a fitted binary L2-SVC.
+//! [`SvcModel`]: a fitted binary SVC (hinge or squared hinge).
 
 use super::KernelExpansion;
 use crate::data::{FeatureMatrix, Features};
@@ -9,9 +9,11 @@ use crate::solver::{HistoryEntry, SolverStats};
 /// A fitted binary classifier f(x) = Σ_s dual_coef_s k(x_s, x) + intercept; class
 /// `classes[1]` where f(x) ≥ 0 (paper 000: sign(0) = +1), `classes[0]` elsewhere.
 ///
-/// Coefficients are scaled by 1/ρ (ρ = αᵀQα, the MEB margin), so (w, b) is the solution of
-/// the squared-hinge SVM with regularised bias ½(‖w‖² + b²) + (C/2)Σ max(0, 1 − y f(x))²,
-/// and decision values are on the usual scale (support vectors near |f| = 1).
+/// With the hinge loss (the default) the coefficients are y_s α_s and the intercept LIBSVM's −ρ:
+/// the model of ½‖w‖² + C Σ max(0, 1 − y f(x)). With the squared hinge they are scaled by 1/ρ
+/// (ρ = αᵀQα, the MEB margin), so (w, b) is the solution of the squared-hinge SVM with
+/// regularised bias ½(‖w‖² + b²) + (C/2)Σ max(0, 1 − y f(x))². Either way decision values are
+/// on the usual scale (margin support vectors at |f| = 1).
 #[derive(Clone, Debug, PartialEq)]
 pub struct SvcModel {
     pub(crate) classes: [f64; 2],
@@ -50,17 +52,18 @@ impl SvcModel {
         self.expansion.vectors()
     }
 
-    /// Coefficients y_s α_s / ρ of the support vectors.
+    /// Coefficients of the support vectors: y_s α_s (hinge loss) or y_s α_s / ρ (squared hinge).
     pub fn dual_coef(&self) -> &[f64] {
         self.expansion.coef()
     }
 
-    /// The simplex weights α_s of the support vectors (sum to 1).
+    /// The dual weights α_s of the support vectors: in [0, C_s] (hinge loss), or on the simplex
+    /// (squared hinge: they sum to 1).
     pub fn alpha(&self) -> &[f64] {
         &self.alpha
     }
 
-    /// The bias b = Σ y_s α_s / ρ.
+    /// The bias: LIBSVM's −ρ (hinge loss) or Σ y_s α_s / ρ (squared hinge).
     pub fn intercept(&self) -> f64 {
         self.expansion.intercept()
     }
