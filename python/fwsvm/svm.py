@@ -31,6 +31,14 @@ _SIMPLEX_ALGORITHMS = ("fw", "mfw", "swap", "swap2o", "bc")
 _OVO_BLOCK_VALUES = 1 << 24
 
 
+def _seed(random_state: Any) -> int:
+    """The solver's seed. ``None`` gives a fixed seed, so the same data and parameters give the
+    same model every run, as LIBSVM's; an int or a RandomState seeds it as in scikit-learn."""
+    if random_state is None:
+        return 0
+    return int(check_random_state(random_state).randint(np.iinfo(np.int32).max))
+
+
 def _warn_no_progress(results: list[dict[str, Any]], tol: float) -> None:
     """A ConvergenceWarning when a solve stopped because no step could improve the objective in
     floating point (a degenerate kernel, or a tolerance below what float64 can certify)."""
@@ -183,7 +191,8 @@ class SVC(PersistenceMixin, ClassifierMixin, BaseEstimator):
         ``algorithm`` ``"swap"``, ``"mfw"`` or ``"fw"``. ``convergence_["sampled_steps"]``
         counts the sampled steps.
     random_state : int, RandomState instance or None, default=None
-        Seeds the random initialisation (and the samples of ``sample_size``).
+        Seeds the random initialisation (and the samples of ``sample_size``). ``None`` uses a
+        fixed seed: the same data and parameters give the same model every run.
     n_jobs : int or None, default=None
         Threads for fitting and prediction. ``None`` uses the ``FWSVM_NUM_THREADS`` environment
         variable or all cores; ``-1`` all cores. The model does not depend on it.
@@ -379,7 +388,7 @@ class SVC(PersistenceMixin, ClassifierMixin, BaseEstimator):
         hinge = self.loss == "hinge"
         tol = self._effective_tol()
         X_core = features_arg(_training_gram(self, X)) if _uses_gram(self) else features_arg(X)
-        seed = int(check_random_state(self.random_state).randint(np.iinfo(np.int32).max))
+        seed = _seed(self.random_state)
         kwargs = dict(
             loss=self.loss,
             sample_weight=None if weights is None else np.ascontiguousarray(weights, dtype=np.float64),
@@ -737,7 +746,7 @@ class OneClassSVM(PersistenceMixin, OutlierMixin, BaseEstimator):
         m = X.shape[0]
         C = float(self.C) if self.C is not None else 1.0 / (self.nu * m)
         self._gamma = self._resolve_gamma(X)
-        seed = int(check_random_state(self.random_state).randint(np.iinfo(np.int32).max))
+        seed = _seed(self.random_state)
         result = run_interruptible(
             _core.fit_one_class,
             features_arg(X),
@@ -932,7 +941,7 @@ class SVR(PersistenceMixin, RegressorMixin, BaseEstimator):
         self._nu = 0.2 * X.shape[0] if self.nu == "auto" else float(self.nu)
         self._gamma = 0.0 if _uses_gram(self) else self._resolve_gamma(X)
         X_core = features_arg(_training_gram(self, X)) if _uses_gram(self) else features_arg(X)
-        seed = int(check_random_state(self.random_state).randint(np.iinfo(np.int32).max))
+        seed = _seed(self.random_state)
         result = run_interruptible(
             _core.fit_svr,
             X_core,
