@@ -438,19 +438,29 @@ pub(crate) struct BinaryFit {
 
 impl BinaryFit {
     /// The hinge-loss solution as a fit: f = Σ y_i α_i k(x_i, ·) + b, no rescaling.
-    fn from_box(rows: &[usize], y_pm: &[f64], solution: crate::solver::BoxSolution) -> Self {
-        let mut local: Vec<usize> = (0..y_pm.len())
-            .filter(|&i| solution.alpha[i] > 0.0)
-            .collect();
+    /// The fit from the weights `alpha` (one per local row): support vectors in scikit-learn's
+    /// order (negative class first, ascending index within a class), coefficients
+    /// y_i α_i · scale and the intercept, both from `scale_and_intercept` of the ordered
+    /// support (so each formulation states only its own scaling).
+    fn from_alpha(
+        rows: &[usize],
+        y_pm: &[f64],
+        alpha: &[f64],
+        scale_and_intercept: impl FnOnce(&[usize]) -> (f64, f64),
+        solution_stats: crate::solver::SolverStats,
+        history: Vec<crate::solver::HistoryEntry>,
+    ) -> Self {
+        let mut local: Vec<usize> = (0..y_pm.len()).filter(|&i| alpha[i] > 0.0).collect();
         local.sort_by_key(|&i| (y_pm[i] > 0.0, i));
+        let (scale, intercept) = scale_and_intercept(&local);
         BinaryFit {
             support: local.iter().map(|&i| rows[i]).collect(),
-            coef: local.iter().map(|&i| y_pm[i] * solution.alpha[i]).collect(),
-            alpha: local.iter().map(|&i| solution.alpha[i]).collect(),
-            intercept: solution.bias,
+            coef: local.iter().map(|&i| y_pm[i] * alpha[i] * scale).collect(),
+            alpha: local.iter().map(|&i| alpha[i]).collect(),
+            intercept,
             local_support: local,
-            solution_stats: solution.stats,
-            history: solution.history,
+            solution_stats,
+            history,
         }
     }
 }
@@ -494,55 +504,46 @@ impl SvcValidParams {
         };
         let kernel = KernelMatrix::new(params.kernel, x_used);
         if params.loss == Loss::Hinge {
+            // f = Σ y α k + b as solved: no rescaling.
             let problem = BoxProblem::hinge_svc(kernel, y_pm, c)?;
-            return Ok(BinaryFit::from_box(
+            let solution = solve_box(&problem, solver, monitor)?;
+            let bias = solution.bias;
+            return Ok(BinaryFit::from_alpha(
                 rows,
                 y_pm,
-                solve_box(&problem, solver, monitor)?,
+                &solution.alpha,
+                |_| (1.0, bias),
+                solution.stats,
+                solution.history,
             ));
         }
         let problem = SimplexProblem::l2_svc(kernel, y_pm, c)?;
         let solution = solve(&problem, solver, monitor)?;
-        let mut local: Vec<usize> = (0..y_pm.len())
-            .filter(|&i| solution.alpha[i] > 0.0)
-            .collect();
-        // scikit-learn's order: negative class first, ascending index within a class.
-        local.sort_by_key(|&i| (y_pm[i] > 0.0, i));
         let quadratic = solution.stats.quadratic;
+        let alpha = &solution.alpha;
         // Canonical scaling (margin 1). CVM form: f = Σ y α (k + 1) / ρ with ρ = αᵀQα. `ky`
         // (nearest point, threshold γ): f = (2/W)(Σ y α k − γ) with W = αᵀQα (see the `ky`
         // module). A non-positive αᵀQα (indefinite sigmoid kernel) keeps the unscaled expansion.
-        let (scale, intercept) = match solution.threshold {
-            Some(gamma) => {
-                let s = if quadratic.is_finite() && quadratic > 0.0 {
-                    2.0 / quadratic
-                } else {
-                    1.0
-                };
-                (s, -gamma * s)
-            }
-            None => {
-                let s = if quadratic.is_finite() && quadratic > 0.0 {
-                    1.0 / quadratic
-                } else {
-                    1.0
-                };
-                let bias: f64 = local.iter().map(|&i| y_pm[i] * solution.alpha[i]).sum();
-                (s, bias * s)
-            }
-        };
-        Ok(BinaryFit {
-            support: local.iter().map(|&i| rows[i]).collect(),
-            coef: local
-                .iter()
-                .map(|&i| y_pm[i] * solution.alpha[i] * scale)
-                .collect(),
-            alpha: local.iter().map(|&i| solution.alpha[i]).collect(),
-            intercept,
-            local_support: local,
-            solution_stats: solution.stats,
-            history: solution.history,
-        })
+        let positive = quadratic.is_finite() && quadratic > 0.0;
+        let threshold = solution.threshold;
+        Ok(BinaryFit::from_alpha(
+            rows,
+            y_pm,
+            alpha,
+            |local| match threshold {
+                Some(gamma) => {
+                    let s = if positive { 2.0 / quadratic } else { 1.0 };
+                    (s, -gamma * s)
+                }
+                None => {
+                    let s = if positive { 1.0 / quadratic } else { 1.0 };
+                    let bias: f64 = local.iter().map(|&i| y_pm[i] * alpha[i]).sum();
+                    (s, bias * s)
+                }
+            },
+            solution.stats,
+            solution.history,
+        ))
     }
 }
 
