@@ -60,7 +60,7 @@ pub enum FwsvmError {
     #[error("could not build the thread pool: {0}")]
     ThreadPool(String),
     /// A large buffer could not be allocated (Python: `MemoryError`). Buffers whose size the
-    /// input decides are allocated fallibly ([`try_vec`], [`try_reserve`]), so running out of
+    /// input decides are allocated fallibly ([`try_reserve`]), so running out of
     /// memory is an error the caller sees, not an abort of the process.
     #[error("out of memory: {bytes} bytes for {what}")]
     OutOfMemory {
