@@ -59,9 +59,9 @@ pub enum FwsvmError {
     /// The scoped thread pool could not be created.
     #[error("could not build the thread pool: {0}")]
     ThreadPool(String),
-    /// A large buffer could not be allocated (Python: `MemoryError`). Buffers whose size the
-    /// input decides are allocated fallibly ([`try_reserve`]), so running out of
-    /// memory is an error the caller sees, not an abort of the process.
+    /// A large buffer could not be allocated (Python: `MemoryError`). The LIBSVM reader grows
+    /// its buffers fallibly ([`try_reserve`]), so a file whose data do not fit is an error the
+    /// caller sees, not an abort of the process (other buffers still abort on failure).
     #[error("out of memory: {bytes} bytes for {what}")]
     OutOfMemory {
         /// What the buffer was for.
