@@ -232,6 +232,7 @@ pub(crate) fn run(
     let mut resyncs: u64 = 0;
     let mut certified = false;
     let mut stalled = false;
+    let mut stagnation = Stagnation::new(n);
     let mut next_shrink_check = tracker.steps_taken + shrink::CHECK_EVERY;
     let whole_matrix_cached = cache.capacity() >= problem.n_samples();
     let mut rounds = Rounds::new(
@@ -282,6 +283,9 @@ pub(crate) fn run(
             certified = true;
             continue;
         }
+        if stagnation.stuck(gap, objective, tracker.steps_taken) {
+            break End::Exit(ExitReason::NoProgress);
+        }
         if shrinking && tracker.steps_taken >= next_shrink_check {
             next_shrink_check = tracker.steps_taken + shrink::CHECK_EVERY;
             if let Some(kept) = shrink::worth_shrinking(problem, &state, &v) {
@@ -301,7 +305,9 @@ pub(crate) fn run(
         let kind = if params.algorithm == Algorithm::Bc {
             // Inner solves to half the outer threshold (gap on the coreset): the coreset optimum is then
             // certified well inside the outer tolerance.
-            bc::corrective_step(problem, &mut state, &mut cache, &mut v, 0.5 * threshold).map(
+            // Never below round-off level (see `Stagnation`), or every inner solve runs to its cap.
+            let inner_tol = (0.5 * threshold).max(Stagnation::FLOOR * objective.abs());
+            bc::corrective_step(problem, &mut state, &mut cache, &mut v, inner_tol).map(
                 |(inner, _)| {
                     steps.inner += inner;
                     StepKind::Corrective
@@ -310,7 +316,9 @@ pub(crate) fn run(
         } else if rounds.due(state.active.len(), cache.capacity()) {
             // A coreset round: solve the coreset to a quarter of the current gap (never tighter
             // than the outer test needs); see the `rounds` module.
-            let inner_tol = (0.25 * gap).max(0.5 * threshold);
+            let inner_tol = (0.25 * gap)
+                .max(0.5 * threshold)
+                .max(Stagnation::FLOOR * objective.abs());
             let coreset = state.active.len();
             let round = bc::corrective_step(problem, &mut state, &mut cache, &mut v, inner_tol);
             let (inner, changed) = round.unwrap_or((0, 0));
@@ -410,6 +418,42 @@ pub(crate) fn finish(
 }
 
 /// The gap below which the stopping rule holds.
+/// Detects a tolerance below what double precision can certify when steps stay nonzero.
+///
+/// Tiny positive steps can go on forever once the duality gap is at the level of round-off in
+/// the objective (a squared-hinge fit at tol 1e-15 ran 10⁶ steps with its relative gap stuck at
+/// 4e-13). Once the gap is below `FLOOR` × |objective| the solve ends with
+/// [`ExitReason::NoProgress`] if the smallest gap seen has not halved within `window` steps
+/// (10 n, at least 10⁴). Above the floor nothing is ever stopped, however slow the progress.
+pub(crate) struct Stagnation {
+    window: u64,
+    best: f64,
+    best_at: u64,
+}
+
+impl Stagnation {
+    /// Relative gaps below 10⁴ ulps of the objective are round-off territory.
+    const FLOOR: f64 = 1e4 * f64::EPSILON;
+
+    pub(crate) fn new(n: usize) -> Self {
+        Self {
+            window: (10 * n as u64).max(10_000),
+            best: f64::INFINITY,
+            best_at: 0,
+        }
+    }
+
+    /// Record the gap at step `step`; true when the solve is stuck at round-off level.
+    pub(crate) fn stuck(&mut self, gap: f64, objective: f64, step: u64) -> bool {
+        if gap < 0.5 * self.best {
+            self.best = gap;
+            self.best_at = step;
+            return false;
+        }
+        self.best <= Self::FLOOR * objective.abs() && step.saturating_sub(self.best_at) > self.window
+    }
+}
+
 pub(crate) fn stopping_threshold(
     problem: &SimplexProblem<'_>,
     params: &SolverParams,

@@ -20,7 +20,7 @@
 //! min ½‖w‖² + (C/2)Σξ² s.t. y_i(⟨w, φ(x_i)⟩ + b) ≥ 1 − ξ_i, the dual optimum is
 //! α_std = (2/W)·α and b = −2γ/W; the model stores this canonical scaling.
 
-use super::engine::{Totals, finish};
+use super::engine::{Stagnation, Totals, finish};
 use super::init::warm_iterate;
 use super::monitor::Monitor;
 use super::scan::{ColumnTerm, update_and_scan};
@@ -140,6 +140,7 @@ pub(crate) fn solve(
     let mut resyncs: u64 = 0;
     let mut certified = false;
     let mut stalled = false;
+    let mut stagnation = Stagnation::new(n);
     let exit_reason = loop {
         let cert = certificates(&state, &v);
         let w = state.quad;
@@ -163,6 +164,10 @@ pub(crate) fn solve(
             }
             certified = true;
             continue;
+        }
+        // ε is already relative: round-off level is FLOOR × 1.
+        if stagnation.stuck(eps, 1.0, tracker.steps_taken) {
+            break ExitReason::NoProgress;
         }
         if let Some(reason) = tracker.checkpoint(
             monitor,
