@@ -59,9 +59,12 @@ pub enum FwsvmError {
     /// The scoped thread pool could not be created.
     #[error("could not build the thread pool: {0}")]
     ThreadPool(String),
-    /// A large buffer could not be allocated (Python: `MemoryError`). The LIBSVM reader grows
-    /// its buffers fallibly ([`try_reserve`]), so a file whose data do not fit is an error the
-    /// caller sees, not an abort of the process (other buffers still abort on failure).
+    /// A large buffer could not be allocated (Python: `MemoryError`). The buffers whose size a
+    /// caller controls are allocated fallibly ([`try_reserve`], [`try_filled`]): the LIBSVM
+    /// reader's text and parsed data, one-vs-one decision values (rows × pairs) and kernel
+    /// expansions. The kernel-column cache stops growing where an allocation fails instead (it
+    /// evicts, as when it is full). Buffers of a few times the input's size still abort on
+    /// failure, as any allocation in Rust does.
     #[error("out of memory: {bytes} bytes for {what}")]
     OutOfMemory {
         /// What the buffer was for.
@@ -103,6 +106,19 @@ pub fn try_reserve<T>(v: &mut Vec<T>, additional: usize, what: &'static str) -> 
         })
 }
 
+/// A vector of `len` copies of `value`, with an allocation failure (or a length whose size
+/// overflows) as [`FwsvmError::OutOfMemory`] naming `what`.
+pub fn try_filled<T: Clone>(len: usize, value: T, what: &'static str) -> Result<Vec<T>> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(len)
+        .map_err(|_| FwsvmError::OutOfMemory {
+            what,
+            bytes: len as u128 * std::mem::size_of::<T>() as u128,
+        })?;
+    v.resize(len, value);
+    Ok(v)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -119,6 +135,12 @@ mod tests {
         ));
         assert!(err.to_string().starts_with("out of memory: "));
         assert!(err.to_string().ends_with("bytes for a test buffer"));
+        let err = try_filled(usize::MAX / 4, 0.0f64, "decision values").unwrap_err();
+        assert!(
+            err.to_string().ends_with("bytes for decision values"),
+            "{err}"
+        );
+        assert_eq!(try_filled(3, 2.5f64, "small").unwrap(), vec![2.5; 3]);
         let mut small = vec![1u8];
         try_reserve(&mut small, 3, "small").unwrap();
         assert!(small.capacity() >= 4);

@@ -29,6 +29,7 @@
 pub mod data;
 pub mod error;
 pub mod kernel;
+mod memory;
 pub mod model;
 pub mod multiclass;
 pub mod parallel;

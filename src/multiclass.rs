@@ -9,7 +9,7 @@
 use std::sync::Mutex;
 
 use crate::data::Features;
-use crate::error::{FwsvmError, Result};
+use crate::error::{FwsvmError, Result, try_filled};
 use crate::kernel::{Kernel, KernelMatrix, QueryScratch};
 use crate::parallel::{for_each_chunk, with_threads};
 use crate::params::SvcValidParams;
@@ -224,7 +224,8 @@ pub fn ovo_decision_values(
             Some(*acc)
         }))
         .collect();
-    let mut out = vec![0.0; x.n_rows() * n_pairs];
+    let len = x.n_rows().checked_mul(n_pairs).unwrap_or(usize::MAX);
+    let mut out = try_filled(len, 0.0, "one-vs-one decision values (rows × class pairs)")?;
     let work = x.n_rows() * n_sv * vectors.n_cols().max(1);
     for_each_chunk(&mut out, 64 * n_pairs.max(1), work, |lo, chunk| {
         let mut krow = vec![0.0; n_sv];

@@ -201,3 +201,30 @@ def test_a_tolerance_below_round_off_ends_with_a_warning_not_a_hang(params) -> N
     assert clf.convergence_["exit_reason"] == "no_progress"
     assert clf.convergence_["relative_gap"] < 1e-10
     assert clf.score(X, y) > 0.85
+
+
+def test_a_cache_size_beyond_the_memory_is_capped_not_an_abort() -> None:
+    # cache_size=10⁶ MB on 20,000 rows asked for the whole 3.2 GB matrix; under a 3 GB
+    # address-space limit the cache filled the memory and the next small allocation aborted.
+    # The cache now takes at most a quarter of the memory still available.
+    import subprocess
+    import sys
+    import textwrap
+
+    script = textwrap.dedent(
+        """
+        import resource
+        resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30))
+        import numpy as np
+        import fwsvm
+        rng = np.random.default_rng(0)
+        X = rng.normal(size=(20_000, 2))
+        y = rng.integers(0, 2, 20_000)
+        clf = fwsvm.SVC(cache_size=10**6, gamma=10.0).fit(X, y)
+        assert clf.convergence_["exit_reason"] == "converged", clf.convergence_
+        assert clf.convergence_["cache_capacity"] < 20_000, clf.convergence_
+        print("ok")
+        """
+    )
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0 and run.stdout.strip() == "ok", run.stderr[-2000:]

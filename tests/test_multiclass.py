@@ -138,3 +138,34 @@ def test_many_classes_predict_in_row_blocks(monkeypatch) -> None:
     monkeypatch.setattr(svm_module, "_OVO_BLOCK_VALUES", 500)  # one row per block
     np.testing.assert_array_equal(clf.predict(X), whole_pred)
     np.testing.assert_allclose(clf.decision_function(X), whole_ovr)
+
+
+def test_a_thousand_classes_fit_and_predict_in_bounded_memory() -> None:
+    # scikit-learn's reproducer: 2,000 rows, 1,000 classes (499,500 pairs). A dict per pair
+    # peaked at 2.1 GB during fit and predict's rows × pairs matrix aborted at 8 GB; the pairs
+    # now come back as columns (0.47 GB peak) and predict runs in row blocks.
+    import subprocess
+    import sys
+    import textwrap
+
+    script = textwrap.dedent(
+        """
+        import resource
+        import numpy as np
+        import fwsvm
+        rng = np.random.default_rng(0)
+        X = rng.normal(size=(2000, 5))
+        y = np.repeat(np.arange(1000), 2)
+        clf = fwsvm.SVC().fit(X, y)
+        assert clf.intercept_.shape == (499_500,)
+        assert len(clf.convergence_["pairs"]["exit_reason"]) == 499_500
+        assert clf.fit_status_ == 0
+        pred = clf.predict(X[:300])
+        assert pred.shape == (300,) and set(pred) <= set(range(1000))
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
+        assert peak < 1.5, f"peak RSS {peak:.2f} GB"
+        print("ok")
+        """
+    )
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0 and run.stdout.strip() == "ok", run.stderr[-2000:]

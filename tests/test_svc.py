@@ -235,7 +235,8 @@ def test_sampling_reaches_the_same_optimum_and_counts_its_steps() -> None:
         n_samples=3000, n_features=5, n_informative=3, n_redundant=0, n_classes=3, class_sep=3.0, random_state=4
     )
     three = SVC(loss="squared_hinge", sample_size=5, random_state=0).fit(X3, y3)
-    assert all(p["sampled_steps"] > 0 for p in three.convergence_["pairs"])
+    assert np.all(three.convergence_["pairs"]["sampled_steps"] > 0)
+    assert len(three.convergence_["pairs"]["i"]) == 3
     assert three.score(X3, y3) == pytest.approx(SVC(random_state=0).fit(X3, y3).score(X3, y3), abs=0.01)
 
 

@@ -39,16 +39,17 @@ def _seed(random_state: Any) -> int:
     return int(check_random_state(random_state).randint(np.iinfo(np.int32).max))
 
 
-def _warn_no_progress(results: list[dict[str, Any]], tol: float) -> None:
+def _warn_no_progress(reasons: Any, relative_gaps: Any, tol: float) -> None:
     """A ConvergenceWarning when a solve stopped because no step could improve the objective in
-    floating point (a degenerate kernel, or a tolerance below what float64 can certify)."""
-    stuck = [r for r in results if r["exit_reason"] == "no_progress"]
-    if stuck:
+    floating point (a degenerate kernel, or a tolerance below what float64 can certify).
+    ``reasons`` and ``relative_gaps``: one entry per solve (per pair of a one-vs-one fit)."""
+    stuck = np.asarray(reasons) == "no_progress"
+    if stuck.any():
         warnings.warn(
             f"The solver made no progress in floating point before meeting tol={tol} "
-            f"(relative duality gap {max(r['relative_gap'] for r in stuck):.3g}): the kernel may be "
-            "degenerate for these parameters (e.g. all values 0 or equal), or tol is below what "
-            "double precision can certify. The model may be a constant predictor.",
+            f"(relative duality gap {np.max(np.asarray(relative_gaps)[stuck]):.3g}): the kernel "
+            "may be degenerate for these parameters (e.g. all values 0 or equal), or tol is below "
+            "what double precision can certify. The model may be a constant predictor.",
             ConvergenceWarning,
             stacklevel=3,
         )
@@ -236,7 +237,11 @@ class SVC(PersistenceMixin, ClassifierMixin, BaseEstimator):
         every column as float64), ``sampled_steps`` (see ``sample_size``), ``shrinks`` and
         ``rejoins`` (problems of 2,000 samples or more shrink: samples far outside the margin
         leave the problem and are checked again before the fit ends), ``kernel_evaluations``,
-        ``seconds`` and more.
+        ``seconds`` and more. A one-vs-one fit sums ``n_iter`` and ``seconds``, reports the
+        worst ``relative_gap`` and ``exit_reason`` over the pairs, and keeps every pair's
+        values in ``convergence_["pairs"]``: a dict of arrays with one entry per pair in
+        ``intercept_``'s order (``i``, ``j``, the fields above, and ``steps`` as a dict of
+        arrays), ready for ``pandas.DataFrame(...)`` after popping ``steps``.
     fit_status_ : int
         0 if the stopping rule was met, 1 otherwise.
     history_ : dict, list of dict or None
@@ -422,7 +427,7 @@ class SVC(PersistenceMixin, ClassifierMixin, BaseEstimator):
             self.n_iter_ = np.array([result["n_iter"]], dtype=np.int64)
             self.history_ = result.pop("history", None)
             self.convergence_ = result
-            pair_results = [result]
+            pairs = {key: np.array([result[key]]) for key in ("exit_reason", "relative_gap", "quadratic")}
             self._warm_weights = None
             if self.warm_start:
                 self._warm_weights = np.zeros(X.shape[0])
@@ -431,17 +436,18 @@ class SVC(PersistenceMixin, ClassifierMixin, BaseEstimator):
         else:
             pairs = run_interruptible(_core.fit_svc_ovo, X_core, y_index.astype(np.float64), **kwargs)
             self._warm_weights = None
-            histories = [p.pop("history", None) for p in pairs]
-            self.history_ = histories if self.record_history else None
+            self.history_ = pairs.pop("history", None)
+            pairs["exit_reason"] = np.array(pairs["exit_reason"])
+            pairs["cache_precision"] = np.array(pairs["cache_precision"])
             self._set_ovo_attributes(pairs, y_index, len(classes))
-            pair_results = pairs
         # scikit-learn's convention: no support vectors are kept for a precomputed kernel.
         self.support_vectors_ = np.empty((0, 0)) if self.kernel == "precomputed" else X[self.support_]
-        self.fit_status_ = 0 if all(r["exit_reason"] == "converged" for r in pair_results) else 1
+        reasons = pairs["exit_reason"]
+        self.fit_status_ = int(not np.all(reasons == "converged"))
         self.shape_fit_ = X.shape
         self.convergence_["tol"] = tol
         self.convergence_["loss"] = self.loss
-        if any(not r["quadratic"] > 0 for r in pair_results):
+        if not np.all(pairs["quadratic"] > 0):
             warnings.warn(
                 f"The {self.kernel!r} kernel is not positive semi-definite for these parameters "
                 f"(αᵀQα ≤ 0): the {'hinge' if hinge else 'L2'}-SVM dual is not concave and the solution "
@@ -449,16 +455,16 @@ class SVC(PersistenceMixin, ClassifierMixin, BaseEstimator):
                 UserWarning,
                 stacklevel=2,
             )
-        early = [r for r in pair_results if r["exit_reason"] in ("max_iter", "time_limit")]
-        if early:
-            worst = max(r["relative_gap"] for r in early)
+        early = (reasons == "max_iter") | (reasons == "time_limit")
+        if early.any():
             warnings.warn(
-                f"Solver terminated early ({early[0]['exit_reason']}) with relative duality gap "
-                f"{worst:.3g}, before meeting tol={tol}. Consider increasing max_iter.",
+                f"Solver terminated early ({reasons[early][0]}) with relative duality gap "
+                f"{np.max(pairs['relative_gap'][early]):.3g}, before meeting tol={tol}. "
+                "Consider increasing max_iter.",
                 ConvergenceWarning,
                 stacklevel=2,
             )
-        _warn_no_progress(pair_results, tol)
+        _warn_no_progress(reasons, pairs["relative_gap"], tol)
         return self
 
     def _effective_tol(self) -> float:
@@ -483,30 +489,33 @@ class SVC(PersistenceMixin, ClassifierMixin, BaseEstimator):
             previous = previous * (float(self.C) / C)
         return np.ascontiguousarray(np.pad(previous, (0, n_samples - len(previous))))
 
-    def _set_ovo_attributes(self, pairs: list[dict[str, Any]], y_index: np.ndarray, n_classes: int) -> None:
-        """Assemble LIBSVM's one-vs-one layout from the per-pair solutions: the union of the
+    def _set_ovo_attributes(self, pairs: dict[str, Any], y_index: np.ndarray, n_classes: int) -> None:
+        """Assemble LIBSVM's one-vs-one layout from the per-pair solutions (columns, one entry
+        per pair; supports and coefficients concatenated at ``offsets``): the union of the
         support vectors grouped by class, and a (K−1) × n_SV coefficient matrix where pair
         (i, j) keeps class-i coefficients in row j−1 and class-j coefficients in row i."""
-        union = np.unique(np.concatenate([p["support"] for p in pairs]))
+        support, coef = pairs.pop("support"), pairs.pop("coef")
+        counts = np.diff(pairs.pop("offsets"))
+        union = np.unique(support)
         union = union[np.lexsort((union, y_index[union]))]
-        position = {int(s): k for k, s in enumerate(union)}
+        position = np.empty(len(y_index), dtype=np.intp)
+        position[union] = np.arange(len(union))
+        i, j = np.repeat(pairs["i"], counts), np.repeat(pairs["j"], counts)
+        rows = np.where(y_index[support] == i, j - 1, i)
         dual = np.zeros((n_classes - 1, len(union)))
-        for p in pairs:
-            i, j = p["i"], p["j"]
-            for s, coef in zip(p["support"], p["coef"]):
-                row = j - 1 if y_index[s] == i else i
-                dual[row, position[int(s)]] = coef
+        dual[rows, position[support]] = coef
         self.support_ = union.astype(np.int32)
         self.dual_coef_ = dual
-        self.intercept_ = np.array([p["intercept"] for p in pairs], dtype=np.float64)
+        self.intercept_ = np.asarray(pairs.pop("intercept"), dtype=np.float64)
         self.n_support_ = np.bincount(y_index[union], minlength=n_classes).astype(np.int32)
-        self.n_iter_ = np.array([p["n_iter"] for p in pairs], dtype=np.int64)
-        reasons = [p["exit_reason"] for p in pairs]
+        self.n_iter_ = np.asarray(pairs["n_iter"], dtype=np.int64)
+        reasons = pairs["exit_reason"]
+        fit_failed = bool(np.any(reasons != "converged"))
         self.convergence_ = {
-            "exit_reason": next((r for r in reasons if r != "converged"), "converged"),
+            "exit_reason": str(reasons[reasons != "converged"][0]) if fit_failed else "converged",
             "n_iter": int(self.n_iter_.sum()),
-            "relative_gap": max(p["relative_gap"] for p in pairs),
-            "seconds": sum(p["seconds"] for p in pairs),
+            "relative_gap": float(np.max(pairs["relative_gap"])),
+            "seconds": float(np.sum(pairs["seconds"])),
             "pairs": pairs,
         }
 
@@ -792,7 +801,7 @@ class OneClassSVM(PersistenceMixin, OutlierMixin, BaseEstimator):
                 ConvergenceWarning,
                 stacklevel=2,
             )
-        _warn_no_progress([result], self.tol)
+        _warn_no_progress([result["exit_reason"]], [result["relative_gap"]], self.tol)
         return self
 
     def score_samples(self, X: Any) -> np.ndarray:
@@ -988,7 +997,7 @@ class SVR(PersistenceMixin, RegressorMixin, BaseEstimator):
                 ConvergenceWarning,
                 stacklevel=2,
             )
-        _warn_no_progress([result], self.tol)
+        _warn_no_progress([result["exit_reason"]], [result["relative_gap"]], self.tol)
         return self
 
     def _standardised_decision(self, X: Any) -> np.ndarray:

@@ -179,7 +179,9 @@ impl ColumnCache {
             return s;
         }
         self.computed += 1;
-        let slot = self.claim(j, |s, _| Some(s) != keep);
+        let slot = self
+            .claim(j, |s, _| Some(s) != keep)
+            .expect("an evictable slot: capacity is at least two and only `keep` is protected");
         match &mut self.store {
             Store::F64(columns) => kernel.column(j, &mut columns[slot], &mut self.scratch),
             Store::F32(columns, wide) => {
@@ -220,14 +222,20 @@ impl ColumnCache {
         self.clock += 1;
         let now = self.clock;
         let mut slots = Vec::with_capacity(batch.len());
-        for &t in &batch {
-            self.computed += 1;
+        for (b, &t) in batch.iter().enumerate() {
             // Evict neither `keep` nor a column of this batch (they were all stamped `now`).
-            let slot = self.claim(t, |s, used| Some(s) != keep && used != now);
+            // Only a cache that stopped growing mid-batch (a failed allocation) can run out of
+            // slots; the batch then ends there (never at `j`, the first: see `fetch`).
+            let Some(slot) = self.claim(t, |s, used| Some(s) != keep && used != now) else {
+                assert!(b > 0, "column {j} has a slot");
+                break;
+            };
+            self.computed += 1;
             self.slot_of[t] = slot as u32;
             self.last_used[slot] = now;
             slots.push(slot);
         }
+        batch.truncate(slots.len());
         match &mut self.store {
             Store::F64(columns) => {
                 let mut outs: Vec<&mut [f64]> = Vec::with_capacity(slots.len());
@@ -253,25 +261,37 @@ impl ColumnCache {
     }
 
     /// A slot for column `j`: a new one while the cache has room, else the least recently used
-    /// slot that `evictable(slot, last_used)` allows (whose column is forgotten). The caller
-    /// fills it.
-    fn claim(&mut self, j: usize, evictable: impl Fn(usize, u64) -> bool) -> usize {
-        if self.len() < self.capacity {
-            match &mut self.store {
-                Store::F64(columns) => columns.push(vec![0.0; self.m]),
-                Store::F32(columns, _) => columns.push(vec![0.0; self.m]),
-            }
+    /// slot that `evictable(slot, last_used)` allows (whose column is forgotten), or `None` if
+    /// no slot is evictable. The caller fills it.
+    fn claim(&mut self, j: usize, evictable: impl Fn(usize, u64) -> bool) -> Option<usize> {
+        if self.len() < self.capacity && self.grow() {
             self.owner.push(j);
             self.last_used.push(0);
-            return self.len() - 1;
+            return Some(self.len() - 1);
         }
         let victim = (0..self.len())
             .filter(|&s| evictable(s, self.last_used[s]))
-            .min_by_key(|&s| self.last_used[s])
-            .expect("an evictable slot (capacity is at least two; blocks fit the cache)");
+            .min_by_key(|&s| self.last_used[s])?;
         self.slot_of[self.owner[victim]] = NO_SLOT;
         self.owner[victim] = j;
-        victim
+        Some(victim)
+    }
+
+    /// Adds one zeroed column slot. Where the allocation fails the cache stops growing
+    /// (its capacity becomes its length, and later columns evict as in a full cache), so a
+    /// `cache_size` larger than the memory available slows a fit down instead of aborting it.
+    /// The first two slots, the minimum a pairwise step needs, are allocated infallibly.
+    fn grow(&mut self) -> bool {
+        let must = self.len() < 2;
+        let m = self.m;
+        let pushed = match &mut self.store {
+            Store::F64(columns) => try_zeroed(m, must).map(|c| columns.push(c)),
+            Store::F32(columns, _) => try_zeroed(m, must).map(|c| columns.push(c)),
+        };
+        if pushed.is_none() {
+            self.capacity = self.len();
+        }
+        pushed.is_some()
     }
 
     /// The column stored in `slot`.
@@ -281,6 +301,14 @@ impl ColumnCache {
             Store::F32(columns, _) => Column::F32(&columns[slot]),
         }
     }
+}
+
+/// `len` zeros, or `None` if they cannot be allocated (unless `must`: then as `vec!`).
+fn try_zeroed<T: Clone + Default>(len: usize, must: bool) -> Option<Vec<T>> {
+    if must {
+        return Some(vec![T::default(); len]);
+    }
+    crate::error::try_filled(len, T::default(), "a kernel column").ok()
 }
 
 #[cfg(test)]

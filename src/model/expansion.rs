@@ -1,7 +1,7 @@
 //! Evaluating f(x) = Σ_s coef_s k(x_s, x) + intercept, in parallel over test rows.
 
 use crate::data::{FeatureMatrix, Features};
-use crate::error::{FwsvmError, Result};
+use crate::error::{FwsvmError, Result, try_filled};
 use crate::kernel::{Kernel, KernelMatrix, QueryScratch};
 use crate::parallel::for_each_chunk;
 
@@ -97,7 +97,7 @@ pub fn decision_values(
     }
     check_query_features(&x, &vectors)?;
     kernel.validate()?;
-    let mut out = vec![intercept; x.n_rows()];
+    let mut out = try_filled(x.n_rows(), intercept, "decision values")?;
     if kernel != Kernel::Precomputed {
         // f(x_t) = b + Σ_s coef_s k(x_t, sv_s): a kernel expansion over the support vectors
         // evaluated on the test rows, which runs eight support vectors per pass over the test

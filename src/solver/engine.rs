@@ -450,7 +450,8 @@ impl Stagnation {
             self.best_at = step;
             return false;
         }
-        self.best <= Self::FLOOR * objective.abs() && step.saturating_sub(self.best_at) > self.window
+        self.best <= Self::FLOOR * objective.abs()
+            && step.saturating_sub(self.best_at) > self.window
     }
 }
 

@@ -278,9 +278,11 @@ impl SolverParams {
         (self.cache_size_mb * 1024.0 * 1024.0) as usize
     }
 
-    /// The kernel-column cache for a problem with `m` samples, as these parameters ask.
+    /// The kernel-column cache for a problem with `m` samples, as these parameters ask, its
+    /// budget capped at a quarter of the memory still available (see [`crate::memory`]).
     pub(crate) fn column_cache(&self, m: usize) -> ColumnCache {
-        ColumnCache::with_precision(m, self.cache_bytes(), self.cache_precision)
+        let budget = crate::memory::cache_budget(self.cache_bytes());
+        ColumnCache::with_precision(m, budget, self.cache_precision)
     }
 
     /// Checks every field.
