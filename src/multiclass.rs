@@ -224,7 +224,7 @@ pub fn ovo_decision_values(
             Some(*acc)
         }))
         .collect();
-    let len = x.n_rows().checked_mul(n_pairs).unwrap_or(usize::MAX);
+    let len = x.n_rows().saturating_mul(n_pairs);
     let mut out = try_filled(len, 0.0, "one-vs-one decision values (rows × class pairs)")?;
     let work = x.n_rows() * n_sv * vectors.n_cols().max(1);
     for_each_chunk(&mut out, 64 * n_pairs.max(1), work, |lo, chunk| {
