@@ -2,8 +2,11 @@
 
 Every mutated input must load into a model that predicts (or raises ``ValueError``), or be
 refused with the format's own error: never a panic (``PanicException`` is not an
-``Exception``), an abort or a segfault, which would take the test process down. The LIBSVM data
-reader has its own fuzz test in test_datasets.py. Run at length with
+``Exception``), an abort or a segfault, which would take the test process down. The mutations
+start from the committed corpus in ``tests/fuzz_corpus`` (written by
+``scripts/make_fuzz_corpus.py``), which also holds, in ``regressions/``, inputs that once crashed
+or allocated without bound: they must stay refused. The LIBSVM data reader is fuzzed here from
+the corpus and in test_datasets.py from generated files. Run at length with
 ``FWSVM_FUZZ_EXAMPLES=100000 python -m pytest tests/test_fuzz_models.py``.
 """
 
@@ -14,6 +17,7 @@ import json
 import os
 import warnings
 import zlib
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -21,65 +25,134 @@ import scipy.sparse as sp
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from fwsvm import SVC, LibsvmModelError, ModelFormatError, load_libsvm_model, load_model
+from fwsvm import (
+    SVC,
+    LibsvmFormatError,
+    LibsvmModelError,
+    ModelFormatError,
+    load_libsvm_model,
+    load_model,
+    load_svmlight_file,
+)
 from fwsvm.persistence import _HEADER, FORMAT_VERSION, MAGIC
 
 EXAMPLES = int(os.environ.get("FWSVM_FUZZ_EXAMPLES", "200"))
 FUZZ = settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
-_rng = np.random.default_rng(0)
-_X = sp.random(60, 8, density=0.5, format="csr", random_state=1)
-_y = _rng.integers(0, 3, 60)
-
-
-def _model() -> SVC:
-    return SVC(gamma=0.5).fit(_X, _y)
+CORPUS = Path(__file__).parent / "fuzz_corpus"
+_LIBSVM_MODELS = sorted((CORPUS / "libsvm_model").glob("*.model"))
+_FWM_MODELS = sorted((CORPUS / "fwm").glob("*.fwm"))
+_DATA_FILES = sorted((CORPUS / "data").glob("*.svm"))
 
 
 def _predicts_or_refuses(model) -> None:
     # Huge (finite) coefficients may overflow to inf decision values: numerical warnings are
     # garbage out for garbage in, not the failure this test looks for.
+    n_features = getattr(model, "n_features_in_", None)
+    if not isinstance(n_features, int) or not 0 < n_features <= 1000:
+        n_features = 8
+    X = np.random.default_rng(0).normal(size=(12, n_features))
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore", RuntimeWarning)
         try:
-            model.predict(_X)
-            model.decision_function(_X)
+            model.predict(X)
+            if hasattr(model, "decision_function"):
+                model.decision_function(X)
         except ValueError:
             pass
 
 
-@pytest.fixture(scope="module")
-def libsvm_text(tmp_path_factory) -> bytes:
-    path = tmp_path_factory.mktemp("fuzz") / "m.model"
-    _model().save_libsvm_model(path)
-    return path.read_bytes()
+def test_the_corpus_is_there_and_its_seeds_load() -> None:
+    assert len(_LIBSVM_MODELS) >= 7 and len(_FWM_MODELS) >= 8 and len(_DATA_FILES) >= 7
+    for path in _LIBSVM_MODELS:
+        _predicts_or_refuses(load_libsvm_model(path))
+    for path in _FWM_MODELS:
+        _predicts_or_refuses(load_model(path))
+    for path in _DATA_FILES:
+        if path.name == "multilabel.svm":
+            load_svmlight_file(path, multilabel=True)
+        else:
+            load_svmlight_file(path, zero_based="auto")
 
 
-@FUZZ
-@given(st.lists(st.tuples(st.integers(0, 4000), st.binary(min_size=0, max_size=4)), min_size=1, max_size=4))
-def test_mutated_libsvm_model_files(tmp_path_factory, libsvm_text, edits) -> None:
-    data = bytearray(libsvm_text)
+def test_the_regressions_stay_refused() -> None:
+    # In a subprocess under a 3 GB address-space limit: the headers once asked for 15–160 GiB.
+    import subprocess
+    import sys
+
+    script = f"""
+import resource
+resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30))
+from pathlib import Path
+import fwsvm
+for path in sorted(Path({str(CORPUS / "regressions")!r}).iterdir()):
+    try:
+        if path.suffix == ".fwm":
+            fwsvm.load_model(path)
+        elif path.suffix == ".model":
+            model = fwsvm.load_libsvm_model(path)
+            assert path.name == "sv_index_1e8.model", path.name  # the only one that is valid
+            assert model.support_vectors_.shape[1] == 100_000_000
+            continue
+        else:
+            fwsvm.load_svmlight_file(path)
+    except (fwsvm.ModelFormatError, fwsvm.LibsvmModelError, fwsvm.LibsvmFormatError) as exc:
+        assert str(exc), path.name
+        continue
+    raise AssertionError(f"{{path.name}} was accepted")
+print("ok")
+"""
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0 and run.stdout.strip() == "ok", run.stderr[-2000:]
+
+
+def _mutate(data: bytearray, edits) -> bytes:
     for position, replacement in edits:
         p = position % (len(data) + 1)
         data[p : p + len(replacement)] = replacement
+    return bytes(data)
+
+
+_edits = st.lists(st.tuples(st.integers(0, 4000), st.binary(min_size=0, max_size=4)), min_size=1, max_size=4)
+
+
+@FUZZ
+@given(st.sampled_from(_LIBSVM_MODELS), _edits)
+def test_mutated_libsvm_model_files(tmp_path_factory, seed, edits) -> None:
     path = tmp_path_factory.mktemp("case") / "m.model"
-    path.write_bytes(bytes(data))
+    path.write_bytes(_mutate(bytearray(seed.read_bytes()), edits))
     try:
-        model = load_libsvm_model(path, n_features=8)
+        model = load_libsvm_model(path)
     except (LibsvmModelError, ValueError):
         return
     _predicts_or_refuses(model)
 
 
-@pytest.fixture(scope="module")
-def fwm_parts(tmp_path_factory):
-    path = tmp_path_factory.mktemp("fuzz") / "m.fwm"
-    _model().save(path)
+@FUZZ
+@given(st.sampled_from(_DATA_FILES), _edits)
+def test_mutated_corpus_data_files(seed, edits) -> None:
+    data = _mutate(bytearray(seed.read_bytes()), edits)
+    try:
+        X, y = load_svmlight_file(io.BytesIO(data))
+    except LibsvmFormatError as exc:
+        assert "line" in str(exc)
+        return
+    except ValueError:
+        return
+    assert X.shape[0] == len(y)
+
+
+def _fwm_parts(path: Path):
     blob = path.read_bytes()
     archive = np.load(io.BytesIO(blob[_HEADER.size :]), allow_pickle=False)
     files = {k: archive[k] for k in archive.files}
     meta = json.loads(files.pop("__meta__").tobytes().decode())
     return meta, files
+
+
+@pytest.fixture(scope="module")
+def fwm_parts():
+    return [_fwm_parts(path) for path in _FWM_MODELS]
 
 
 _values = st.one_of(
@@ -92,7 +165,8 @@ _values = st.one_of(
 @FUZZ
 @given(st.data())
 def test_mutated_fwm_files(tmp_path_factory, fwm_parts, data) -> None:
-    meta, files = json.loads(json.dumps(fwm_parts[0])), dict(fwm_parts[1])
+    base_meta, base_files = fwm_parts[data.draw(st.integers(0, len(fwm_parts) - 1))]
+    meta, files = json.loads(json.dumps(base_meta)), dict(base_files)
     for _ in range(data.draw(st.integers(1, 3))):
         target = data.draw(st.sampled_from(sorted(files) + ["__params__", "__scalars__"]))
         if target == "__params__":
