@@ -86,7 +86,7 @@ def _tampered(path: Path, edit) -> bytes:
     return _HEADER.pack(MAGIC, FORMAT_VERSION, 0, len(payload), zlib.crc32(payload)) + payload
 
 
-def _fwm_regressions(sparse: Path) -> dict[str, bytes]:
+def _fwm_regressions(sparse: Path, svr: Path) -> dict[str, bytes]:
     """.fwm files that corrupted memory or set arbitrary attributes before (issue 16)."""
 
     def indptr(meta, files):
@@ -99,6 +99,8 @@ def _fwm_regressions(sparse: Path) -> dict[str, bytes]:
         "sets_predict.fwm": _tampered(sparse, lambda m, f: m["scalars"].update(predict=1)),
         "evil_kernel.fwm": _tampered(sparse, lambda m, f: m["params"].update(kernel="evil")),
         "short_dual_coef.fwm": _tampered(sparse, lambda m, f: f.update(dual_coef_=f["dual_coef_"][:, :3])),
+        # Found by the long fuzz run (30,000 mutations): an IndexError at predict.
+        "svr_empty_intercept.fwm": _tampered(svr, lambda m, f: f.update(intercept_=np.zeros(0))),
     }
 
 
@@ -114,7 +116,7 @@ def main() -> None:
     binary = (ROOT / "libsvm_model" / "svc_rbf_binary.model").read_text()
     for name, text in _libsvm_regressions(binary).items():
         (ROOT / "regressions" / name).write_text(text)
-    for name, blob in _fwm_regressions(ROOT / "fwm" / "svc_sparse_3class.fwm").items():
+    for name, blob in _fwm_regressions(ROOT / "fwm" / "svc_sparse_3class.fwm", ROOT / "fwm" / "svr_rbf.fwm").items():
         (ROOT / "regressions" / name).write_bytes(blob)
     (ROOT / "regressions" / "nul_line.svm").write_bytes(b"1 1:1\n" + b"\0" * 64 + b"\n")
     (ROOT / "regressions" / "bad_index.svm").write_bytes(b"1 1:1\n-1 3:1 2:1 x:1\n")

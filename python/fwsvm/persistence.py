@@ -233,6 +233,9 @@ def _check_fitted_shapes(name: str, est: Any) -> None:
             raise fail(f"n_support_ {n_support.tolist()} against {k} classes and {len(support)} support vectors")
         if dual.shape[0] != max(k - 1, 1) or len(intercept) != k * (k - 1) // 2:
             raise fail(f"dual_coef_ {dual.shape} or intercept_ {intercept.shape} against {k} classes")
+    elif hasattr(est, "intercept_") and (dual.shape[0] != 1 or intercept.shape != (1,)):
+        # SVR: one expansion and one bias.
+        raise fail(f"dual_coef_ {dual.shape} or intercept_ {intercept.shape} for a single model")
 
 
 class PersistenceMixin:
