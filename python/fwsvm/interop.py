@@ -79,9 +79,12 @@ def to_sklearn(estimator: Any) -> Any:
     out.support_vectors_ = sp.csr_matrix(sv) if out._sparse else np.ascontiguousarray(sv, dtype=np.float64)
     out.support_ = np.asarray(estimator.support_, dtype=np.int32)
     out._gamma = float(estimator._gamma)
-    out._probA = np.empty(0)
-    out._probB = np.empty(0)
-    out._effective_probability = False
+    # Same convention as LIBSVM's internal model: pair values positive for the first class.
+    out._probA = np.asarray(getattr(estimator, "probA_", np.empty(0)), dtype=np.float64)
+    out._probB = np.asarray(getattr(estimator, "probB_", np.empty(0)), dtype=np.float64)
+    out._effective_probability = bool(len(out._probA))
+    if isinstance(estimator, SVC) and len(out._probA):
+        out.probability = True
     out.fit_status_ = 0
     out.shape_fit_ = tuple(estimator.shape_fit_)
     out.n_features_in_ = int(estimator.n_features_in_)

@@ -87,6 +87,14 @@ def save_libsvm_model(estimator: Any, path: str | os.PathLike[str]) -> None:
     header.append("rho " + " ".join(_fmt(r) for r in rho))
     if labels is not None:
         header.append("label " + " ".join(str(int(lab)) if float(lab).is_integer() else _fmt(lab) for lab in labels))
+        prob_a, prob_b = np.asarray(getattr(estimator, "probA_", [])), np.asarray(getattr(estimator, "probB_", []))
+        if len(prob_a):
+            # Our pair values are positive for the pair's first sorted class; the binary file
+            # lists classes_[1] first, so its decision value is −f and B changes sign.
+            if len(labels) == 2:
+                prob_b = -prob_b
+            header.append("probA " + " ".join(_fmt(a) for a in prob_a))
+            header.append("probB " + " ".join(_fmt(b) for b in prob_b))
         header.append("nr_sv " + " ".join(str(int(n)) for n in nr_sv))
     with open(path, "w", encoding="ascii") as fh:
         fh.write("\n".join(header + ["SV"] + _sv_lines(sv, coefs)) + "\n")
@@ -226,6 +234,16 @@ def load_libsvm_model(path: str | os.PathLike[str], n_features: int | None = Non
         n_pairs = nr_class * (nr_class - 1) // 2
         dual = np.zeros((max(nr_class - 1, 1), total_sv))
         intercept = np.zeros(n_pairs)
+        try:
+            file_a = np.array([float(v) for v in field("probA", n_pairs)]) if "probA" in header else None
+            file_b = np.array([float(v) for v in field("probB", n_pairs)]) if file_a is not None else None
+        except ValueError as exc:
+            if isinstance(exc, LibsvmModelError):
+                raise
+            raise LibsvmModelError(f"{name}: malformed 'probA'/'probB' line ({exc})") from exc
+        if file_a is not None and not (np.all(np.isfinite(file_a)) and np.all(np.isfinite(file_b))):
+            raise LibsvmModelError(f"{name}: 'probA'/'probB' must be finite")
+        prob_a, prob_b = np.zeros(n_pairs), np.zeros(n_pairs)
         pair_index = {}
         p = 0
         for i in range(nr_class):
@@ -246,6 +264,9 @@ def load_libsvm_model(path: str | os.PathLike[str], n_features: int | None = Non
                     ci, cj = cj, ci
                 q = pair_index[(a, bb)]
                 intercept[q] = sign * b
+                if file_a is not None:
+                    # P(first | f) = 1/(1 + exp(A f + B)); flipping the pair flips f and B.
+                    prob_a[q], prob_b[q] = file_a[p], sign * file_b[p]
                 dual[bb - 1, sorted_starts[a] : sorted_starts[a + 1]] = sign * ci
                 dual[a, sorted_starts[bb] : sorted_starts[bb + 1]] = sign * cj
                 p += 1
@@ -261,6 +282,8 @@ def load_libsvm_model(path: str | os.PathLike[str], n_features: int | None = Non
             est.dual_coef_ = dual
             est.intercept_ = intercept
         est.fit_status_ = 0
+        est.probability = file_a is not None
+        est.probA_, est.probB_ = (prob_a, prob_b) if file_a is not None else (np.empty(0), np.empty(0))
     else:
         raise LibsvmModelError(f"{name}: svm_type {svm_type!r} is not supported (c_svc, epsilon_svr)")
     est.support_ = np.arange(total_sv, dtype=np.int32)

@@ -9,8 +9,9 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin, OutlierMixin, RegressorMixin
-from sklearn.exceptions import ConvergenceWarning
+from sklearn.exceptions import ConvergenceWarning, NotFittedError
 from sklearn.utils import check_random_state
+from sklearn.utils.metaestimators import available_if
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.multiclass import _ovr_decision_function, check_classification_targets
@@ -140,6 +141,13 @@ class SVC(PersistenceMixin, ClassifierMixin, BaseEstimator):
         Degree of the polynomial kernel.
     coef0 : float, default=0.0
         Constant of the polynomial and sigmoid kernels.
+    probability : bool, default=False
+        Enable ``predict_proba`` and ``predict_log_proba``, as LIBSVM's ``-b 1``: after the fit,
+        5-fold cross-validation (five more fits) gives out-of-fold decision values, a sigmoid
+        (Platt scaling, Lin–Lin–Weng's Newton method) is fitted per pair of classes, and
+        pairwise probabilities are coupled into class probabilities (Wu–Lin–Weng method 2).
+        ``predict`` still follows the decision values, so it can disagree with the argmax of
+        ``predict_proba`` on a few rows, as in scikit-learn.
     algorithm : {"swap", "swap2o", "mfw", "fw", "bc", "ky"}, default="swap"
         The Frank-Wolfe variant: SWAP (toward or pairwise steps chosen by exact gains),
         SWAP-2o (second-order pairwise partner), MFW (Wolfe away steps), plain FW, ``"bc"``
@@ -229,6 +237,10 @@ class SVC(PersistenceMixin, ClassifierMixin, BaseEstimator):
         The bias ``b = Σ y_i α_i / ρ`` of each pair (LIBSVM's ``-ρ`` for the hinge loss).
     n_iter_ : ndarray of shape (n_classes * (n_classes - 1) / 2,), dtype=int
         Solver steps taken for each pair.
+    probA_, probB_ : ndarray of shape (n_classes * (n_classes - 1) / 2,)
+        With ``probability=True``: the sigmoid ``1 / (1 + exp(A f + B))`` of each pair, where
+        ``f`` is the pair's one-vs-one decision value (positive for its first class; for two
+        classes ``f = -decision_function``). Empty otherwise.
     convergence_ : dict
         How the solver stopped: ``exit_reason``, ``gap``, ``relative_gap``, ``objective``,
         ``steps`` (counts of toward/away/drop/swap_add/swap_drop/corrective steps and the
@@ -283,6 +295,7 @@ class SVC(PersistenceMixin, ClassifierMixin, BaseEstimator):
         "gamma": [StrOptions({"scale", "auto"}), Interval(Real, 0.0, None, closed="neither")],
         "degree": [Interval(Integral, 0, None, closed="left")],
         "coef0": [Interval(Real, None, None, closed="neither")],
+        "probability": ["boolean"],
         "algorithm": [StrOptions(set(_ALGORITHMS))],
         "tol": [Interval(Real, 0.0, None, closed="neither"), None],
         "stopping": [StrOptions({"gap", "absolute_gap", "meb"})],
@@ -309,6 +322,7 @@ class SVC(PersistenceMixin, ClassifierMixin, BaseEstimator):
         gamma: str | float = "scale",
         degree: int = 3,
         coef0: float = 0.0,
+        probability: bool = False,
         algorithm: str = "swap",
         tol: float | None = None,
         stopping: str = "gap",
@@ -331,6 +345,7 @@ class SVC(PersistenceMixin, ClassifierMixin, BaseEstimator):
         self.gamma = gamma
         self.degree = degree
         self.coef0 = coef0
+        self.probability = probability
         self.algorithm = algorithm
         self.tol = tol
         self.stopping = stopping
@@ -386,6 +401,7 @@ class SVC(PersistenceMixin, ClassifierMixin, BaseEstimator):
             weights = _check_sample_weight(sample_weight, X, dtype=np.float64)
             if np.any(weights < 0):
                 raise ValueError("sample_weight must be non-negative")
+        user_weights = weights  # the cross-validation fits of probability=True apply class_weight again
         if self.class_weight is not None:
             cw = compute_class_weight(self.class_weight, classes=classes, y=y)
             weights = cw[y_index] if weights is None else weights * cw[y_index]
@@ -465,7 +481,51 @@ class SVC(PersistenceMixin, ClassifierMixin, BaseEstimator):
                 stacklevel=2,
             )
         _warn_no_progress(reasons, pairs["relative_gap"], tol)
+        self.probA_, self.probB_ = np.empty(0), np.empty(0)
+        if self.probability:
+            from fwsvm.probability import fit_platt
+
+            self.probA_, self.probB_ = fit_platt(self, X, y_index, user_weights)
         return self
+
+    def _check_proba(self) -> bool:
+        if not self.probability:
+            raise AttributeError("predict_proba is not available when probability=False")
+        return True
+
+    @available_if(_check_proba)
+    def predict_proba(self, X: Any) -> np.ndarray:
+        """Class probabilities (Platt scaling and pairwise coupling, as LIBSVM's ``-b 1``).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            Columns in the order of ``classes_``; rows sum to 1.
+        """
+        from fwsvm.probability import couple, pair_values, sigmoid_predict
+
+        check_is_fitted(self)
+        if len(self.probA_) == 0:
+            raise NotFittedError("predict_proba needs a fit with probability=True (refit the model)")
+        k = len(self.classes_)
+        X = validate_data(
+            self, X, accept_sparse="csr", dtype=np.float64, order="C", reset=False, accept_large_sparse=True
+        )
+        rows = max(1, _OVO_BLOCK_VALUES // max(k * k, 1))
+        blocks = [
+            couple(sigmoid_predict(pair_values(self, X[lo : lo + rows]), self.probA_, self.probB_), k)
+            for lo in range(0, X.shape[0], rows)
+        ]
+        return np.concatenate(blocks) if blocks else np.zeros((0, k))
+
+    @available_if(_check_proba)
+    def predict_log_proba(self, X: Any) -> np.ndarray:
+        """Logarithm of :meth:`predict_proba`."""
+        return np.log(self.predict_proba(X))
 
     def _effective_tol(self) -> float:
         """``tol``, or the loss's default when it is None (1e-2 squared hinge, 1e-3 hinge)."""
