@@ -1,5 +1,6 @@
-"""``python -m fwsvm demo``: train on data bundled with scikit-learn (no network) and report
-test accuracy, fit time and support vectors next to scikit-learn's SVC (LIBSVM)."""
+"""The ``fwsvm`` command: ``demo`` trains on data bundled with scikit-learn (no network) and
+reports test accuracy, fit time and support vectors next to scikit-learn's SVC (LIBSVM);
+``train``, ``predict`` and ``scale`` are LIBSVM's tools (see :mod:`fwsvm.cli`)."""
 
 from __future__ import annotations
 
@@ -50,8 +51,17 @@ def _demo(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from fwsvm import cli
+
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv and argv[0] in ("train", "predict", "scale"):
+        return cli._run(argv[0], argv[1:], f"fwsvm {argv[0]}")
     parser = argparse.ArgumentParser(prog="fwsvm", description="Frank-Wolfe kernel SVMs")
     sub = parser.add_subparsers(dest="command", required=True)
+    for name, text in [("train", "train on a LIBSVM file, write a LIBSVM model (as svm-train)"),
+                       ("predict", "predict a LIBSVM file with a LIBSVM model (as svm-predict)"),
+                       ("scale", "scale a LIBSVM file to stdout (as svm-scale)")]:
+        sub.add_parser(name, help=f"{text}; fwsvm {name} -h for its options", add_help=False)
     demo = sub.add_parser("demo", help="train on bundled data and report accuracy, time, support vectors")
     demo.add_argument("-c", "--C", type=float, default=1.0, help="penalty C (default 1)")
     demo.add_argument("-l", "--loss", default="hinge", choices=["hinge", "squared_hinge"],

@@ -40,7 +40,7 @@ def save_libsvm_model(estimator: Any, path: str | os.PathLike[str]) -> None:
     Raises ``ValueError`` for kernels LIBSVM does not have (``laplacian``, callables) and for
     ``precomputed`` kernels (LIBSVM's precomputed format needs the training serial numbers).
     """
-    from fwsvm.svm import SVC, SVR
+    from fwsvm.svm import SVC, SVR, OneClassSVM
 
     kernel = estimator.kernel
     if callable(kernel) or kernel not in _KERNEL_TYPES:
@@ -73,8 +73,18 @@ def save_libsvm_model(estimator: Any, path: str | os.PathLike[str]) -> None:
         sv = estimator.support_vectors_
         labels, nr_sv = None, None
         header += ["svm_type epsilon_svr"]
+    elif isinstance(estimator, OneClassSVM):
+        if kernel != "rbf":
+            # decision = Σ 2α k(sv, x) + constant − k(x, x) − offset_: LIBSVM's Σ coef k − rho
+            # only when k(x, x) is constant.
+            raise ValueError(f"LIBSVM export of a OneClassSVM needs the rbf kernel, not {kernel!r}")
+        coefs = (2.0 * estimator.dual_coef_[0]).reshape(-1, 1)
+        rho = [1.0 + estimator.offset_ - estimator._score_constant]
+        sv = estimator.support_vectors_
+        labels, nr_sv = None, None
+        header += ["svm_type one_class"]
     else:
-        raise ValueError(f"LIBSVM export supports SVC and SVR, not {type(estimator).__name__}")
+        raise ValueError(f"LIBSVM export supports SVC, SVR and OneClassSVM, not {type(estimator).__name__}")
     header.append(f"kernel_type {_KERNEL_TYPES[kernel]}")
     if kernel == "poly":
         header.append(f"degree {int(estimator.degree)}")
@@ -123,14 +133,16 @@ _MAX_DENSE_SV_VALUES = 1 << 24
 
 
 def load_libsvm_model(path: str | os.PathLike[str], n_features: int | None = None) -> Any:
-    """Read a LIBSVM model file (``c_svc`` or ``epsilon_svr``; linear, polynomial, rbf or sigmoid
-    kernel) as a fitted :class:`fwsvm.SVC` or :class:`fwsvm.SVR` that predicts like LIBSVM.
+    """Read a LIBSVM model file (``c_svc`` or ``epsilon_svr`` with a linear, polynomial, rbf or
+    sigmoid kernel; ``one_class`` with the rbf kernel) as a fitted :class:`fwsvm.SVC`,
+    :class:`fwsvm.SVR` or :class:`fwsvm.OneClassSVM` that predicts like LIBSVM (probabilities
+    too, when the file has ``probA``/``probB``).
 
     LIBSVM does not store the number of features: it is the largest index in the support
     vectors unless ``n_features`` says more. ``support_`` (training indices) is not in the file
     and is set to ``arange(n_SV)``.
     """
-    from fwsvm.svm import SVC, SVR
+    from fwsvm.svm import SVC, SVR, OneClassSVM
 
     name = os.fspath(path)
     header, sv_lines = _parse(path)
@@ -148,8 +160,8 @@ def load_libsvm_model(path: str | os.PathLike[str], n_features: int | None = Non
     if kernel_type not in kernels:
         raise LibsvmModelError(f"{name}: kernel_type {kernel_type!r} is not supported (linear, polynomial, rbf, sigmoid)")
     kernel = kernels[kernel_type]
-    if svm_type not in ("c_svc", "epsilon_svr"):
-        raise LibsvmModelError(f"{name}: svm_type {svm_type!r} is not supported (c_svc, epsilon_svr)")
+    if svm_type not in ("c_svc", "epsilon_svr", "one_class"):
+        raise LibsvmModelError(f"{name}: svm_type {svm_type!r} is not supported (c_svc, epsilon_svr, one_class)")
     if kernel != "linear" and "gamma" not in header:
         raise LibsvmModelError(f"{name}: missing 'gamma' line (the {kernel_type} kernel needs it)")
     try:
@@ -209,7 +221,17 @@ def load_libsvm_model(path: str | os.PathLike[str], n_features: int | None = Non
     # else: kept sparse (an SV index of 10⁸ asked for 160 GiB densified)
     common = dict(kernel=kernel, gamma=gamma if kernel != "linear" else "scale", degree=degree, coef0=coef0)
 
-    if svm_type == "epsilon_svr":
+    if svm_type == "one_class":
+        if kernel != "rbf":
+            raise LibsvmModelError(f"{name}: one_class models are imported with the rbf kernel only, not {kernel!r}")
+        # Σ coef k − rho as fwsvm's ball score with k(x, x) = 1: α = coef/2, offset = rho − 1.
+        est = OneClassSVM(**common)
+        est.dual_coef_ = (coefs[:, 0] / 2.0).reshape(1, -1)
+        est._score_constant = 0.0
+        est.offset_ = float(rho[0]) - 1.0
+        est.radius_ = float("nan")
+        est._C = float("nan")
+    elif svm_type == "epsilon_svr":
         est = SVR(**common)
         est.y_mean_, est.y_scale_ = 0.0, 1.0
         est.dual_coef_ = coefs[:, 0].reshape(1, -1)

@@ -1,0 +1,170 @@
+"""The command line against LIBSVM itself: models written by ``fwsvm train`` predict identically
+in LIBSVM (libsvm-official), models from LIBSVM's trainer predict identically in ``fwsvm
+predict``, and ``fwsvm scale`` writes byte for byte what ``svm-scale`` writes (SHA-256 of
+LIBSVM's output in tests/golden, made by scripts/libsvm_golden.sh)."""
+
+from __future__ import annotations
+
+import hashlib
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from conftest import shared_file
+
+from fwsvm.__main__ import main
+
+GOLDEN = Path(__file__).parent / "golden" / "svm_scale.sha256"
+
+
+def _run(capsys, *argv: str) -> tuple[int, str, str]:
+    code = main([str(a) for a in argv])
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def _libsvm_predict(model_file: Path, data_file: Path, options: str = "-q") -> tuple[list[float], list]:
+    from libsvm import svmutil
+
+    y, x = svmutil.svm_read_problem(str(data_file))
+    labels, _, values = svmutil.svm_predict(y, x, svmutil.svm_load_model(str(model_file)), options)
+    return labels, values
+
+
+def _golden() -> list[tuple[str, str, str]]:
+    rows = []
+    for line in GOLDEN.read_text().splitlines():
+        if line and not line.startswith("#"):
+            digest, name, options = (line.split("\t") + [""])[:3]
+            rows.append((digest, name, options))
+    return rows
+
+
+@pytest.mark.parametrize("digest, name, options", _golden(), ids=lambda v: v[:12] if len(v) == 64 else v)
+def test_scale_is_byte_for_byte_svm_scale(capsys, digest: str, name: str, options: str) -> None:
+    code, out, _ = _run(capsys, "scale", *options.split(), shared_file(name))
+    assert code == 0
+    assert hashlib.sha256(out.encode()).hexdigest() == digest
+
+
+def test_scale_save_and_restore(capsys, tmp_path) -> None:
+    train, test = shared_file("svmguide1"), shared_file("svmguide1.t")
+    ranges = tmp_path / "range"
+    _run(capsys, "scale", "-l", "0", "-s", ranges, train)
+    lines = ranges.read_text().splitlines()
+    assert lines[:2] == ["x", "0 1"] and len(lines) == 2 + 4
+    code, restored, _ = _run(capsys, "scale", "-r", ranges, test)
+    assert code == 0 and restored.count("\n") == 4000
+    code, _, err = _run(capsys, "scale", "-r", ranges, "-s", ranges, test)
+    assert code == 1 and err.strip() == "fwsvm scale: error: cannot use -r and -s simultaneously"
+
+
+@pytest.mark.parametrize("options", [[], ["-t", "1", "-d", "2", "-r", "1", "-c", "4"], ["-b", "1"]])
+def test_our_model_files_predict_identically_in_libsvm(capsys, tmp_path, options) -> None:
+    train, test = shared_file("heart_scale"), shared_file("heart_scale")
+    model = tmp_path / "heart.model"
+    code, out, _ = _run(capsys, "train", *options, train, model)
+    assert code == 0 and "Total nSV = " in out
+    prob = ["-b", "1"] if "-b" in options else []
+    code, out, _ = _run(capsys, "predict", *prob, test, model, tmp_path / "ours.txt")
+    assert code == 0 and out.startswith("Accuracy = ")
+    theirs, values = _libsvm_predict(model, test, "-q -b 1" if prob else "-q")
+    lines = (tmp_path / "ours.txt").read_text().splitlines()
+    if prob:
+        assert lines[0].startswith("labels ")
+        ours = np.array([[float(v) for v in line.split()] for line in lines[1:]])
+        np.testing.assert_array_equal(ours[:, 0], theirs)
+        np.testing.assert_allclose(ours[:, 1:], values, atol=1e-5)  # printed with %g
+    else:
+        np.testing.assert_array_equal([float(v) for v in lines], theirs)
+
+
+def test_libsvm_model_files_predict_identically_in_fwsvm(capsys, tmp_path) -> None:
+    from libsvm import svmutil
+
+    train, test = shared_file("a1a"), shared_file("a1a.t")
+    y, x = svmutil.svm_read_problem(str(train))
+    for options, name in [("-c 1 -g 0.05 -q", "plain"), ("-c 2 -g 0.02 -b 1 -q", "prob"), ("-t 0 -q", "linear")]:
+        model = tmp_path / f"{name}.model"
+        svmutil.svm_save_model(str(model), svmutil.svm_train(y, x, options))
+        prob = ["-b", "1"] if "-b 1" in options else []
+        code, out, _ = _run(capsys, "predict", *prob, test, model, tmp_path / "out.txt")
+        assert code == 0
+        theirs, values = _libsvm_predict(model, test, "-q -b 1" if prob else "-q")
+        lines = (tmp_path / "out.txt").read_text().splitlines()
+        if prob:
+            ours = np.array([[float(v) for v in line.split()] for line in lines[1:]])
+            # The most probable label, as LIBSVM: at most a tie or two may flip in %g rounding.
+            assert np.mean(ours[:, 0] == theirs) > 0.999
+            np.testing.assert_allclose(ours[:, 1:], values, atol=1e-5)
+        else:
+            np.testing.assert_array_equal([float(v) for v in lines], theirs)
+        acc = 100.0 * np.mean(np.asarray(theirs) == np.asarray(svmutil.svm_read_problem(str(test))[0]))
+        assert out.startswith("Accuracy = %g%%" % acc)
+
+
+def test_one_class_and_svr_models_predict_identically_in_libsvm(capsys, tmp_path) -> None:
+    data = shared_file("heart_scale")
+    one = tmp_path / "one.model"
+    assert _run(capsys, "train", "-s", "2", "-n", "0.2", data, one)[0] == 0
+    _run(capsys, "predict", data, one, tmp_path / "one.txt")
+    theirs, _ = _libsvm_predict(one, data)
+    np.testing.assert_array_equal([float(v) for v in (tmp_path / "one.txt").read_text().split()], theirs)
+    svr = tmp_path / "svr.model"
+    assert _run(capsys, "train", "-s", "3", data, svr)[0] == 0
+    code, out, _ = _run(capsys, "predict", data, svr, tmp_path / "svr.txt")
+    assert code == 0 and out.startswith("Mean squared error = ")
+    theirs, _ = _libsvm_predict(svr, data)
+    np.testing.assert_allclose([float(v) for v in (tmp_path / "svr.txt").read_text().split()], theirs, atol=1e-10)
+
+
+def test_cross_validation_prints_libsvms_line(capsys) -> None:
+    code, out, _ = _run(capsys, "train", "-v", "5", "-c", "1", shared_file("heart_scale"))
+    assert code == 0
+    line = out.strip().splitlines()[-1]
+    assert line.startswith("Cross Validation Accuracy = ") and line.endswith("%")
+    assert 75 < float(line.split("= ")[1].rstrip("%")) < 90
+    code, out, _ = _run(capsys, "train", "-s", "3", "-v", "3", shared_file("heart_scale"))
+    assert "Cross Validation Mean squared error = " in out and "Squared correlation coefficient" in out
+
+
+def test_fewer_test_features_than_the_model_work_as_in_libsvm(capsys, tmp_path) -> None:
+    # a1a.t has feature 123, a1a only up to 119: both ways round must work.
+    train, test = shared_file("a1a"), shared_file("a1a.t")
+    model = tmp_path / "m.model"
+    _run(capsys, "train", "-q", test, model)  # the model knows 123 features
+    assert _run(capsys, "predict", "-q", train, model, tmp_path / "o.txt")[0] == 0
+    theirs, _ = _libsvm_predict(model, train)
+    np.testing.assert_array_equal([float(v) for v in (tmp_path / "o.txt").read_text().split()], theirs)
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["train", "-s", "1", "x"], "-s 1 (nu-SVC) is not implemented"),
+        (["train", "-t", "4", "x"], "-t 4 (precomputed kernel files) is not supported"),
+        (["train", "-c", "abc", "x"], "argument -c: invalid float value"),
+        (["train", "/nonexistent/file"], "No such file"),
+        (["predict", "a", "b"], "the following arguments are required: output_file"),
+        (["scale", "-l", "1", "-u", "0", "x"], "inconsistent lower/upper specification"),
+    ],
+)
+def test_errors_are_one_line_and_exit_1(capsys, argv, message) -> None:
+    code, out, err = _run(capsys, *argv)
+    assert code == 1 and out == ""
+    assert err.count("\n") == 1 and message in err and "Traceback" not in err
+
+
+def test_bad_files_name_the_line(capsys, tmp_path) -> None:
+    bad = tmp_path / "bad.svm"
+    bad.write_text("1 1:2\n-1 x:3\n")
+    code, _, err = _run(capsys, "train", bad)
+    assert code == 1 and "line 2" in err and err.count("\n") == 1
+
+
+def test_console_scripts_are_installed() -> None:
+    for script in ("fwsvm-train", "fwsvm-predict", "fwsvm-scale"):
+        run = subprocess.run([Path(sys.executable).parent / script, "--help"], capture_output=True, text=True)
+        assert run.returncode == 0 and "usage:" in run.stdout, (script, run.stderr)
