@@ -5,7 +5,7 @@ mod common;
 
 use common::{blobs, dense_q, objective_and_gap, reference_optimum, reference_optimum_blocks};
 use fwsvm::kernel::KernelMatrix;
-use fwsvm::solver::{HistoryEntry, Monitor, NoMonitor, solve};
+use fwsvm::solver::{HistoryEntry, Monitor, NoMonitor, StepKind, solve};
 use fwsvm::{
     Algorithm, ExitReason, Features, Init, Kernel, SimplexProblem, SolverParams, Stopping,
 };
@@ -182,7 +182,15 @@ fn feasible_and_monotone_at_every_step() {
             };
             let sol = solve(&problem, &p, &mut mon).unwrap();
             assert_eq!(mon.steps, sol.stats.n_iter);
-            assert_eq!(sol.history.len() as u64, sol.stats.n_iter);
+            // One entry per step, then the state the solve ended in.
+            assert_eq!(sol.history.len() as u64, sol.stats.n_iter + 1);
+            let last = sol.history.last().unwrap();
+            assert_eq!(last.kind, StepKind::Final);
+            assert_eq!(last.iteration, sol.stats.n_iter);
+            assert!(
+                (last.objective - sol.stats.objective).abs()
+                    <= 1e-9 * sol.stats.objective.abs().max(1.0)
+            );
             let s = sol.stats.steps;
             assert_eq!(
                 s.toward + s.away + s.drop + s.swap_add + s.swap_drop + s.corrective,

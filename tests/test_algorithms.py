@@ -101,8 +101,15 @@ def test_history_records_every_step(algorithm: str) -> None:
     n = int(model.n_iter_[0])
     assert set(h) == {"iteration", "objective", "gap", "kind", "coreset_size", "seconds"}
     for key in ("iteration", "objective", "gap", "coreset_size", "seconds"):
-        assert len(h[key]) == n, key
-    np.testing.assert_array_equal(h["iteration"], np.arange(n))
+        assert len(h[key]) == n + 1, key  # every step, then the final state
+    np.testing.assert_array_equal(h["iteration"], np.arange(n + 1))
+    # The last entry is where the fit ended: the convergence_ numbers, below tol.
+    assert h["kind"][-1] == "final" and "final" not in h["kind"][:-1]
+    assert h["objective"][-1] == pytest.approx(model.convergence_["objective"], rel=1e-12)
+    assert h["gap"][-1] == pytest.approx(model.convergence_["gap"], rel=1e-12, abs=1e-300)
+    if algorithm != "ky":  # ky stops on its own ε certificates, not on the relative gap
+        assert h["gap"][-1] / abs(h["objective"][-1]) <= tol
+    h = {**h, "kind": h["kind"][:-1]}
     assert np.all(np.diff(h["seconds"]) >= 0)
     assert np.all(h["gap"] >= -1e-12)
     kinds = set(h["kind"])
@@ -127,11 +134,11 @@ def test_history_is_off_by_default_and_per_pair_for_multiclass() -> None:
     model = fwsvm.SVC(loss="squared_hinge", record_history=True).fit(X, y)
     assert isinstance(model.history_, list) and len(model.history_) == 3
     for h, n in zip(model.history_, model.n_iter_):
-        assert len(h["gap"]) == n
+        assert len(h["gap"]) == n + 1 and h["kind"][-1] == "final"
     one = fwsvm.OneClassSVM(record_history=True).fit(X)
-    assert len(one.history_["gap"]) == one.n_iter_
+    assert len(one.history_["gap"]) == one.n_iter_ + 1
     reg = fwsvm.SVR(record_history=True).fit(X, X[:, 0])
-    assert len(reg.history_["gap"]) == reg.n_iter_
+    assert len(reg.history_["gap"]) == reg.n_iter_ + 1
 
 
 def test_history_survives_save_and_load(tmp_path) -> None:

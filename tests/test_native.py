@@ -65,10 +65,12 @@ def test_history_is_recorded_and_objective_is_monotone() -> None:
         out = _core.fit_svc(features_arg(X), y_pm, record_history=True,
                             **_fit_kwargs(c=1.0, algorithm=algorithm, tol=1e-3, stopping="gap", max_iter=5000))
         h = out["history"]
-        assert len(h["objective"]) == out["n_iter"]
+        # One entry per step, then the final state.
+        assert len(h["objective"]) == out["n_iter"] + 1
+        assert h["kind"][-1] == "final"
         assert np.all(np.diff(h["objective"]) >= -1e-12 * np.abs(h["objective"][1:]))
         # "corrective": coreset rounds of the adaptive pairwise methods (swap, swap2o).
-        assert set(h["kind"]) <= {"toward", "away", "drop", "swap_add", "swap_drop", "corrective"}
+        assert set(h["kind"][:-1]) <= {"toward", "away", "drop", "swap_add", "swap_drop", "corrective"}
 
 
 @pytest.mark.parametrize("n_jobs", [None, -1, 1, 2])

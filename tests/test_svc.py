@@ -259,3 +259,30 @@ def test_default_parameters_give_the_same_model_every_run(loss: str) -> None:
     np.testing.assert_array_equal(a.dual_coef_, b.dual_coef_)
     np.testing.assert_array_equal(a.intercept_, b.intercept_)
     assert a.n_iter_[0] == b.n_iter_[0]
+
+
+def test_two_default_fits_give_identical_models() -> None:
+    # Issue 17: SVC(gamma=0.05) on a1a gave 2,515 vs 2,463 steps with random_state=None.
+    X, y = make_classification(n_samples=800, n_features=10, random_state=5)
+    for loss in ("hinge", "squared_hinge"):
+        a, b = SVC(loss=loss).fit(X, y), SVC(loss=loss).fit(X, y)
+        np.testing.assert_array_equal(a.dual_coef_, b.dual_coef_)
+        np.testing.assert_array_equal(a.support_, b.support_)
+        np.testing.assert_array_equal(a.intercept_, b.intercept_)
+        assert a.n_iter_.tolist() == b.n_iter_.tolist()
+
+
+def test_sparse_rows_with_fewer_features_than_the_model_are_padded() -> None:
+    # LIBSVM test files whose highest index is lower than the training file's: the missing
+    # features are zero, as in svm-predict. More features than the model is an error naming both.
+    import scipy.sparse as sp
+
+    X, y = make_classification(n_samples=300, n_features=8, random_state=6)
+    X[:, 6:] = 0.0
+    clf = SVC().fit(sp.csr_matrix(X), y)
+    narrow = sp.csr_matrix(X[:, :6])
+    np.testing.assert_array_equal(clf.decision_function(narrow), clf.decision_function(sp.csr_matrix(X)))
+    with pytest.raises(ValueError, match="X has 9 features, but SVC is expecting 8 features"):
+        clf.predict(sp.csr_matrix(np.hstack([X, np.ones((300, 1))])))
+    with pytest.raises(ValueError, match="6 features"):
+        clf.predict(X[:, :6])  # dense arrays keep scikit-learn's strict check

@@ -56,6 +56,18 @@ def _warn_no_progress(reasons: Any, relative_gaps: Any, tol: float) -> None:
         )
 
 
+def _check_query(est: Any, X: Any) -> Any:
+    """Validate rows to predict. A sparse X with fewer columns than the model's features (a
+    LIBSVM test file whose highest index is lower than the training file's) gets zero columns
+    appended, as LIBSVM treats missing features; more columns is an error naming both counts."""
+    n_model = getattr(est, "n_features_in_", None)
+    if sp.issparse(X) and n_model is not None and X.shape[1] < n_model and not _uses_gram(est):
+        X = sp.csr_matrix(X)
+        X = sp.csr_matrix((X.data, X.indices, X.indptr), shape=(X.shape[0], n_model))
+    return validate_data(est, X, accept_sparse="csr", dtype=np.float64, order="C", reset=False,
+                         accept_large_sparse=True)
+
+
 def _uses_gram(est: Any) -> bool:
     """Whether the estimator's kernel is given as values (``"precomputed"`` or a callable)."""
     return callable(est.kernel) or est.kernel == "precomputed"
@@ -257,7 +269,8 @@ class SVC(PersistenceMixin, ClassifierMixin, BaseEstimator):
     fit_status_ : int
         0 if the stopping rule was met, 1 otherwise.
     history_ : dict, list of dict or None
-        With ``record_history=True``: arrays ``iteration``, ``objective`` (before the step),
+        With ``record_history=True`` (its last entry, kind ``"final"``, is the state the fit
+        ended in): arrays ``iteration``, ``objective`` (before the step),
         ``gap`` (Frank-Wolfe duality gap before the step), ``kind`` (toward, away, drop,
         swap_add, swap_drop, corrective), ``coreset_size`` (after the step) and ``seconds``;
         one dict per pair (LIBSVM's order) for more than two classes. ``None`` otherwise. See
@@ -512,9 +525,7 @@ class SVC(PersistenceMixin, ClassifierMixin, BaseEstimator):
         if len(self.probA_) == 0:
             raise NotFittedError("predict_proba needs a fit with probability=True (refit the model)")
         k = len(self.classes_)
-        X = validate_data(
-            self, X, accept_sparse="csr", dtype=np.float64, order="C", reset=False, accept_large_sparse=True
-        )
+        X = _check_query(self, X)
         rows = max(1, _OVO_BLOCK_VALUES // max(k * k, 1))
         blocks = [
             couple(sigmoid_predict(pair_values(self, X[lo : lo + rows]), self.probA_, self.probB_), k)
@@ -602,9 +613,7 @@ class SVC(PersistenceMixin, ClassifierMixin, BaseEstimator):
         ndarray of shape (n_samples,)
         """
         check_is_fitted(self)
-        X = validate_data(
-            self, X, accept_sparse="csr", dtype=np.float64, order="C", reset=False, accept_large_sparse=True
-        )
+        X = _check_query(self, X)
         kernel_kw = dict(
             kernel=self.kernel, gamma=self._gamma, degree=int(self.degree), coef0=float(self.coef0),
             n_threads=n_threads(self.n_jobs),
@@ -672,9 +681,7 @@ class SVC(PersistenceMixin, ClassifierMixin, BaseEstimator):
             raise ValueError("break_ties must be False when decision_function_shape is 'ovo'")
         if self.break_ties:
             return self.classes_[np.argmax(self.decision_function(X), axis=1)]
-        X = validate_data(
-            self, X, accept_sparse="csr", dtype=np.float64, order="C", reset=False, accept_large_sparse=True
-        )
+        X = _check_query(self, X)
         if _uses_gram(self):
             blocks = [_ovo_from_kernel_values(_test_kernel_values(self, X), self.dual_coef_, self.intercept_,
                                               self.n_support_)]
@@ -867,7 +874,7 @@ class OneClassSVM(PersistenceMixin, OutlierMixin, BaseEstimator):
     def score_samples(self, X: Any) -> np.ndarray:
         """R² − ‖φ(x) − c‖²: positive inside the fitted ball."""
         check_is_fitted(self)
-        X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, order="C", reset=False, accept_large_sparse=True)
+        X = _check_query(self, X)
         inner = _core.decision_function(
             features_arg(X),
             features_arg(self.support_vectors_),
@@ -1078,5 +1085,5 @@ class SVR(PersistenceMixin, RegressorMixin, BaseEstimator):
     def predict(self, X: Any) -> np.ndarray:
         """Predicted targets."""
         check_is_fitted(self)
-        X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, order="C", reset=False, accept_large_sparse=True)
+        X = _check_query(self, X)
         return self._standardised_decision(X) * self.y_scale_ + self.y_mean_

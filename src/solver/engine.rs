@@ -117,6 +117,7 @@ pub fn solve(
     state.refresh_scalars(problem);
     let objective = state.objective();
     let gap = run.v.toward_grad - state.alpha_dot_grad();
+    tracker.close(objective, gap, state.active.len());
     let mut stats = tracker.stats(
         exit_reason,
         objective,

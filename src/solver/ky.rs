@@ -218,6 +218,7 @@ pub(crate) fn solve(
     let w = state.quad;
     let gap = 2.0 * (w - cert.wz);
     let threshold = (state.grad_q[v[0].toward] - state.grad_q[v[1].toward]) / 2.0;
+    tracker.close(-w, gap, state.active.len());
     let stats = tracker.stats(
         exit_reason,
         -w,

@@ -392,6 +392,8 @@ pub enum StepKind {
     /// Fully corrective step (`bc`): the toward vertex joins the coreset and the problem is
     /// re-solved on it.
     Corrective,
+    /// Not a step: the last history entry, the state the solve ended in.
+    Final,
 }
 
 impl StepKind {
@@ -404,6 +406,7 @@ impl StepKind {
             StepKind::SwapAdd => "swap_add",
             StepKind::SwapDrop => "swap_drop",
             StepKind::Corrective => "corrective",
+            StepKind::Final => "final",
         }
     }
 }
@@ -437,6 +440,7 @@ impl StepCounts {
             StepKind::SwapAdd => self.swap_add += 1,
             StepKind::SwapDrop => self.swap_drop += 1,
             StepKind::Corrective => self.corrective += 1,
+            StepKind::Final => {}
         }
     }
 }
@@ -487,7 +491,9 @@ pub struct SolverStats {
     pub seconds: f64,
 }
 
-/// One recorded step (when [`SolverParams::record_history`] is set).
+/// One recorded step (when [`SolverParams::record_history`] is set). The history holds one
+/// entry per step and ends with a [`StepKind::Final`] entry: the state the solve ended in
+/// (`iteration` = steps taken).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct HistoryEntry {
     /// Step number (0-based).
@@ -496,7 +502,7 @@ pub struct HistoryEntry {
     pub objective: f64,
     /// Duality gap before the step.
     pub gap: f64,
-    /// The step taken.
+    /// The step taken ([`StepKind::Final`] for the last entry).
     pub kind: StepKind,
     /// Coreset size after the step.
     pub coreset_size: usize,

@@ -302,6 +302,7 @@ fn solve_from(
     full.refresh_scalars(problem);
     let objective = full.objective();
     let gap = v.toward_grad - full.alpha_dot_grad();
+    tracker.close(objective, gap, full.active.len());
     let mut stats = tracker.stats(
         exit,
         objective,

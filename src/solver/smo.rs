@@ -162,6 +162,9 @@ pub fn solve_box(
     let primal = 0.5 * quadratic + slack;
     let gap = primal - objective;
     let n_active = alpha.iter().filter(|&&a| a > 0.0).count();
+    // The history's measure is the largest KKT violation (what the steps compare with tol).
+    ctx.tracker
+        .close(objective, violation(&alpha, y, c, &v), n_active);
     let mut stats = ctx.tracker.stats(
         exit,
         objective,

@@ -136,6 +136,21 @@ impl<'p> Tracker<'p> {
         }
     }
 
+    /// Ends the history (when recorded) with the state the solve ended in, as a
+    /// [`StepKind::Final`] entry: `gap` in the measure the steps recorded.
+    pub fn close(&mut self, objective: f64, gap: f64, coreset_size: usize) {
+        if self.params.record_history {
+            self.history.push(HistoryEntry {
+                iteration: self.steps_taken,
+                objective,
+                gap,
+                kind: StepKind::Final,
+                coreset_size,
+                seconds: self.seconds(),
+            });
+        }
+    }
+
     /// Records a step taken from a point with the given objective and gap.
     pub fn record(
         &mut self,
