@@ -35,6 +35,7 @@ pub mod multiclass;
 pub mod parallel;
 pub mod params;
 pub mod problem;
+pub mod progress;
 pub mod random;
 pub mod simd;
 pub mod solver;

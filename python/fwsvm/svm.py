@@ -56,6 +56,16 @@ def _warn_no_progress(reasons: Any, relative_gaps: Any, tol: float) -> None:
         )
 
 
+def _class_name(label: Any) -> str:
+    """A class label as progress lines print it (``2`` rather than ``2.0``)."""
+    return format(label, "g") if isinstance(label, (float, np.floating)) else str(label)
+
+
+def _verbosity(verbose: int | bool) -> int:
+    """The native fits' verbosity level (0, 1 or 2) for ``verbose``."""
+    return min(max(int(verbose), 0), 2)
+
+
 def _check_query(est: Any, X: Any) -> Any:
     """Validate rows to predict. A sparse X with fewer columns than the model's features (a
     LIBSVM test file whose highest index is lower than the training file's) gets zero columns
@@ -217,8 +227,12 @@ class SVC(PersistenceMixin, ClassifierMixin, BaseEstimator):
     n_jobs : int or None, default=None
         Threads for fitting and prediction. ``None`` uses the ``FWSVM_NUM_THREADS`` environment
         variable or all cores; ``-1`` all cores. The model does not depend on it.
-    verbose : bool, default=False
-        Print solver progress to stderr.
+    verbose : int or bool, default=False
+        Progress on stderr. ``1`` (or ``True``): a fit longer than 2 s shows a live line while
+        stderr is a terminal (steps, the gap against ``tol``, support vectors, elapsed time;
+        one-vs-one shows the pairs done with a line per running pair), and each fit, or each
+        pair, ends with a summary line. ``2``: also the solver's log (a status line per second,
+        shrinking, coreset rounds), each line labelled with its pair.
     record_history : bool, default=False
         Keep a per-step record of the solve in ``history_`` (about 40 bytes per step).
     warm_start : bool, default=False
@@ -348,7 +362,7 @@ class SVC(PersistenceMixin, ClassifierMixin, BaseEstimator):
         break_ties: bool = False,
         random_state: Any = None,
         n_jobs: int | None = None,
-        verbose: bool = False,
+        verbose: int | bool = False,
         record_history: bool = False,
         warm_start: bool = False,
     ) -> None:
@@ -440,7 +454,7 @@ class SVC(PersistenceMixin, ClassifierMixin, BaseEstimator):
             seed=seed,
             sample_size=None if self.sample_size is None else int(self.sample_size),
             n_threads=n_threads(self.n_jobs),
-            verbose=bool(self.verbose),
+            verbose=_verbosity(self.verbose),
             record_history=bool(self.record_history),
         )
         if len(classes) == 2:
@@ -463,7 +477,8 @@ class SVC(PersistenceMixin, ClassifierMixin, BaseEstimator):
                 self._warm_weights[self.support_] = self._alpha
                 self._warm_setting = (self.loss, float(self.C))
         else:
-            pairs = run_interruptible(_core.fit_svc_ovo, X_core, y_index.astype(np.float64), **kwargs)
+            pairs = run_interruptible(_core.fit_svc_ovo, X_core, y_index.astype(np.float64),
+                                      class_names=[_class_name(c) for c in classes] if self.verbose else None, **kwargs)
             self._warm_weights = None
             self.history_ = pairs.pop("history", None)
             pairs["exit_reason"] = np.array(pairs["exit_reason"])
@@ -787,7 +802,7 @@ class OneClassSVM(PersistenceMixin, OutlierMixin, BaseEstimator):
         sample_size: int | None = None,
         random_state: Any = None,
         n_jobs: int | None = None,
-        verbose: bool = False,
+        verbose: int | bool = False,
         record_history: bool = False,
     ) -> None:
         self.nu = nu
@@ -840,7 +855,7 @@ class OneClassSVM(PersistenceMixin, OutlierMixin, BaseEstimator):
             seed=seed,
             sample_size=None if self.sample_size is None else int(self.sample_size),
             n_threads=n_threads(self.n_jobs),
-            verbose=bool(self.verbose),
+            verbose=_verbosity(self.verbose),
             record_history=bool(self.record_history),
         )
         self.history_ = result.pop("history", None)
@@ -968,7 +983,7 @@ class SVR(PersistenceMixin, RegressorMixin, BaseEstimator):
         sample_size: int | None = None,
         random_state: Any = None,
         n_jobs: int | None = None,
-        verbose: bool = False,
+        verbose: int | bool = False,
         record_history: bool = False,
     ) -> None:
         self.C = C
@@ -1037,7 +1052,7 @@ class SVR(PersistenceMixin, RegressorMixin, BaseEstimator):
             seed=seed,
             sample_size=None if self.sample_size is None else int(self.sample_size),
             n_threads=n_threads(self.n_jobs),
-            verbose=bool(self.verbose),
+            verbose=_verbosity(self.verbose),
             record_history=bool(self.record_history),
         )
         self.history_ = result.pop("history", None)
