@@ -26,23 +26,27 @@ from sklearn.preprocessing import StandardScaler
 from fwsvm import SVC, SVCCV, svc_path
 
 X, digit = load_digits(return_X_y=True)
-y = digit % 2  # odd against even: a binary problem, so the path is warm-started
-X_train, X_val, y_train, y_val = train_test_split(X, y, test_size=0.3, random_state=0, stratify=y)
+y = digit % 2  # odd against even: binary, so the path is warm-started
+X_train, X_val, y_train, y_val = train_test_split(
+    X, y, test_size=0.3, random_state=0, stratify=y)
 scaler = StandardScaler().fit(X_train)
 X_train, X_val = scaler.transform(X_train), scaler.transform(X_val)
 
 Cs = np.logspace(-2, 3, 11)
 paths, steps = {}, {}
 for loss in ["squared_hinge", "hinge"]:
-    template = SVC(loss=loss, random_state=0)
-    models, scores = svc_path(X_train, y_train, Cs, estimator=template, X_val=X_val, y_val=y_val)
+    models, scores = svc_path(X_train, y_train, Cs,
+                              estimator=SVC(loss=loss, random_state=0),
+                              X_val=X_val, y_val=y_val)
     paths[loss] = (models, scores)
-    warm = np.array([int(m.n_iter_.sum()) for m in models])
-    cold = np.array([int(SVC(loss=loss, C=C, random_state=0).fit(X_train, y_train).n_iter_.sum())
-                     for C in Cs])
+    warm = np.array([m.n_iter_.sum() for m in models])
+    cold = np.array([SVC(loss=loss, C=C, random_state=0)
+                     .fit(X_train, y_train).n_iter_.sum() for C in Cs])
     steps[loss] = (warm, cold)
-    print(f"{loss:14s} steps over the grid: warm path {warm.sum():6d}, cold fits {cold.sum():6d}; "
-          f"best validation accuracy {scores.max():.4f} at C = {Cs[np.argmax(scores)]:g}")
+    best = np.argmax(scores)
+    print(f"{loss:14s} steps over the grid: warm path {warm.sum():6d}, "
+          f"cold fits {cold.sum():6d}; best validation accuracy "
+          f"{scores[best]:.4f} at C = {Cs[best]:g}")
 
 # %%
 # Validation accuracy rises and then flattens as ``C`` grows. The two losses put ``C`` on
@@ -52,12 +56,13 @@ for loss in ["squared_hinge", "hinge"]:
 # The step counts are measured, not assumed: whether a warm start pays depends on the loss
 # and the data. The printout above and the right-hand panel show it for this data set;
 # BENCHMARKS.md ("Tuning: the warm-started C path") has a larger measurement on a3a.
-fig, axes = plt.subplots(1, 3, figsize=(13, 3.8))
+fig, axes = plt.subplots(1, 3, figsize=(11, 3.6))
 for loss, marker in (("squared_hinge", "o"), ("hinge", "s")):
     models, scores = paths[loss]
     warm, cold = steps[loss]
+    n_sv = [len(m.support_) for m in models]
     axes[0].semilogx(Cs, scores, marker + "-", label=loss)
-    axes[1].semilogx(Cs, [len(m.support_) for m in models], marker + "-", label=loss)
+    axes[1].semilogx(Cs, n_sv, marker + "-", label=loss)
     axes[2].loglog(Cs, warm, marker + "-", label=f"{loss}, warm path")
     axes[2].loglog(Cs, cold, marker + ":", label=f"{loss}, cold fits")
 axes[0].set_ylabel("validation accuracy")
@@ -76,7 +81,8 @@ plt.show()
 # ------------------------------
 # ``SVCCV`` runs one path per fold and refits on all the training data with the best ``C``
 # (ties go to the smaller ``C``). ``scores_`` holds the accuracy of every ``C`` on every fold.
-search = SVCCV(SVC(loss="squared_hinge", random_state=0), Cs=Cs, cv=3).fit(X_train, y_train)
+search = SVCCV(SVC(loss="squared_hinge", random_state=0), Cs=Cs, cv=3)
+search.fit(X_train, y_train)
 print(f"chosen C = {search.C_:g}, search {search.search_seconds_:.2f} s, "
       f"validation accuracy {search.score(X_val, y_val):.4f}")
 
@@ -84,7 +90,8 @@ fig, ax = plt.subplots(figsize=(6, 3.8))
 mean, std = search.scores_.mean(axis=0), search.scores_.std(axis=0)
 ax.semilogx(Cs, mean, "o-", label="mean over 3 folds")
 ax.fill_between(Cs, mean - std, mean + std, alpha=0.2)
-ax.axvline(search.C_, color="k", linestyle="--", linewidth=1, label=f"C_ = {search.C_:g}")
+ax.axvline(search.C_, color="k", linestyle="--", linewidth=1,
+           label=f"C_ = {search.C_:g}")
 ax.set_xlabel("C")
 ax.set_ylabel("cross-validated accuracy")
 ax.set_title("SVCCV(SVC(loss='squared_hinge'), cv=3)")

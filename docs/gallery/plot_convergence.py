@@ -33,23 +33,24 @@ X = StandardScaler().fit_transform(X)
 
 models = {}
 for algorithm in ["fw", "mfw", "swap", "swap2o", "bc", "ky"]:
-    clf = SVC(loss="squared_hinge", algorithm=algorithm, tol=1e-4, max_iter=20_000,
-              record_history=True, random_state=0)
+    clf = SVC(loss="squared_hinge", algorithm=algorithm, tol=1e-4,
+              max_iter=20_000, record_history=True, random_state=0)
     with warnings.catch_warnings():
-        # Plain Frank-Wolfe (toward steps only) converges sublinearly: it is expected to stop
-        # at max_iter, which raises a ConvergenceWarning and says so in convergence_.
+        # Plain Frank-Wolfe converges sublinearly: it is expected to stop
+        # at max_iter, which warns and says so in convergence_.
         warnings.simplefilter("ignore", ConvergenceWarning)
         clf.fit(X, y)
     models[algorithm] = clf
     c = clf.convergence_
-    print(f"{algorithm:7s} {c['exit_reason']:10s} {c['n_iter']:6d} steps, relative gap "
-          f"{c['relative_gap']:.1e}, {len(clf.support_)} support vectors")
+    print(f"{algorithm:7s} {c['exit_reason']:10s} {c['n_iter']:6d} steps, "
+          f"relative gap {c['relative_gap']:.1e}, "
+          f"{len(clf.support_)} support vectors")
 
 # %%
 # ``ky`` solves the variant with an unregularised bias and stops on its own test, so its
-# curve is on a slightly different scale; ``mfw``, ``swap``, ``swap2o`` and ``bc`` solve the same
-# problem to the same certificate and end with the same support vectors, while ``fw`` is still
-# in its slow O(1/k) tail when it reaches ``max_iter``.
+# curve is on a slightly different scale; ``mfw``, ``swap``, ``swap2o`` and ``bc`` solve the
+# same problem to the same certificate and end with the same support vectors, while ``fw`` is
+# still in its slow O(1/k) tail when it reaches ``max_iter``.
 fig = plot_convergence(models, title="squared hinge, breast cancer (569 rows), C = 1")
 plt.show()
 
@@ -59,16 +60,17 @@ plt.show()
 # The default model (LIBSVM's) is solved by pairwise steps with second-order partners (SMO).
 # Its ``history_`` has the same fields; its ``gap`` column is the maximal violation of the
 # optimality conditions, which the fit drives below ``tol`` (1e-3, LIBSVM's ``-e``); the last
-# entry (kind ``"final"``) is the state the fit ended in. ``convergence_`` also reports the
+# entry (kind ``"final"``) is the state the fit ended in. ``convergence_["gap"]`` is the
 # duality gap of the final model.
 hinge = SVC(record_history=True, random_state=0).fit(X, y)
-h = hinge.history_
-print(f"hinge: {hinge.convergence_['n_iter']} steps, exit {hinge.convergence_['exit_reason']!r}, "
-      f"duality gap {hinge.convergence_['gap']:.2e}")
+h, c = hinge.history_, hinge.convergence_
+print(f"hinge: {c['n_iter']} steps, exit {c['exit_reason']!r}, "
+      f"duality gap {c['gap']:.2e}")
 
 fig, ax = plt.subplots(figsize=(6, 3.8))
-ax.semilogy(h["iteration"] + 1, np.where(h["gap"] > 0, h["gap"], np.nan))
-ax.axhline(hinge.convergence_["tol"], color="k", linestyle="--", linewidth=1, label="tol")
+violation = np.where(h["gap"] > 0, h["gap"], np.nan)
+ax.semilogy(h["iteration"] + 1, violation)
+ax.axhline(c["tol"], color="k", linestyle="--", linewidth=1, label="tol")
 ax.set_xlabel("iteration")
 ax.set_ylabel("maximal violation")
 ax.set_title("hinge loss (SMO), breast cancer, C = 1")
