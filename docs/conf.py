@@ -86,3 +86,16 @@ sphinx_gallery_conf = {
 
 # Examples must not print warnings into the rendered pages unnoticed.
 warnings.filterwarnings("error", category=UserWarning, module="fwsvm")
+
+
+def _skip_metadata_requests(app, what, name, obj, skip, options):
+    """scikit-learn generates ``set_fit_request``-style methods on every estimator (metadata
+    routing); they are scikit-learn's API, documented there, and their docstrings link to
+    scikit-learn's own glossary, so they are left out of this reference."""
+    if name.startswith("set_") and name.endswith("_request"):
+        return True
+    return None
+
+
+def setup(app):
+    app.connect("autodoc-skip-member", _skip_metadata_requests)
