@@ -271,7 +271,8 @@ class SVC(PersistenceMixin, ClassifierMixin, BaseEstimator):
     history_ : dict, list of dict or None
         With ``record_history=True`` (its last entry, kind ``"final"``, is the state the fit
         ended in): arrays ``iteration``, ``objective`` (before the step),
-        ``gap`` (Frank-Wolfe duality gap before the step), ``kind`` (toward, away, drop,
+        ``gap`` (Frank-Wolfe duality gap before the step; for the hinge loss, the largest
+        violation of the optimality conditions), ``kind`` (toward, away, drop,
         swap_add, swap_drop, corrective), ``coreset_size`` (after the step) and ``seconds``;
         one dict per pair (LIBSVM's order) for more than two classes. ``None`` otherwise. See
         :func:`fwsvm.plot_convergence`.
