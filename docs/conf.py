@@ -6,7 +6,6 @@ executed at every build (sphinx-gallery) and must stay small.
 """
 
 import os
-import warnings
 
 import fwsvm
 
@@ -83,9 +82,6 @@ sphinx_gallery_conf = {
     "backreferences_dir": "generated/backreferences",
     "reference_url": {"fwsvm": None},
 }
-
-# Examples must not print warnings into the rendered pages unnoticed.
-warnings.filterwarnings("error", category=UserWarning, module="fwsvm")
 
 
 def _skip_metadata_requests(app, what, name, obj, skip, options):
