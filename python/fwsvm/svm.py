@@ -124,8 +124,8 @@ def _ovo_from_kernel_values(K: np.ndarray, dual_coef: np.ndarray, intercept: np.
 class SVC(PersistenceMixin, ClassifierMixin, BaseEstimator):
     """Kernel support vector classifier trained by Frank-Wolfe methods.
 
-    Two models (``loss``). The default, ``"squared_hinge"``, is the L2-SVM of the Core Vector
-    Machine described below. ``"hinge"`` is LIBSVM's model — the one of
+    Two models (``loss``). ``"squared_hinge"`` is the L2-SVM of the Core Vector Machine
+    described below. The default, ``"hinge"``, is LIBSVM's model — the one of
     :class:`sklearn.svm.SVC` with the same ``C``, the same support vectors and decision values
     — ``min ½‖w‖² + C Σ_i max(0, 1 − y_i (⟨w, φ(x_i)⟩ + b))``, solved by pairwise steps with
     second-order partners on its polytope {0 ≤ α ≤ C, yᵀα = 0} (SMO), with shrinking; its
@@ -189,7 +189,7 @@ class SVC(PersistenceMixin, ClassifierMixin, BaseEstimator):
         the test accuracy moved by at most 0.01 points, while 1e-2 needs about 30% fewer
         steps than 1e-3. Use 1e-3 or tighter when the dual solution itself matters.
     stopping : {"gap", "absolute_gap", "meb"}, default="gap"
-        ``"gap"``: duality gap ≤ tol·|objective| (scale-free; bounds margin violations
+        ``"gap"``: duality gap ≤ ``tol·|objective|`` (scale-free; bounds margin violations
         relative to the margin). ``"absolute_gap"``: duality gap ≤ tol. ``"meb"``: the CVM
         rule ``1 + δ⁺ ≤ (1 + tol)²`` (only for rbf/laplacian kernels without weights).
     max_iter : int, default=-1
@@ -285,7 +285,8 @@ class SVC(PersistenceMixin, ClassifierMixin, BaseEstimator):
     history_ : dict, list of dict or None
         With ``record_history=True`` (its last entry, kind ``"final"``, is the state the fit
         ended in): arrays ``iteration``, ``objective`` (before the step),
-        ``gap`` (Frank-Wolfe duality gap before the step), ``kind`` (toward, away, drop,
+        ``gap`` (Frank-Wolfe duality gap before the step; for the hinge loss, the largest
+        violation of the optimality conditions), ``kind`` (toward, away, drop,
         swap_add, swap_drop, corrective), ``coreset_size`` (after the step) and ``seconds``;
         one dict per pair (LIBSVM's order) for more than two classes. ``None`` otherwise. See
         :func:`fwsvm.plot_convergence`.
@@ -403,7 +404,7 @@ class SVC(PersistenceMixin, ClassifierMixin, BaseEstimator):
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
             Training data; sparse input is used as CSR without densifying.
         y : array-like of shape (n_samples,)
-            Labels with exactly two distinct values.
+            Class labels: two or more classes (more than two are fitted one-vs-one).
         sample_weight : array-like of shape (n_samples,), default=None
             Per-sample weights: sample i's penalty is ``C * sample_weight[i]``; samples with
             weight 0 are ignored.
@@ -915,7 +916,7 @@ class OneClassSVM(PersistenceMixin, OutlierMixin, BaseEstimator):
 class SVR(PersistenceMixin, RegressorMixin, BaseEstimator):
     """Kernel support vector regression (L2-SVR with a free tube width) by Frank-Wolfe methods.
 
-    Solves
+    Solves::
 
         min ½(‖w‖² + b² + C Σ (ξ_i² + ξ_i*²)) + ν ε   s.t.   |y_i − f(x_i)| ≤ ε + ξ_i (ξ_i*)
 
