@@ -25,6 +25,9 @@ rm -rf dist
 python3 -m maturin build --release --quiet -o dist
 python3 -m pip install --quiet --disable-pip-version-check --force-reinstall --no-deps dist/fwsvm-*.whl
 
+echo "== documentation (Sphinx -W, executes the gallery)"
+bash scripts/build-docs.sh
+
 echo "== pytest"
 set +e
 python3 -m pytest -q tests
