@@ -81,3 +81,25 @@ def test_bad_grids_are_refused(params, message) -> None:
     X, y = _data()
     with pytest.raises(ValueError, match=message):
         SVCSearch(cv=3, **params).fit(X, y)
+
+
+def test_halving_scores_growing_subsamples_and_keeps_the_best_third() -> None:
+    X, y = make_classification(n_samples=900, n_features=6, n_informative=4, flip_y=0.05, random_state=4)
+    search = SVCSearch(Cs=[0.1, 1.0, 10.0], gammas=[0.01, 0.05, 0.2, 1.0, 5.0], cv=3, halving=True,
+                       min_resources=100).fit(X, y)
+    # 15 candidates, factor 3: 15 → 5 → 2 on 100, 300, 900 samples.
+    assert search.n_candidates_ == [15, 5, 2]
+    assert search.n_resources_ == [100, 300, 900]
+    r = search.cv_results_
+    assert len(r["params"]) == 22 and list(np.bincount(r["iter"])) == [15, 5, 2]
+    # The survivors of a round are the best third of it.
+    first = r["mean_test_score"][:15]
+    survivors = [p for p, it in zip(r["params"], r["iter"]) if it == 1]
+    best_first = [r["params"][k] for k in np.argsort(-first, kind="stable")[:5]]
+    assert sorted(map(str, survivors)) == sorted(map(str, best_first))
+    # The choice is the best of the last round, on all the data.
+    assert r["iter"][search.best_index_] == 2
+    assert search.best_score_ == r["mean_test_score"][r["iter"] == 2].max()
+    assert search.score(X, y) > 0.8
+    with pytest.raises(ValueError, match="give cv as a number of folds"):
+        SVCSearch(cv=StratifiedKFold(3), halving=True).fit(X, y)
