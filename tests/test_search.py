@@ -75,7 +75,7 @@ def test_default_grid_centres_gamma_on_scale_and_takes_scoring() -> None:
 @pytest.mark.parametrize("params, message", [
     (dict(Cs=[1.0, -1.0]), "Cs must be"),
     (dict(gammas=[]), "gammas must be"),
-    (dict(estimator=SVC(kernel="linear")), "the kernel must be rbf"),
+    (dict(estimator=SVC(kernel="linear"), gammas=[1.0]), "the kernel must be rbf"),
 ])
 def test_bad_grids_are_refused(params, message) -> None:
     X, y = _data()
@@ -103,3 +103,10 @@ def test_halving_scores_growing_subsamples_and_keeps_the_best_third() -> None:
     assert search.score(X, y) > 0.8
     with pytest.raises(ValueError, match="give cv as a number of folds"):
         SVCSearch(cv=StratifiedKFold(3), halving=True).fit(X, y)
+
+
+def test_a_kernel_without_gamma_searches_c_only() -> None:
+    X, y = _data()
+    search = SVCSearch(SVC(kernel="linear"), Cs=CS, cv=3).fit(X, y)
+    assert [p["C"] for p in search.cv_results_["params"]] == CS
+    assert search.best_params_["C"] in CS

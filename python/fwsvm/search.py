@@ -54,7 +54,8 @@ class SVCSearch(ClassifierMixin, BaseEstimator):
         Candidate penalties; ``None``: 2⁻³, 2⁻¹, …, 2⁹.
     gammas : sequence of float, default=None
         Candidate kernel widths; ``None``: ``gamma="scale"`` of the training data times
-        2⁻⁴, 2⁻², 1, 2², 2⁴.
+        2⁻⁴, 2⁻², 1, 2², 2⁴ (for a kernel without γ — linear, precomputed — only C is
+        searched).
     cv : int, cross-validation generator or iterable, default=5
         As in scikit-learn (stratified k-fold for classification).
     scoring : str, callable or None, default=None
@@ -153,10 +154,14 @@ class SVCSearch(ClassifierMixin, BaseEstimator):
         X, y = indexable(X, y)
         y = np.asarray(y)
         template = clone(self.estimator) if self.estimator is not None else SVC()
-        if template.kernel not in ("rbf", "poly", "sigmoid"):
-            raise ValueError(f"SVCSearch searches gamma: the kernel must be rbf, poly or sigmoid, not {template.kernel!r}")
+        has_gamma = template.kernel in ("rbf", "poly", "sigmoid")
+        if not has_gamma and self.gammas is not None:
+            raise ValueError(f"gammas were given but the kernel {template.kernel!r} has no gamma: "
+                             "the kernel must be rbf, poly or sigmoid")
         Cs = _positive(DEFAULT_CS if self.Cs is None else self.Cs, "Cs")
-        if self.gammas is None:
+        if not has_gamma:
+            gammas = np.array([1.0])  # not used by the kernel: the search is over C
+        elif self.gammas is None:
             scale = clone(template).set_params(gamma="scale")._resolve_gamma(
                 check_array(X, accept_sparse="csr", dtype=np.float64))
             gammas = np.array([scale * f for f in DEFAULT_GAMMA_FACTORS])
