@@ -36,13 +36,13 @@ from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_array, check_is_fitted, indexable
 
 from fwsvm.svm import SVC
-from fwsvm.tuning import DEFAULT_CS
+from fwsvm.tuning import DEFAULT_CS, BestEstimatorMixin
 
 #: Default γ grid: these multiples of ``gamma="scale"``.
 DEFAULT_GAMMA_FACTORS = tuple(2.0**k for k in (-4, -2, 0, 2, 4))
 
 
-class SVCSearch(ClassifierMixin, BaseEstimator):
+class SVCSearch(BestEstimatorMixin, ClassifierMixin, BaseEstimator):
     """SVC with C and γ chosen by k-fold cross-validation over a grid, warm-started.
 
     Parameters
@@ -244,18 +244,6 @@ class SVCSearch(ClassifierMixin, BaseEstimator):
             with ThreadPoolExecutor(workers) as pool:
                 return np.stack(list(pool.map(run, splits)))
         return np.stack([run(split) for split in splits])
-
-    def _best(self) -> SVC:
-        check_is_fitted(self, "best_estimator_")
-        return self.best_estimator_
-
-    def predict(self, X: Any) -> np.ndarray:
-        """Predictions of ``best_estimator_``."""
-        return self._best().predict(X)
-
-    def decision_function(self, X: Any) -> np.ndarray:
-        """Decision values of ``best_estimator_``."""
-        return self._best().decision_function(X)
 
     def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
         """Score of ``best_estimator_`` with the search's ``scoring`` (accuracy by default)."""
