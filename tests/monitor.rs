@@ -46,10 +46,16 @@ fn one_vs_one_announces_every_pair_and_labels_its_log() {
             .check()
             .unwrap();
         let mut recorder = Recorder::default();
-        let fit = params.fit_ovo((&x).into(), &y, None, &mut recorder).unwrap();
+        let fit = params
+            .fit_ovo((&x).into(), &y, None, &mut recorder)
+            .unwrap();
         assert_eq!(recorder.started.len(), 3);
         assert!(recorder.started.iter().all(|t| t.total == 3));
-        let labels: Vec<&str> = recorder.finished.values().map(|(l, _)| l.as_str()).collect();
+        let labels: Vec<&str> = recorder
+            .finished
+            .values()
+            .map(|(l, _)| l.as_str())
+            .collect();
         assert_eq!(labels, ["10 vs 20", "10 vs 30", "20 vs 30"]);
         for (index, (_, steps)) in &recorder.finished {
             assert_eq!(*steps, fit.pairs[*index].stats.n_iter);

@@ -5,6 +5,7 @@ released. See ``fwsvm.SVC``.
 """
 
 from fwsvm._core import __version__
+from fwsvm.crammer_singer import CrammerSingerSVC
 from fwsvm.datasets import (
     LibsvmFormatError,
     dump_svmlight_file,
@@ -20,6 +21,7 @@ from fwsvm.tuning import SVCCV, svc_path
 
 __all__ = [
     "SVC",
+    "CrammerSingerSVC",
     "OneClassSVM",
     "SVR",
     "SVCCV",

@@ -5,6 +5,7 @@
 //! Python exception in one place ([`errors`]).
 
 mod convert;
+mod crammer_singer;
 mod errors;
 mod io;
 mod svc;
@@ -32,6 +33,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(svc::fit_svr, m)?)?;
     m.add_function(wrap_pyfunction!(svc::ovo_decision_function, m)?)?;
     m.add_function(wrap_pyfunction!(svc::data_variance, m)?)?;
+    m.add_function(wrap_pyfunction!(crammer_singer::fit_crammer_singer, m)?)?;
     m.add_function(wrap_pyfunction!(io::load_svmlight, m)?)?;
     m.add_function(wrap_pyfunction!(io::dump_svmlight, m)?)?;
     m.add_function(wrap_pyfunction!(instruction_set, m)?)?;

@@ -46,7 +46,7 @@ impl CancelToken {
     }
 }
 
-struct CancelMonitor(Option<Arc<AtomicBool>>);
+pub(super) struct CancelMonitor(Option<Arc<AtomicBool>>);
 
 impl Monitor for CancelMonitor {
     fn progress(&mut self, _p: &Progress) -> crate::Result<()> {
@@ -59,7 +59,7 @@ impl Monitor for CancelMonitor {
 
 /// The fit's monitor: Ctrl-C through the cancel token, and at `verbose` ≥ 1 progress on
 /// stderr (see [`ProgressDisplay`]).
-fn fit_monitor(
+pub(super) fn fit_monitor(
     cancel: Option<PyRef<'_, CancelToken>>,
     verbose: u8,
     solver: &SolverParams,
@@ -198,7 +198,7 @@ fn put_history(out: &Bound<'_, PyDict>, h: &[crate::solver::HistoryEntry]) -> Py
 }
 
 /// The solver statistics every fit returns, as dict items.
-fn put_stats(out: &Bound<'_, PyDict>, s: &crate::solver::SolverStats) -> PyResult<()> {
+pub(super) fn put_stats(out: &Bound<'_, PyDict>, s: &crate::solver::SolverStats) -> PyResult<()> {
     out.set_item("exit_reason", s.exit_reason.name())?;
     out.set_item("n_iter", s.n_iter)?;
     out.set_item("gap", s.gap)?;

@@ -7,6 +7,7 @@
 //! Allende et al.), 003 (Frandi et al.); formulas and errata in `notes/seeds_001_002.md`.
 
 mod bc;
+mod crammer_singer;
 mod engine;
 mod fw;
 mod init;
@@ -28,6 +29,7 @@ use std::fmt;
 use std::str::FromStr;
 use std::time::Duration;
 
+pub use crammer_singer::{CrammerSingerSolution, solve_crammer_singer};
 pub use engine::solve;
 pub use monitor::{Monitor, NoMonitor, Progress, Task};
 pub use smo::{BoxSolution, solve_box};

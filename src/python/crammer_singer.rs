@@ -1,0 +1,100 @@
+//! The Crammer–Singer joint multiclass SVM for `fwsvm.CrammerSingerSVC`.
+
+use std::time::Duration;
+
+use numpy::{IntoPyArray, PyArray2, PyArrayMethods, PyReadonlyArray1};
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+use super::convert::{FeaturesArg, kernel_from};
+use super::svc::{CancelToken, fit_monitor, put_stats};
+use crate::error::FwsvmError;
+use crate::kernel::{CachePrecision, KernelMatrix};
+use crate::parallel::with_threads;
+use crate::params::Loss;
+use crate::solver::{SolverParams, Stopping, solve_crammer_singer};
+
+/// Fits the kernelised Crammer–Singer SVM; `y` holds class indices 0..K as floats. Returns the
+/// support (rows with a non-zero coefficient in some class), the K × n_SV coefficients and the
+/// statistics.
+#[pyfunction]
+#[pyo3(signature = (x, y, *, n_classes, c, kernel, gamma, degree, coef0, tol, max_iter, cache_size, seed,
+    n_threads=None, verbose=0, time_limit=None, cancel=None))]
+pub(crate) fn fit_crammer_singer<'py>(
+    py: Python<'py>,
+    x: FeaturesArg<'py>,
+    y: PyReadonlyArray1<'py, f64>,
+    n_classes: usize,
+    c: f64,
+    kernel: &str,
+    gamma: f64,
+    degree: i64,
+    coef0: f64,
+    tol: f64,
+    max_iter: i64,
+    cache_size: f64,
+    seed: u64,
+    n_threads: Option<usize>,
+    verbose: u8,
+    time_limit: Option<f64>,
+    cancel: Option<PyRef<'py, CancelToken>>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let kernel = kernel_from(kernel, gamma, degree, coef0)?;
+    let params = SolverParams {
+        tol,
+        stopping: Stopping::RelativeGap,
+        max_iter: (max_iter > 0).then_some(max_iter as u64),
+        time_limit: time_limit.map(Duration::from_secs_f64),
+        cache_size_mb: cache_size,
+        cache_precision: CachePrecision::Auto,
+        seed,
+        verbose: verbose >= 2,
+        ..SolverParams::default()
+    };
+    let features = x.view()?;
+    features.check_finite("X")?;
+    let labels: Vec<usize> = y
+        .as_slice()?
+        .iter()
+        .map(|&v| {
+            if v >= 0.0 && v.fract() == 0.0 && (v as usize) < n_classes {
+                Ok(v as usize)
+            } else {
+                Err(FwsvmError::InvalidInput(format!(
+                    "class index {v} is not in 0..{n_classes}"
+                )))
+            }
+        })
+        .collect::<Result<_, _>>()?;
+    let mut monitor = fit_monitor(cancel, verbose, &params, Loss::SquaredHinge);
+    let solution = py.detach(|| {
+        with_threads(n_threads, || {
+            let km = KernelMatrix::new(kernel, features);
+            solve_crammer_singer(&km, &labels, n_classes, c, &params, &mut monitor)
+        })
+    })??;
+    monitor.finish(&solution.stats);
+    let m = labels.len();
+    let beta = &solution.beta;
+    let support: Vec<usize> = (0..m)
+        .filter(|&i| (0..n_classes).any(|k| beta[k * m + i] != 0.0))
+        .collect();
+    let mut coef = Vec::with_capacity(n_classes * support.len());
+    for k in 0..n_classes {
+        coef.extend(support.iter().map(|&i| beta[k * m + i]));
+    }
+    let out = PyDict::new(py);
+    out.set_item(
+        "support",
+        support
+            .iter()
+            .map(|&i| i as i64)
+            .collect::<Vec<_>>()
+            .into_pyarray(py),
+    )?;
+    let coef: Bound<'py, PyArray2<f64>> =
+        coef.into_pyarray(py).reshape([n_classes, support.len()])?;
+    out.set_item("dual_coef", coef)?;
+    put_stats(&out, &solution.stats)?;
+    Ok(out)
+}
