@@ -31,13 +31,16 @@ pub mod error;
 pub mod kernel;
 mod memory;
 pub mod model;
+pub mod model_file;
 pub mod multiclass;
+pub mod one_class;
 pub mod parallel;
 pub mod params;
 pub mod problem;
 pub mod random;
 pub mod simd;
 pub mod solver;
+pub mod svr;
 
 #[cfg(feature = "python")]
 mod python;
@@ -45,7 +48,9 @@ mod python;
 pub use data::{CsrMatrix, CsrView, DenseMatrix, DenseView, FeatureMatrix, Features};
 pub use error::{FwsvmError, Result};
 pub use kernel::Kernel;
-pub use model::{KernelExpansion, SvcModel};
+pub use model::{KernelExpansion, OneClassModel, SvcModel, SvrModel};
+pub use one_class::{OneClass, OneClassParams, OneClassValidParams};
 pub use params::{Loss, Svc, SvcParams, SvcValidParams};
 pub use problem::{BoxProblem, SimplexProblem};
 pub use solver::{Algorithm, ExitReason, Init, SolverParams, SolverStats, StepKind, Stopping};
+pub use svr::{Svr, SvrParams, SvrValidParams};

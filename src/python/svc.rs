@@ -117,7 +117,7 @@ pub(crate) fn fit_svc<'py>(
     let mut monitor = CancelMonitor(cancel.map(|t| t.flag.clone()));
     let model = py.detach(|| params.fit_weighted(features, y, weights, &mut monitor))?;
 
-    let s = model.stats();
+    let s = &model.stats()[0];
     let out = PyDict::new(py);
     out.set_item(
         "support",
@@ -130,7 +130,7 @@ pub(crate) fn fit_svc<'py>(
     )?;
     out.set_item("dual_coef", model.dual_coef().to_vec().into_pyarray(py))?;
     out.set_item("alpha", model.alpha().to_vec().into_pyarray(py))?;
-    out.set_item("intercept", model.intercept())?;
+    out.set_item("intercept", model.intercept()[0])?;
     out.set_item(
         "n_support",
         model
@@ -142,7 +142,7 @@ pub(crate) fn fit_svc<'py>(
     )?;
     put_stats(&out, s)?;
     if record_history {
-        put_history(&out, model.history())?;
+        put_history(&out, &model.history()[0])?;
     }
     Ok(out)
 }
