@@ -23,7 +23,7 @@
 //! let y = [-1.0, -1.0, 1.0, 1.0];
 //! let model = Svc::params().c(10.0).kernel(Kernel::rbf(1.0)).fit(&x, &y).unwrap();
 //! assert_eq!(model.predict(&x).unwrap(), y.to_vec());
-//! println!("{} support vectors, stopped: {:?}", model.n_support(), model.stats().exit_reason);
+//! println!("{} support vectors, stopped: {:?}", model.n_support(), model.stats()[0].exit_reason);
 //! ```
 
 pub mod data;

@@ -1,5 +1,6 @@
 """Type stubs for the native module ``fwsvm._core`` (private; use ``fwsvm``)."""
 
+import os
 from typing import Any
 
 import numpy as np
