@@ -86,7 +86,10 @@ fn parse(args: &[String]) -> Result<Option<Options>, String> {
     match o.files.len() {
         0 => Err("no training file given".into()),
         1 | 2 => Ok(Some(o)),
-        _ => Err(format!("at most two files (TRAIN, TEST), got {}", o.files.len())),
+        _ => Err(format!(
+            "at most two files (TRAIN, TEST), got {}",
+            o.files.len()
+        )),
     }
 }
 
@@ -164,7 +167,11 @@ fn run(o: &Options) -> fwsvm::Result<()> {
             model.save(path)?;
         }
         let predicted = model.predict(xe)?;
-        let mse = predicted.iter().zip(ye).map(|(p, t)| (p - t) * (p - t)).sum::<f64>()
+        let mse = predicted
+            .iter()
+            .zip(ye)
+            .map(|(p, t)| (p - t) * (p - t))
+            .sum::<f64>()
             / ye.len().max(1) as f64;
         println!("{on} mean squared error: {mse:.6}");
         predicted
@@ -218,7 +225,11 @@ fn run(o: &Options) -> fwsvm::Result<()> {
             start.elapsed().as_secs_f64(),
             model.n_classes(),
             model.n_support(),
-            if converged { "converged" } else { "stopped early" }
+            if converged {
+                "converged"
+            } else {
+                "stopped early"
+            }
         );
         if let Some(path) = &o.save {
             model.save(path)?;
