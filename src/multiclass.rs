@@ -187,7 +187,7 @@ impl SvcValidParams {
 }
 
 impl OvoFit {
-    /// The fit as one [`SvcModel`] in LIBSVM's layout: the union of the pairs' support vectors
+    /// The fit as one [`SvcModel`](crate::model::SvcModel) in LIBSVM's layout: the union of the pairs' support vectors
     /// grouped by class (ascending index within a class), a (K−1) × n_SV coefficient matrix
     /// where pair (i, j) keeps class-i coefficients in row j−1 and class-j coefficients in row
     /// i, one intercept per pair. `x` and `y` are the training data the fit saw.

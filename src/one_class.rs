@@ -186,7 +186,9 @@ impl OneClassValidParams {
 fn quantile(values: &mut [f64], q: f64) -> f64 {
     values.sort_by(f64::total_cmp);
     let n = values.len();
-    let virtual_index = n as f64 * q + (1.0 + q * (1.0 - 1.0 - 1.0)) - 1.0;
+    // NumPy: n·q + (α + q(1 − α − β)) − 1 with α = β = 1.
+    let (alpha, beta) = (1.0, 1.0);
+    let virtual_index = n as f64 * q + (alpha + q * (1.0 - alpha - beta)) - 1.0;
     let below = virtual_index.floor().clamp(0.0, (n - 1) as f64);
     let (lo, hi) = (below as usize, (below as usize + 1).min(n - 1));
     let t = virtual_index - below;

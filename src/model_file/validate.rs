@@ -192,11 +192,11 @@ pub(crate) fn check(archive: &ModelArchive, name: &str) -> Result<()> {
         if !attributes.contains(&attr) {
             return Err(unexpected(attr));
         }
-        if let Some((attr, part)) = key.split_once(".csr.") {
-            if attr != "support_vectors_" || !["data", "indices", "indptr", "shape"].contains(&part)
-            {
-                return Err(format_error(name, format!("unknown sparse part {key:?}")));
-            }
+        if let Some((attr, part)) = key.split_once(".csr.")
+            && (attr != "support_vectors_"
+                || !["data", "indices", "indptr", "shape"].contains(&part))
+        {
+            return Err(format_error(name, format!("unknown sparse part {key:?}")));
         }
     }
     check_shapes(archive).map_err(|why| format_error(name, why))
@@ -312,10 +312,11 @@ fn finite_numbers(array: &NpyArray, what: &str) -> std::result::Result<Vec<f64>,
     Ok(values)
 }
 
+/// CSR arrays (indptr, indices, data) and the shape.
+pub(crate) type CsrParts = (Vec<usize>, Vec<u32>, Vec<f64>, [usize; 2]);
+
 /// The CSR support vectors from their parts, checked like any CSR input.
-pub(crate) fn csr_parts(
-    archive: &ModelArchive,
-) -> std::result::Result<Option<(Vec<usize>, Vec<u32>, Vec<f64>, [usize; 2])>, String> {
+pub(crate) fn csr_parts(archive: &ModelArchive) -> std::result::Result<Option<CsrParts>, String> {
     let part = |p: &str| archive.arrays.get(&format!("support_vectors_.csr.{p}"));
     let parts = [part("data"), part("indices"), part("indptr"), part("shape")];
     if parts.iter().all(Option::is_none) {
