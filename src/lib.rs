@@ -12,9 +12,17 @@
 //!   Frank-Wolfe variants (FW, MFW, SWAP, SWAP-2o, BC, KY) that touch one or two kernel columns
 //!   per step; the solution is the squared-hinge SVM with a regularised bias and the same C.
 //!
+//! The estimators are builders → checked parameters → fitted models (linfa's shape):
+//! [`Svc`] (two classes, or more one-vs-one) → [`SvcModel`], [`Svr`] → [`SvrModel`],
+//! [`OneClass`] → [`OneClassModel`]; each model has `predict`, `decision_function` and
+//! `save`/`load` in the versioned model format that Python reads and writes too
+//! ([`model_file`]). Inputs are this crate's dense and CSR matrices or, with the `ndarray`
+//! feature (on by default), row-major `ndarray::ArrayView2<f64>`.
+//!
 //! Data flows one way through the modules:
 //! [`data`] (dense / CSR features) → [`kernel`] (columns, cache) → [`problem`] (Q and b on the
-//! simplex) → [`solver`] (the Frank-Wolfe engine) → [`model`] (support vectors, prediction).
+//! simplex) → [`solver`] (the Frank-Wolfe engine) → [`model`] (support vectors, prediction) →
+//! [`model_file`] (save and load) → [`params`], [`svr`], [`one_class`] (the estimators).
 //!
 //! ```
 //! use fwsvm::{DenseMatrix, Kernel, Svc};

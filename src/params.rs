@@ -158,6 +158,28 @@ macro_rules! solver_setters {
 pub(crate) use solver_setters;
 
 /// Entry point of the SVC (hinge loss by default, or the L2-SVC of the simplex solvers): `Svc::params().c(1.0).kernel(Kernel::rbf(0.1)).fit(&x, &y)`.
+///
+/// Two classes give one binary model; more give one per pair of classes (one-vs-one, as
+/// LIBSVM), in one [`SvcModel`] either way:
+///
+/// ```
+/// use fwsvm::{DenseMatrix, Kernel, Svc, SvcModel};
+///
+/// let x = DenseMatrix::from_rows(&[
+///     [0.0, 0.0], [0.2, 0.1], [3.0, 0.0], [3.1, 0.3], [0.0, 3.0], [0.2, 3.2],
+/// ])
+/// .unwrap();
+/// let y = [1.0, 1.0, 2.0, 2.0, 3.0, 3.0];
+/// let model = Svc::params().c(10.0).kernel(Kernel::rbf(0.5)).fit(&x, &y).unwrap();
+/// assert_eq!(model.predict(&x).unwrap(), y.to_vec());
+/// assert_eq!(model.decision_function(&x).unwrap().len(), 6 * 3); // one value per pair
+///
+/// // Saved models load here and in Python (`fwsvm.load_model`).
+/// let path = std::env::temp_dir().join("fwsvm-doc-svc.fwm");
+/// model.save(&path).unwrap();
+/// assert_eq!(SvcModel::load(&path).unwrap().predict(&x).unwrap(), y.to_vec());
+/// # std::fs::remove_file(&path).ok();
+/// ```
 #[derive(Debug, Clone, Copy)]
 pub struct Svc;
 

@@ -1,8 +1,9 @@
 """A model trained and saved by the Rust API loads in Python and predicts identically.
 
-The Rust side is ``examples/train_file.rs`` (``cargo run --release --example train_file``), which
-fits with ``Svc``/``Svr``/``OneClass``, writes the model with ``save`` and its own predictions to a
-text file; Python reads the model with ``fwsvm.load_model``. Skipped when cargo is not installed.
+The Rust side is ``examples/train_file.rs`` (``cargo run --example train_file``: the build that
+``cargo test`` made), which fits with ``Svc``/``Svr``/``OneClass``, writes the model with ``save``
+and its own predictions to a text file; Python reads the model with ``fwsvm.load_model``. Skipped
+when cargo is not installed.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ def _train_in_rust(tmp_path: Path, X: np.ndarray, y: np.ndarray, *flags: str):
     dump_svmlight_file(X, y, data, zero_based=False)
     model, predictions = tmp_path / "model.fwm", tmp_path / "predictions.txt"
     run = subprocess.run(
-        ["cargo", "run", "--quiet", "--release", "--example", "train_file", "--",
+        ["cargo", "run", "--quiet", "--example", "train_file", "--",
          str(data), "--save", str(model), "--predictions", str(predictions), *flags],
         cwd=ROOT, capture_output=True, text=True, timeout=1800,
     )
@@ -40,12 +41,12 @@ def _train_in_rust(tmp_path: Path, X: np.ndarray, y: np.ndarray, *flags: str):
 
 def test_help_is_usage_not_a_file() -> None:
     run = subprocess.run(
-        ["cargo", "run", "--quiet", "--release", "--example", "train_file", "--", "--help"],
+        ["cargo", "run", "--quiet", "--example", "train_file", "--", "--help"],
         cwd=ROOT, capture_output=True, text=True, timeout=1800,
     )
     assert run.returncode == 0 and run.stdout.startswith("usage: train_file"), run.stderr[-2000:]
     run = subprocess.run(
-        ["cargo", "run", "--quiet", "--release", "--example", "train_file"],
+        ["cargo", "run", "--quiet", "--example", "train_file"],
         cwd=ROOT, capture_output=True, text=True, timeout=1800,
     )
     assert run.returncode == 2 and "no training file given" in run.stderr

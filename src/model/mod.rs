@@ -14,3 +14,13 @@ pub use one_class::OneClassModel;
 pub use ovo::{ovo_decision_values, ovo_votes};
 pub use svc::SvcModel;
 pub use svr::SvrModel;
+
+/// A query matrix for prediction: converted (an `ndarray` view must be row-major) and checked
+/// for NaN and infinity.
+pub(crate) fn query<'x>(
+    x: impl TryInto<crate::data::Features<'x>, Error: Into<crate::error::FwsvmError>>,
+) -> crate::error::Result<crate::data::Features<'x>> {
+    let x = x.try_into().map_err(Into::into)?;
+    x.check_finite("X")?;
+    Ok(x)
+}

@@ -81,8 +81,7 @@ impl OneClassModel {
         &self,
         x: impl TryInto<Features<'x>, Error: Into<FwsvmError>>,
     ) -> Result<Vec<f64>> {
-        let x = x.try_into().map_err(Into::into)?;
-        x.check_finite("X")?;
+        let x = super::query(x)?;
         let twice: Vec<f64> = self.alpha.iter().map(|a| 2.0 * a).collect();
         let mut scores = decision_values(
             self.kernel,

@@ -144,8 +144,7 @@ impl SvcModel {
         &self,
         x: impl TryInto<Features<'x>, Error: Into<FwsvmError>>,
     ) -> Result<Vec<f64>> {
-        let x = x.try_into().map_err(Into::into)?;
-        x.check_finite("X")?;
+        let x = super::query(x)?;
         if self.classes.len() == 2 {
             decision_values(
                 self.kernel,

@@ -84,8 +84,7 @@ impl SvrModel {
         &self,
         x: impl TryInto<Features<'x>, Error: Into<FwsvmError>>,
     ) -> Result<Vec<f64>> {
-        let x = x.try_into().map_err(Into::into)?;
-        x.check_finite("X")?;
+        let x = super::query(x)?;
         decision_values(
             self.kernel,
             self.vectors.view(),

@@ -9,42 +9,30 @@ use crate::data::CsrView;
 use crate::error::Result;
 use crate::kernel::Kernel;
 
-/// The constructor parameters of each estimator (the Python classes' `get_params()`).
-fn known_params(estimator: Estimator) -> &'static [&'static str] {
-    const SOLVER: [&str; 14] = [
-        "C",
-        "kernel",
-        "gamma",
-        "degree",
-        "coef0",
-        "algorithm",
-        "tol",
-        "stopping",
-        "max_iter",
-        "cache_size",
-        "init",
-        "sample_size",
-        "random_state",
-        "n_jobs",
-    ];
+/// The constructor parameters every estimator has (the Python classes' `get_params()`).
+const SHARED_PARAMS: [&str; 16] = [
+    "C",
+    "kernel",
+    "gamma",
+    "degree",
+    "coef0",
+    "algorithm",
+    "tol",
+    "stopping",
+    "max_iter",
+    "cache_size",
+    "init",
+    "sample_size",
+    "random_state",
+    "n_jobs",
+    "verbose",
+    "record_history",
+];
+
+/// The parameters only some estimators have.
+fn own_params(estimator: Estimator) -> &'static [&'static str] {
     match estimator {
         Estimator::Svc => &[
-            "C",
-            "kernel",
-            "gamma",
-            "degree",
-            "coef0",
-            "algorithm",
-            "tol",
-            "stopping",
-            "max_iter",
-            "cache_size",
-            "init",
-            "sample_size",
-            "random_state",
-            "n_jobs",
-            "verbose",
-            "record_history",
             "loss",
             "probability",
             "class_weight",
@@ -52,45 +40,28 @@ fn known_params(estimator: Estimator) -> &'static [&'static str] {
             "break_ties",
             "warm_start",
         ],
-        Estimator::Svr | Estimator::OneClass => {
-            const UNLABELLED: [&str; 17] = [
-                SOLVER[0],
-                SOLVER[1],
-                SOLVER[2],
-                SOLVER[3],
-                SOLVER[4],
-                SOLVER[5],
-                SOLVER[6],
-                SOLVER[7],
-                SOLVER[8],
-                SOLVER[9],
-                SOLVER[10],
-                SOLVER[11],
-                SOLVER[12],
-                SOLVER[13],
-                "verbose",
-                "record_history",
-                "nu",
-            ];
-            &UNLABELLED
-        }
+        Estimator::Svr | Estimator::OneClass => &["nu"],
     }
 }
 
-/// The fitted attributes each estimator saves (arrays or JSON scalars): nothing else may be
-/// set on a loaded estimator.
-fn known_attributes(estimator: Estimator) -> &'static [&'static str] {
+/// The fitted attributes every estimator saves (arrays or JSON scalars).
+const SHARED_ATTRIBUTES: [&str; 9] = [
+    "support_",
+    "support_vectors_",
+    "dual_coef_",
+    "n_features_in_",
+    "_gamma",
+    "history_",
+    "shape_fit_",
+    "n_iter_",
+    "convergence_",
+];
+
+/// The fitted attributes only some estimators save. Nothing else may be set on a loaded
+/// estimator.
+fn own_attributes(estimator: Estimator) -> &'static [&'static str] {
     match estimator {
         Estimator::Svc => &[
-            "support_",
-            "support_vectors_",
-            "dual_coef_",
-            "n_features_in_",
-            "_gamma",
-            "history_",
-            "shape_fit_",
-            "n_iter_",
-            "convergence_",
             "classes_",
             "intercept_",
             "n_support_",
@@ -101,37 +72,8 @@ fn known_attributes(estimator: Estimator) -> &'static [&'static str] {
             "probA_",
             "probB_",
         ],
-        Estimator::Svr => &[
-            "support_",
-            "support_vectors_",
-            "dual_coef_",
-            "n_features_in_",
-            "_gamma",
-            "history_",
-            "shape_fit_",
-            "n_iter_",
-            "convergence_",
-            "intercept_",
-            "y_mean_",
-            "y_scale_",
-            "_nu",
-            "epsilon_",
-        ],
-        Estimator::OneClass => &[
-            "support_",
-            "support_vectors_",
-            "dual_coef_",
-            "n_features_in_",
-            "_gamma",
-            "history_",
-            "shape_fit_",
-            "n_iter_",
-            "convergence_",
-            "_C",
-            "_score_constant",
-            "radius_",
-            "offset_",
-        ],
+        Estimator::Svr => &["intercept_", "y_mean_", "y_scale_", "_nu", "epsilon_"],
+        Estimator::OneClass => &["_C", "_score_constant", "radius_", "offset_"],
     }
 }
 
@@ -161,15 +103,16 @@ pub(crate) fn check(archive: &ModelArchive, name: &str) -> Result<()> {
     let estimator = archive.estimator;
     let params = &archive.params;
     let invalid = |why: String| format_error(name, format!("invalid parameters: {why}"));
-    let known = known_params(estimator);
-    if let Some(unknown) = params.keys().find(|k| !known.contains(&k.as_str())) {
+    let known = |k: &str| SHARED_PARAMS.contains(&k) || own_params(estimator).contains(&k);
+    if let Some(unknown) = params.keys().find(|k| !known(k)) {
         return Err(invalid(format!(
             "{} has no parameter {unknown:?}",
             estimator.name()
         )));
     }
     check_params(estimator, params).map_err(invalid)?;
-    let attributes = known_attributes(estimator);
+    let attribute =
+        |a: &str| SHARED_ATTRIBUTES.contains(&a) || own_attributes(estimator).contains(&a);
     let unexpected = |attr: &str| {
         format_error(
             name,
@@ -177,7 +120,7 @@ pub(crate) fn check(archive: &ModelArchive, name: &str) -> Result<()> {
         )
     };
     for (key, value) in &archive.scalars {
-        if !attributes.contains(&key.as_str()) || archive.arrays.contains_key(key) {
+        if !attribute(key) || archive.arrays.contains_key(key) {
             return Err(unexpected(key));
         }
         if NUMBERS.contains(&key.as_str()) && finite(value).is_none() {
@@ -189,7 +132,7 @@ pub(crate) fn check(archive: &ModelArchive, name: &str) -> Result<()> {
     }
     for key in archive.arrays.keys() {
         let attr = key.split_once(".csr.").map_or(key.as_str(), |(a, _)| a);
-        if !attributes.contains(&attr) {
+        if !attribute(attr) {
             return Err(unexpected(attr));
         }
         if let Some((attr, part)) = key.split_once(".csr.")
