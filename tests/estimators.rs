@@ -234,6 +234,22 @@ fn models_round_trip_through_the_file() {
         fwsvm::FeatureMatrix::Sparse(_)
     ));
     std::fs::remove_file(&path).ok();
+
+    // A precomputed kernel's model holds kernel values, not vectors: refused by name.
+    let gram = DenseMatrix::new(
+        (0..80 * 80)
+            .map(|k| if k / 80 == k % 80 { 1.0 } else { 0.1 })
+            .collect(),
+        80,
+        80,
+    )
+    .unwrap();
+    let precomputed = Svc::params()
+        .kernel(Kernel::Precomputed)
+        .fit(&gram, &yb)
+        .unwrap();
+    let err = precomputed.to_bytes().unwrap_err();
+    assert!(err.to_string().contains("precomputed"), "{err}");
 }
 
 #[test]

@@ -445,6 +445,19 @@ fn one_class_from(archive: &ModelArchive, name: &str) -> Result<OneClassModel> {
     })
 }
 
+/// A precomputed kernel's "support vectors" are rows of the training Gram matrix, which the
+/// file (as scikit-learn) does not keep: such a model cannot be saved from Rust.
+fn savable(kernel: Kernel, name: &str) -> Result<()> {
+    if kernel == Kernel::Precomputed {
+        return Err(format_error(
+            name,
+            "a model with a precomputed kernel cannot be saved from Rust (its support vectors \
+             are kernel values, which the format does not keep); use a kernel function",
+        ));
+    }
+    Ok(())
+}
+
 /// `save`, `load`, `to_bytes` and `from_bytes` for a model type.
 macro_rules! file_methods {
     ($model:ty, $variant:ident, $to:ident, $what:literal) => {
@@ -457,6 +470,7 @@ macro_rules! file_methods {
             /// [`FwsvmError::ModelFormat`](crate::FwsvmError::ModelFormat) for a model the
             /// format cannot hold (a precomputed kernel, over 4 GiB).
             pub fn save(&self, path: impl AsRef<Path>) -> Result<()> {
+                savable(self.kernel, &path.as_ref().display().to_string())?;
                 $to(self).write(path.as_ref())
             }
 
@@ -465,6 +479,7 @@ macro_rules! file_methods {
             /// # Errors
             /// As [`Self::save`], without the I/O.
             pub fn to_bytes(&self) -> Result<Vec<u8>> {
+                savable(self.kernel, "<bytes>")?;
                 $to(self).to_bytes("<bytes>")
             }
 
