@@ -25,9 +25,19 @@ rm -rf dist
 python3 -m maturin build --release --quiet -o dist
 python3 -m pip install --quiet --disable-pip-version-check --force-reinstall --no-deps dist/fwsvm-*.whl
 
+echo "== the abi3 wheel in clean virtual environments without Rust (CPython 3.10+)"
+bash scripts/wheel-smoke.sh
+
+echo "== documentation (Sphinx -W, executes the gallery)"
+bash scripts/build-docs.sh
+
 echo "== pytest"
+data_dir="${FWSVM_DATA:-../shared/data}"
+if [ ! -d "$data_dir" ]; then
+    echo "note: $data_dir is absent: the tests on the LIBSVM datasets will skip (set FWSVM_DATA)" >&2
+fi
 set +e
-python3 -m pytest -q tests
+python3 -m pytest -q -rs tests
 status=$?
 set -e
 if [ "$status" -eq 5 ]; then

@@ -45,6 +45,7 @@ pub mod one_class;
 pub mod parallel;
 pub mod params;
 pub mod problem;
+pub mod progress;
 pub mod random;
 pub mod simd;
 pub mod solver;

@@ -12,7 +12,7 @@ use crate::data::Features;
 use crate::error::{FwsvmError, Result};
 use crate::parallel::with_threads;
 use crate::params::SvcValidParams;
-use crate::solver::{HistoryEntry, Monitor, Progress, SolverStats};
+use crate::solver::{HistoryEntry, Monitor, Progress, SolverStats, Task};
 
 /// Moved to [`crate::model`] (prediction belongs to the model layer); kept here for old paths.
 pub use crate::model::ovo_decision_values;
@@ -46,17 +46,33 @@ pub struct OvoFit {
     pub pairs: Vec<PairFit>,
 }
 
-/// Forwards progress from parallel pairs to one monitor.
-struct SharedMonitor<'a, 'm>(&'a Mutex<&'m mut (dyn Monitor + Send)>);
+/// Forwards progress from parallel pairs to one monitor, marked with the pair's task.
+struct SharedMonitor<'a, 'm> {
+    shared: &'a Mutex<&'m mut (dyn Monitor + Send)>,
+    task: &'a Task,
+}
 
-impl Monitor for SharedMonitor<'_, '_> {
-    fn progress(&mut self, progress: &Progress) -> Result<()> {
-        match self.0.lock() {
-            Ok(mut m) => m.progress(progress),
+impl SharedMonitor<'_, '_> {
+    fn with<R>(&self, f: impl FnOnce(&mut (dyn Monitor + Send)) -> R) -> Result<R> {
+        match self.shared.lock() {
+            Ok(mut m) => Ok(f(&mut **m)),
             Err(_) => Err(FwsvmError::Interrupted),
         }
     }
+}
+
+impl Monitor for SharedMonitor<'_, '_> {
+    fn progress(&mut self, progress: &Progress) -> Result<()> {
+        let tagged = Progress {
+            task: Some(self.task.index),
+            ..*progress
+        };
+        self.with(|m| m.progress(&tagged))?
+    }
     fn step(&mut self, _alpha: &[f64], _entry: &HistoryEntry) {}
+    fn log(&mut self, line: &str) {
+        let _ = self.with(|m| m.task_log(self.task, line));
+    }
 }
 
 impl SvcValidParams {
@@ -145,8 +161,19 @@ impl SvcValidParams {
                 .iter()
                 .map(|&r| self.c() * sample_weight.map_or(1.0, |w| w[r]))
                 .collect();
-            let mut pair_monitor = SharedMonitor(&shared);
+            let task = Task {
+                index: p,
+                total: pairs.len(),
+                label: format!("{} vs {}", classes[i], classes[j]),
+                pair: Some((i, j)),
+            };
+            let mut pair_monitor = SharedMonitor {
+                shared: &shared,
+                task: &task,
+            };
+            pair_monitor.with(|m| m.task_started(&task))?;
             let fit = self.fit_binary(x, &rows, &y_pm, &c, None, &mut pair_monitor)?;
+            pair_monitor.with(|m| m.task_finished(&task, &fit.solution_stats))?;
             // fit_binary orders negative (class j) first; LIBSVM's layout wants class i first.
             let mut order: Vec<usize> = (0..fit.support.len()).collect();
             order.sort_by_key(|&s| (class_of[fit.support[s]] != i, fit.support[s]));

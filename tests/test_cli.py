@@ -168,3 +168,24 @@ def test_console_scripts_are_installed() -> None:
     for script in ("fwsvm-train", "fwsvm-predict", "fwsvm-scale"):
         run = subprocess.run([Path(sys.executable).parent / script, "--help"], capture_output=True, text=True)
         assert run.returncode == 0 and "usage:" in run.stdout, (script, run.stderr)
+
+
+@pytest.mark.parametrize("algorithm", ["fw", "mfw", "swap", "swap2o", "bc", "ky"])
+def test_demo_takes_every_algorithm_and_compares_at_cross_validated_c(capsys, algorithm) -> None:
+    code, out, _ = _run(capsys, "demo", "-a", algorithm)
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[1].startswith("C chosen per tool by 5-fold cross-validation")
+    ours = next(line for line in lines if line.startswith("fwsvm.SVC("))
+    loss = "hinge" if algorithm in ("swap", "swap2o") else "squared_hinge"
+    assert f"loss='{loss}', algorithm='{algorithm}'" in ours and "C search" in ours
+    accuracy = float(ours.split("test accuracy ")[1].split(",")[0])
+    assert accuracy > 0.9
+    assert any(line.startswith("sklearn.svm.SVC(C=") for line in lines)
+
+
+def test_demo_at_a_given_c_and_refusing_a_hinge_loss_the_solver_cannot_solve(capsys) -> None:
+    code, out, _ = _run(capsys, "demo", "-c", "1", "-l", "squared_hinge", "--no-compare")
+    assert code == 0 and "another scale" in out and "fwsvm.SVC(C=1, loss='squared_hinge'" in out
+    code, _, err = _run(capsys, "demo", "-l", "hinge", "-a", "bc")
+    assert code == 2 and "-a bc solves the squared hinge only" in err

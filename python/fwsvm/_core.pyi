@@ -38,7 +38,7 @@ def fit_svc(
     seed: int,
     sample_size: int | None = None,
     n_threads: int | None = None,
-    verbose: bool = False,
+    verbose: int = 0,
     time_limit: float | None = None,
     record_history: bool = False,
     warm_start: npt.NDArray[np.float64] | None = None,
@@ -64,12 +64,13 @@ def fit_svc_ovo(
     seed: int,
     sample_size: int | None = None,
     n_threads: int | None = None,
-    verbose: bool = False,
+    verbose: int = 0,
     time_limit: float | None = None,
     record_history: bool = False,
     loss: str = "squared_hinge",
     cancel: CancelToken | None = None,
-) -> list[dict[str, Any]]: ...
+    class_names: list[str] | None = None,
+) -> dict[str, Any]: ...
 def fit_one_class(
     x: Features,
     *,
@@ -87,7 +88,7 @@ def fit_one_class(
     seed: int,
     sample_size: int | None = None,
     n_threads: int | None = None,
-    verbose: bool = False,
+    verbose: int = 0,
     record_history: bool = False,
     cancel: CancelToken | None = None,
 ) -> dict[str, Any]: ...
@@ -110,7 +111,7 @@ def fit_svr(
     seed: int,
     sample_size: int | None = None,
     n_threads: int | None = None,
-    verbose: bool = False,
+    verbose: int = 0,
     record_history: bool = False,
     cancel: CancelToken | None = None,
 ) -> dict[str, Any]: ...

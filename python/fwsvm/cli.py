@@ -157,7 +157,7 @@ def _estimator(args: argparse.Namespace, weights: dict[float, float], n_features
     kernel = _KERNELS[args.kernel_type]
     common = dict(kernel=kernel, gamma=args.gamma if args.gamma is not None else 1.0 / max(n_features, 1),
                   degree=args.degree, coef0=args.coef0, algorithm=args.algorithm, cache_size=args.cachesize,
-                  n_jobs=args.threads, verbose=False)
+                  n_jobs=args.threads, verbose=0 if args.quiet else 1)
     if args.svm_type == 0:
         return SVC(C=args.cost, loss=args.loss, tol=args.tol, class_weight=weights or None,
                    probability=bool(args.probability), **common)

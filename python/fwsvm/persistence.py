@@ -122,7 +122,7 @@ class PersistenceMixin:
         save(self, path)
 
     def save_libsvm_model(self, path: str | os.PathLike[str]) -> None:
-        """Write this fitted SVC or SVR as a LIBSVM model file (for ``svm-predict``)."""
+        """Write this fitted SVC, SVR or (rbf) OneClassSVM as a LIBSVM model file (for ``svm-predict``)."""
         from fwsvm.libsvm_model import save_libsvm_model
 
         save_libsvm_model(self, path)

@@ -56,6 +56,16 @@ def _warn_no_progress(reasons: Any, relative_gaps: Any, tol: float) -> None:
         )
 
 
+def _class_name(label: Any) -> str:
+    """A class label as progress lines print it (``2`` rather than ``2.0``)."""
+    return format(label, "g") if isinstance(label, (float, np.floating)) else str(label)
+
+
+def _verbosity(verbose: int | bool) -> int:
+    """The native fits' verbosity level (0, 1 or 2) for ``verbose``."""
+    return min(max(int(verbose), 0), 2)
+
+
 def _check_query(est: Any, X: Any) -> Any:
     """Validate rows to predict. A sparse X with fewer columns than the model's features (a
     LIBSVM test file whose highest index is lower than the training file's) gets zero columns
@@ -114,8 +124,8 @@ def _ovo_from_kernel_values(K: np.ndarray, dual_coef: np.ndarray, intercept: np.
 class SVC(PersistenceMixin, ClassifierMixin, BaseEstimator):
     """Kernel support vector classifier trained by Frank-Wolfe methods.
 
-    Two models (``loss``). The default, ``"squared_hinge"``, is the L2-SVM of the Core Vector
-    Machine described below. ``"hinge"`` is LIBSVM's model — the one of
+    Two models (``loss``). ``"squared_hinge"`` is the L2-SVM of the Core Vector Machine
+    described below. The default, ``"hinge"``, is LIBSVM's model — the one of
     :class:`sklearn.svm.SVC` with the same ``C``, the same support vectors and decision values
     — ``min ½‖w‖² + C Σ_i max(0, 1 − y_i (⟨w, φ(x_i)⟩ + b))``, solved by pairwise steps with
     second-order partners on its polytope {0 ≤ α ≤ C, yᵀα = 0} (SMO), with shrinking; its
@@ -179,7 +189,7 @@ class SVC(PersistenceMixin, ClassifierMixin, BaseEstimator):
         the test accuracy moved by at most 0.01 points, while 1e-2 needs about 30% fewer
         steps than 1e-3. Use 1e-3 or tighter when the dual solution itself matters.
     stopping : {"gap", "absolute_gap", "meb"}, default="gap"
-        ``"gap"``: duality gap ≤ tol·|objective| (scale-free; bounds margin violations
+        ``"gap"``: duality gap ≤ ``tol·|objective|`` (scale-free; bounds margin violations
         relative to the margin). ``"absolute_gap"``: duality gap ≤ tol. ``"meb"``: the CVM
         rule ``1 + δ⁺ ≤ (1 + tol)²`` (only for rbf/laplacian kernels without weights).
     max_iter : int, default=-1
@@ -217,8 +227,12 @@ class SVC(PersistenceMixin, ClassifierMixin, BaseEstimator):
     n_jobs : int or None, default=None
         Threads for fitting and prediction. ``None`` uses the ``FWSVM_NUM_THREADS`` environment
         variable or all cores; ``-1`` all cores. The model does not depend on it.
-    verbose : bool, default=False
-        Print solver progress to stderr.
+    verbose : int or bool, default=False
+        Progress on stderr. ``1`` (or ``True``): a fit longer than 2 s shows a live line while
+        stderr is a terminal (steps, the gap against ``tol``, support vectors, elapsed time;
+        one-vs-one shows the pairs done with a line per running pair), and each fit, or each
+        pair, ends with a summary line. ``2``: also the solver's log (a status line per second,
+        shrinking, coreset rounds), each line labelled with its pair.
     record_history : bool, default=False
         Keep a per-step record of the solve in ``history_`` (about 40 bytes per step).
     warm_start : bool, default=False
@@ -271,7 +285,8 @@ class SVC(PersistenceMixin, ClassifierMixin, BaseEstimator):
     history_ : dict, list of dict or None
         With ``record_history=True`` (its last entry, kind ``"final"``, is the state the fit
         ended in): arrays ``iteration``, ``objective`` (before the step),
-        ``gap`` (Frank-Wolfe duality gap before the step), ``kind`` (toward, away, drop,
+        ``gap`` (Frank-Wolfe duality gap before the step; for the hinge loss, the largest
+        violation of the optimality conditions), ``kind`` (toward, away, drop,
         swap_add, swap_drop, corrective), ``coreset_size`` (after the step) and ``seconds``;
         one dict per pair (LIBSVM's order) for more than two classes. ``None`` otherwise. See
         :func:`fwsvm.plot_convergence`.
@@ -348,7 +363,7 @@ class SVC(PersistenceMixin, ClassifierMixin, BaseEstimator):
         break_ties: bool = False,
         random_state: Any = None,
         n_jobs: int | None = None,
-        verbose: bool = False,
+        verbose: int | bool = False,
         record_history: bool = False,
         warm_start: bool = False,
     ) -> None:
@@ -389,7 +404,7 @@ class SVC(PersistenceMixin, ClassifierMixin, BaseEstimator):
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
             Training data; sparse input is used as CSR without densifying.
         y : array-like of shape (n_samples,)
-            Labels with exactly two distinct values.
+            Class labels: two or more classes (more than two are fitted one-vs-one).
         sample_weight : array-like of shape (n_samples,), default=None
             Per-sample weights: sample i's penalty is ``C * sample_weight[i]``; samples with
             weight 0 are ignored.
@@ -440,7 +455,7 @@ class SVC(PersistenceMixin, ClassifierMixin, BaseEstimator):
             seed=seed,
             sample_size=None if self.sample_size is None else int(self.sample_size),
             n_threads=n_threads(self.n_jobs),
-            verbose=bool(self.verbose),
+            verbose=_verbosity(self.verbose),
             record_history=bool(self.record_history),
         )
         if len(classes) == 2:
@@ -463,7 +478,8 @@ class SVC(PersistenceMixin, ClassifierMixin, BaseEstimator):
                 self._warm_weights[self.support_] = self._alpha
                 self._warm_setting = (self.loss, float(self.C))
         else:
-            pairs = run_interruptible(_core.fit_svc_ovo, X_core, y_index.astype(np.float64), **kwargs)
+            pairs = run_interruptible(_core.fit_svc_ovo, X_core, y_index.astype(np.float64),
+                                      class_names=[_class_name(c) for c in classes] if self.verbose else None, **kwargs)
             self._warm_weights = None
             self.history_ = pairs.pop("history", None)
             pairs["exit_reason"] = np.array(pairs["exit_reason"])
@@ -787,7 +803,7 @@ class OneClassSVM(PersistenceMixin, OutlierMixin, BaseEstimator):
         sample_size: int | None = None,
         random_state: Any = None,
         n_jobs: int | None = None,
-        verbose: bool = False,
+        verbose: int | bool = False,
         record_history: bool = False,
     ) -> None:
         self.nu = nu
@@ -840,7 +856,7 @@ class OneClassSVM(PersistenceMixin, OutlierMixin, BaseEstimator):
             seed=seed,
             sample_size=None if self.sample_size is None else int(self.sample_size),
             n_threads=n_threads(self.n_jobs),
-            verbose=bool(self.verbose),
+            verbose=_verbosity(self.verbose),
             record_history=bool(self.record_history),
         )
         self.history_ = result.pop("history", None)
@@ -900,7 +916,7 @@ class OneClassSVM(PersistenceMixin, OutlierMixin, BaseEstimator):
 class SVR(PersistenceMixin, RegressorMixin, BaseEstimator):
     """Kernel support vector regression (L2-SVR with a free tube width) by Frank-Wolfe methods.
 
-    Solves
+    Solves::
 
         min ½(‖w‖² + b² + C Σ (ξ_i² + ξ_i*²)) + ν ε   s.t.   |y_i − f(x_i)| ≤ ε + ξ_i (ξ_i*)
 
@@ -968,7 +984,7 @@ class SVR(PersistenceMixin, RegressorMixin, BaseEstimator):
         sample_size: int | None = None,
         random_state: Any = None,
         n_jobs: int | None = None,
-        verbose: bool = False,
+        verbose: int | bool = False,
         record_history: bool = False,
     ) -> None:
         self.C = C
@@ -1037,7 +1053,7 @@ class SVR(PersistenceMixin, RegressorMixin, BaseEstimator):
             seed=seed,
             sample_size=None if self.sample_size is None else int(self.sample_size),
             n_threads=n_threads(self.n_jobs),
-            verbose=bool(self.verbose),
+            verbose=_verbosity(self.verbose),
             record_history=bool(self.record_history),
         )
         self.history_ = result.pop("history", None)

@@ -14,10 +14,11 @@ use crate::kernel::{CachePrecision, KernelMatrix};
 use crate::model::decision_values;
 use crate::multiclass::ovo_decision_values;
 use crate::parallel::with_threads;
-use crate::params::{Svc, SvcValidParams};
+use crate::params::{Loss, Svc, SvcValidParams};
 use crate::problem::SimplexProblem;
+use crate::progress::{GapMeasure, ProgressDisplay};
 use crate::solver::solve;
-use crate::solver::{Monitor, Progress, SolverParams};
+use crate::solver::{Monitor, Progress, SolverParams, Stopping};
 
 /// A flag the Python side sets (from the main thread, on Ctrl-C) to stop a running fit.
 #[pyclass(module = "fwsvm._core", frozen)]
@@ -56,10 +57,30 @@ impl Monitor for CancelMonitor {
     }
 }
 
+/// The fit's monitor: Ctrl-C through the cancel token, and at `verbose` ≥ 1 progress on
+/// stderr (see [`ProgressDisplay`]).
+fn fit_monitor(
+    cancel: Option<PyRef<'_, CancelToken>>,
+    verbose: u8,
+    solver: &SolverParams,
+    loss: Loss,
+) -> ProgressDisplay<CancelMonitor> {
+    let measure = match (loss, solver.stopping) {
+        (Loss::SquaredHinge, Stopping::RelativeGap | Stopping::Meb) => GapMeasure::Relative,
+        _ => GapMeasure::Absolute,
+    };
+    ProgressDisplay::new(
+        CancelMonitor(cancel.map(|t| t.flag.clone())),
+        solver.tol,
+        measure,
+        verbose,
+    )
+}
+
 /// Fits a binary L2-SVC. `y` holds ±1 labels. Returns a dict of fitted arrays and statistics.
 #[pyfunction]
 #[pyo3(signature = (x, y, *, sample_weight=None, c, kernel, gamma, degree, coef0, algorithm, tol,
-    stopping, max_iter, cache_size, init, seed, sample_size=None, n_threads=None, verbose=false, time_limit=None,
+    stopping, max_iter, cache_size, init, seed, sample_size=None, n_threads=None, verbose=0, time_limit=None,
     record_history=false, warm_start=None, loss="squared_hinge", cancel=None))]
 pub(crate) fn fit_svc<'py>(
     py: Python<'py>,
@@ -80,7 +101,7 @@ pub(crate) fn fit_svc<'py>(
     seed: u64,
     sample_size: Option<usize>,
     n_threads: Option<usize>,
-    verbose: bool,
+    verbose: u8,
     time_limit: Option<f64>,
     record_history: bool,
     warm_start: Option<PyReadonlyArray1<'py, f64>>,
@@ -114,8 +135,9 @@ pub(crate) fn fit_svc<'py>(
     let features = x.view()?;
     let y = y.as_slice()?;
     let weights = sample_weight.as_ref().map(|w| w.as_slice()).transpose()?;
-    let mut monitor = CancelMonitor(cancel.map(|t| t.flag.clone()));
+    let mut monitor = fit_monitor(cancel, verbose, params.solver(), params.loss());
     let model = py.detach(|| params.fit_weighted(features, y, weights, &mut monitor))?;
+    monitor.finish(&model.stats()[0]);
 
     let s = &model.stats()[0];
     let out = PyDict::new(py);
@@ -238,7 +260,7 @@ fn build_params(
     seed: u64,
     sample_size: Option<usize>,
     n_threads: Option<usize>,
-    verbose: bool,
+    verbose: u8,
     time_limit: Option<f64>,
     record_history: bool,
     warm_start: Option<Vec<f64>>,
@@ -256,7 +278,7 @@ fn build_params(
         sample_size,
         init: init.parse()?,
         seed,
-        verbose,
+        verbose: verbose >= 2,
         record_history,
         resync_every: None,
         warm_start: None,
@@ -272,12 +294,12 @@ fn build_params(
         .check()?)
 }
 
-/// Fits one-vs-one; `y` holds class indices 0..K as floats. Returns one dict per pair in the
-/// order (0,1), (0,2), ….
+/// Fits one-vs-one; `y` holds class indices 0..K as floats (`class_names`: how progress lines
+/// name them). Returns the pairs as columns (see `ovo_table`) in the order (0,1), (0,2), ….
 #[pyfunction]
 #[pyo3(signature = (x, y, *, sample_weight=None, c, kernel, gamma, degree, coef0, algorithm, tol,
-    stopping, max_iter, cache_size, init, seed, sample_size=None, n_threads=None, verbose=false, time_limit=None,
-    record_history=false, loss="squared_hinge", cancel=None))]
+    stopping, max_iter, cache_size, init, seed, sample_size=None, n_threads=None, verbose=0, time_limit=None,
+    record_history=false, loss="squared_hinge", cancel=None, class_names=None))]
 pub(crate) fn fit_svc_ovo<'py>(
     py: Python<'py>,
     x: FeaturesArg<'py>,
@@ -297,11 +319,12 @@ pub(crate) fn fit_svc_ovo<'py>(
     seed: u64,
     sample_size: Option<usize>,
     n_threads: Option<usize>,
-    verbose: bool,
+    verbose: u8,
     time_limit: Option<f64>,
     record_history: bool,
     loss: &str,
     cancel: Option<PyRef<'py, CancelToken>>,
+    class_names: Option<Vec<String>>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let params = build_params(
         c,
@@ -327,7 +350,8 @@ pub(crate) fn fit_svc_ovo<'py>(
     let features = x.view()?;
     let y = y.as_slice()?;
     let weights = sample_weight.as_ref().map(|w| w.as_slice()).transpose()?;
-    let mut monitor = CancelMonitor(cancel.map(|t| t.flag.clone()));
+    let mut monitor = fit_monitor(cancel, verbose, params.solver(), params.loss())
+        .with_class_names(class_names.unwrap_or_default());
     let fit = py.detach(|| params.fit_ovo(features, y, weights, &mut monitor))?;
     ovo_table(py, fit.pairs, record_history)
 }
@@ -449,7 +473,7 @@ pub(crate) fn ovo_decision_function<'py>(
 /// Returns the support, α, the objective (R̃²) and the statistics.
 #[pyfunction]
 #[pyo3(signature = (x, *, c, kernel, gamma, degree, coef0, algorithm, tol, stopping, max_iter,
-    cache_size, init, seed, sample_size=None, n_threads=None, verbose=false, record_history=false, cancel=None))]
+    cache_size, init, seed, sample_size=None, n_threads=None, verbose=0, record_history=false, cancel=None))]
 pub(crate) fn fit_one_class<'py>(
     py: Python<'py>,
     x: FeaturesArg<'py>,
@@ -467,7 +491,7 @@ pub(crate) fn fit_one_class<'py>(
     seed: u64,
     sample_size: Option<usize>,
     n_threads: Option<usize>,
-    verbose: bool,
+    verbose: u8,
     record_history: bool,
     cancel: Option<PyRef<'py, CancelToken>>,
 ) -> PyResult<Bound<'py, PyDict>> {
@@ -494,7 +518,7 @@ pub(crate) fn fit_one_class<'py>(
     )?;
     let features = x.view()?;
     check_unlabelled_fit(init, &features)?;
-    let mut monitor = CancelMonitor(cancel.map(|t| t.flag.clone()));
+    let mut monitor = fit_monitor(cancel, verbose, params.solver(), params.loss());
     let solution = py.detach(|| {
         with_threads(n_threads, || {
             let problem =
@@ -502,6 +526,7 @@ pub(crate) fn fit_one_class<'py>(
             solve(&problem, params.solver(), &mut monitor)
         })
     })??;
+    monitor.finish(&solution.stats);
     let s = &solution.stats;
     let support: Vec<usize> = (0..solution.alpha.len())
         .filter(|&i| solution.alpha[i] > 0.0)
@@ -534,7 +559,7 @@ pub(crate) fn fit_one_class<'py>(
 /// ν(β′_i − β′_{i+m}) and the slot weights, plus the statistics.
 #[pyfunction]
 #[pyo3(signature = (x, y, *, c, nu, kernel, gamma, degree, coef0, algorithm, tol, stopping, max_iter,
-    cache_size, init, seed, sample_size=None, n_threads=None, verbose=false, record_history=false, cancel=None))]
+    cache_size, init, seed, sample_size=None, n_threads=None, verbose=0, record_history=false, cancel=None))]
 pub(crate) fn fit_svr<'py>(
     py: Python<'py>,
     x: FeaturesArg<'py>,
@@ -554,7 +579,7 @@ pub(crate) fn fit_svr<'py>(
     seed: u64,
     sample_size: Option<usize>,
     n_threads: Option<usize>,
-    verbose: bool,
+    verbose: u8,
     record_history: bool,
     cancel: Option<PyRef<'py, CancelToken>>,
 ) -> PyResult<Bound<'py, PyDict>> {
@@ -582,7 +607,7 @@ pub(crate) fn fit_svr<'py>(
     let features = x.view()?;
     let y = y.as_slice()?;
     check_unlabelled_fit(init, &features)?;
-    let mut monitor = CancelMonitor(cancel.map(|t| t.flag.clone()));
+    let mut monitor = fit_monitor(cancel, verbose, params.solver(), params.loss());
     let solution = py.detach(|| {
         with_threads(n_threads, || {
             let problem =
@@ -590,6 +615,7 @@ pub(crate) fn fit_svr<'py>(
             solve(&problem, params.solver(), &mut monitor)
         })
     })??;
+    monitor.finish(&solution.stats);
     let m = features.n_rows();
     let a = &solution.alpha;
     let support: Vec<usize> = (0..m).filter(|&i| a[i] > 0.0 || a[i + m] > 0.0).collect();

@@ -85,14 +85,14 @@ pub fn solve(
             &mut steps,
         )?;
         if params.verbose {
-            eprintln!(
-                "fwsvm: sampled phase ({r} random slots per step): {} steps, coreset {}, {} kernel evaluations, {:.3} s; full passes from here ({})",
+            monitor.log(&format!(
+                "sampled phase ({r} random slots per step): {} steps, coreset {}, {} kernel evaluations, {:.3} s; full passes from here ({})",
                 phase.steps,
                 phase.support.len(),
                 phase.evaluations,
                 tracker.seconds(),
                 phase.handoff.describe()
-            );
+            ));
         }
         if let sampled::Handoff::Stop(reason) = phase.handoff {
             stop = Some(reason);
@@ -128,7 +128,7 @@ pub fn solve(
         &run.totals,
     );
     stats.sampled_steps = sampled_steps;
-    finish(params, stats, state.alpha, tracker.history, None)
+    finish(params, monitor, stats, state.alpha, tracker.history, None)
 }
 
 /// Where a [`run`] starts.
@@ -240,15 +240,15 @@ pub(crate) fn run(
         params.adaptive && matches!(params.algorithm, Algorithm::Swap | Algorithm::Swap2o),
     );
     if params.verbose {
-        eprintln!(
-            "fwsvm: {} on {n} slots, {} init, tol {:e} ({}), cache {} columns ({})",
+        monitor.log(&format!(
+            "{} on {n} slots, {} init, tol {:e} ({}), cache {} columns ({})",
             params.algorithm,
             params.init.name(),
             params.tol,
             params.stopping.name(),
             cache.capacity(),
             cache.precision().name()
-        );
+        ));
     }
 
     let end = loop {
@@ -376,10 +376,10 @@ pub(crate) fn run(
     };
 
     if params.verbose && rounds.run > 0 {
-        eprintln!(
-            "fwsvm: {} coreset rounds ({} paid off), {} inner steps",
+        monitor.log(&format!(
+            "{} coreset rounds ({} paid off), {} inner steps",
             rounds.run, rounds.paid, steps.inner
-        );
+        ));
     }
     Ok(Run {
         state,
@@ -392,14 +392,15 @@ pub(crate) fn run(
 /// Prints the final line (when verbose) and assembles the solution.
 pub(crate) fn finish(
     params: &SolverParams,
+    monitor: &mut (dyn Monitor + Send),
     stats: SolverStats,
     alpha: Vec<f64>,
     history: Vec<HistoryEntry>,
     threshold: Option<f64>,
 ) -> Result<Solution> {
     if params.verbose {
-        eprintln!(
-            "fwsvm: {} after {} steps: objective {:.10e}, gap {:.3e} (relative {:.3e}), {} active, {} kernel columns, {:.3} s",
+        monitor.log(&format!(
+            "{} after {} steps: objective {:.10e}, gap {:.3e} (relative {:.3e}), {} active, {} kernel columns, {:.3} s",
             stats.exit_reason.name(),
             stats.n_iter,
             stats.objective,
@@ -408,7 +409,7 @@ pub(crate) fn finish(
             stats.n_active,
             stats.columns_computed,
             stats.seconds
-        );
+        ));
     }
     Ok(Solution {
         alpha,

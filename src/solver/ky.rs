@@ -126,12 +126,12 @@ pub(crate) fn solve(
     }
     let mut v = class_vertices(signs, &state.grad_q, &state.alpha);
     if params.verbose {
-        eprintln!(
-            "fwsvm: ky on {n} points, tol {:e} ({}), cache {} columns",
+        monitor.log(&format!(
+            "ky on {n} points, tol {:e} ({}), cache {} columns",
             params.tol,
             params.stopping.name(),
             cache.capacity()
-        );
+        ));
     }
 
     let q_max = (0..n).map(|a| problem.q_diag(a).abs()).fold(0.0, f64::max);
@@ -228,7 +228,14 @@ pub(crate) fn solve(
         state.active.len(),
         &Totals::of(&cache, problem.n_samples(), resyncs),
     );
-    finish(params, stats, state.alpha, tracker.history, Some(threshold))
+    finish(
+        params,
+        monitor,
+        stats,
+        state.alpha,
+        tracker.history,
+        Some(threshold),
+    )
 }
 
 /// Paper 001 steps 2–3: from a (random) positive p¹, its closest negative q^{j*}, then the

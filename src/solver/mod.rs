@@ -29,7 +29,7 @@ use std::str::FromStr;
 use std::time::Duration;
 
 pub use engine::solve;
-pub use monitor::{Monitor, NoMonitor, Progress};
+pub use monitor::{Monitor, NoMonitor, Progress, Task};
 pub use smo::{BoxSolution, solve_box};
 pub use subproblem::solve_dense;
 

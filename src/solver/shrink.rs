@@ -225,11 +225,11 @@ fn solve_from(
                 built += 1;
                 let sub_state = gather(&full, slots);
                 if params.verbose {
-                    eprintln!(
-                        "fwsvm: shrinking to {} of {m} samples ({} in the coreset)",
+                    monitor.log(&format!(
+                        "shrinking to {} of {m} samples ({} in the coreset)",
                         current.n_samples(),
                         sub_state.active.len()
-                    );
+                    ));
                 }
                 Start::State(sub_state)
             }
@@ -277,9 +277,9 @@ fn solve_from(
                         }
                         rejoins += 1;
                         if params.verbose {
-                            eprintln!(
-                                "fwsvm: left-out samples violate (gap {gap:.3e} > {threshold:.3e}): they rejoin"
-                            );
+                            monitor.log(&format!(
+                                "left-out samples violate (gap {gap:.3e} > {threshold:.3e}): they rejoin"
+                            ));
                         }
                         kept_samples(problem, &full, &v)
                     }
@@ -313,7 +313,7 @@ fn solve_from(
         &totals,
     );
     (stats.shrinks, stats.rejoins) = (built, rejoins);
-    finish(params, stats, full.alpha, tracker.history, None)
+    finish(params, monitor, stats, full.alpha, tracker.history, None)
 }
 
 #[cfg(test)]

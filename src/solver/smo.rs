@@ -178,8 +178,8 @@ pub fn solve_box(
     stats.shrinks = ctx.shrinks;
     stats.rejoins = ctx.rejoins;
     if params.verbose {
-        eprintln!(
-            "fwsvm: hinge loss, {} after {} steps: dual {:.10e}, duality gap {:.3e} (relative {:.3e}), max violation ≤ {:e}, {} support vectors, {} kernel columns, {} shrinks, {:.3} s",
+        ctx.monitor.log(&format!(
+            "hinge loss, {} after {} steps: dual {:.10e}, duality gap {:.3e} (relative {:.3e}), max violation ≤ {:e}, {} support vectors, {} kernel columns, {} shrinks, {:.3} s",
             exit.name(),
             stats.n_iter,
             objective,
@@ -190,7 +190,7 @@ pub fn solve_box(
             stats.columns_computed,
             stats.shrinks,
             stats.seconds
-        );
+        ));
     }
     Ok(BoxSolution {
         alpha,
@@ -288,6 +288,8 @@ fn run(
     }
     let mut ext = pass(v, &up, &low, None);
     let mut objective = 0.0;
+    // Support vectors of this level, refreshed with the objective (for progress reports).
+    let mut n_sv = 0;
     let blocks = kernel.blocks_pay();
     let mut next_shrink = ctx.tracker.steps_taken + SHRINK_EVERY;
     let exit = loop {
@@ -297,12 +299,13 @@ fn run(
         }
         if ctx.tracker.steps_taken.is_multiple_of(64) {
             objective = dual_objective(alpha, y, v);
+            n_sv = alpha.iter().filter(|&&a| a > 0.0).count();
         }
         if let Some(reason) = ctx.tracker.checkpoint(
             ctx.monitor,
             objective,
             violation,
-            0,
+            n_sv,
             cache.columns_computed(),
         )? {
             break reason;
@@ -316,7 +319,8 @@ fn run(
                 ctx.shrinks_left -= 1;
                 ctx.shrinks += 1;
                 if params.verbose {
-                    eprintln!("fwsvm: shrinking to {} of {m} samples", kept.len());
+                    ctx.monitor
+                        .log(&format!("shrinking to {} of {m} samples", kept.len()));
                 }
                 // One cache at a time: this level's columns go before the smaller problem
                 // fills its own (cache_size bounds the fit's columns at every depth).

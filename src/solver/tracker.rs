@@ -87,16 +87,17 @@ impl<'p> Tracker<'p> {
             relative_gap: relative(gap, objective),
             coreset_size,
             seconds,
+            task: None,
         };
         if seconds - self.last_poll >= 0.1 {
             monitor.progress(&p)?;
             self.last_poll = seconds;
         }
         if self.params.verbose && seconds - self.last_print >= 1.0 {
-            eprintln!(
-                "fwsvm: iter {:>9}  obj {:>+.8e}  gap {:.3e}  rel {:.3e}  coreset {:>7}  columns {:>7}  {:>8.2}s",
+            monitor.log(&format!(
+                "iter {:>9}  obj {:>+.8e}  gap {:.3e}  rel {:.3e}  coreset {:>7}  columns {:>7}  {:>8.2}s",
                 p.iteration, p.objective, p.gap, p.relative_gap, p.coreset_size, columns, p.seconds
-            );
+            ));
             self.last_print = seconds;
         }
         Ok(None)
