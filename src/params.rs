@@ -448,9 +448,10 @@ fn two_classes(labels: impl Iterator<Item = f64>) -> Result<[f64; 2]> {
             seen.push(v);
             if seen.len() > 2 {
                 seen.sort_by(f64::total_cmp);
+                // Unreachable from `fit_weighted`, which sends more classes to `fit_ovo`.
                 return Err(FwsvmError::Classes(format!(
-                    "y has more than two classes ({:?}, ...); the binary SVC needs exactly two",
-                    seen
+                    "y has more than two classes ({seen:?}, ...); fit them with `fit` or \
+                     `fit_ovo` (one-vs-one)"
                 )));
             }
         }

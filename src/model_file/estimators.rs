@@ -364,19 +364,16 @@ fn svr_archive(model: &SvrModel) -> ModelArchive {
         "intercept_".into(),
         NpyArray::from_f64(vec![1], &[model.intercept]),
     );
-    let scalars = &mut archive.scalars;
-    for (key, value) in [
-        ("y_mean_", model.y_mean),
-        ("y_scale_", model.y_scale),
-        ("epsilon_", model.epsilon),
-        ("_nu", model.nu),
-    ] {
-        scalars.insert(key.into(), value.into());
-    }
-    if let Some(stats) = &model.stats {
-        scalars.insert("n_iter_".into(), stats.n_iter.into());
-        scalars.insert("convergence_".into(), Value::Object(convergence(stats)));
-    }
+    put_scalars(
+        &mut archive,
+        &[
+            ("y_mean_", model.y_mean),
+            ("y_scale_", model.y_scale),
+            ("epsilon_", model.epsilon),
+            ("_nu", model.nu),
+        ],
+        model.stats.as_ref(),
+    );
     archive
 }
 
@@ -412,20 +409,30 @@ fn one_class_archive(model: &OneClassModel) -> ModelArchive {
         "dual_coef_".into(),
         NpyArray::from_f64(vec![1, n_sv], &model.alpha),
     );
+    put_scalars(
+        &mut archive,
+        &[
+            ("_C", model.c),
+            ("_score_constant", model.score_constant),
+            ("radius_", model.radius),
+            ("offset_", model.offset),
+        ],
+        model.stats.as_ref(),
+    );
+    archive
+}
+
+/// The numbers a single-solve model (SVR, one-class) keeps as scalars and, for a fitted (not
+/// loaded) model, its solver's step count and `convergence_`.
+fn put_scalars(archive: &mut ModelArchive, values: &[(&str, f64)], stats: Option<&SolverStats>) {
     let scalars = &mut archive.scalars;
-    for (key, value) in [
-        ("_C", model.c),
-        ("_score_constant", model.score_constant),
-        ("radius_", model.radius),
-        ("offset_", model.offset),
-    ] {
+    for &(key, value) in values {
         scalars.insert(key.into(), value.into());
     }
-    if let Some(stats) = &model.stats {
+    if let Some(stats) = stats {
         scalars.insert("n_iter_".into(), stats.n_iter.into());
         scalars.insert("convergence_".into(), Value::Object(convergence(stats)));
     }
-    archive
 }
 
 fn one_class_from(archive: &ModelArchive, name: &str) -> Result<OneClassModel> {
