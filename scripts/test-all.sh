@@ -4,7 +4,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 echo "== Python test dependencies"
-python3 -m pip install --quiet --disable-pip-version-check "numpy>=1.24" "scipy>=1.10" "scikit-learn>=1.6" "pytest>=8" "hypothesis>=6.100" "maturin>=1.9.4,<2" "libsvm-official>=3.30" "matplotlib>=3.7"
+python3 -m pip install --quiet --disable-pip-version-check "numpy>=1.24" "scipy>=1.10" "scikit-learn>=1.6" "pytest>=8" "hypothesis>=6.100" "maturin>=1.9.4,<2" "libsvm-official>=3.30" "matplotlib>=3.7" "dask[array,dataframe]>=2024.8" "distributed>=2024.8"
 
 echo "== cargo fmt / clippy"
 cargo fmt --all -- --check

@@ -165,7 +165,7 @@ def test_bad_files_name_the_line(capsys, tmp_path) -> None:
 
 
 def test_console_scripts_are_installed() -> None:
-    for script in ("fwsvm-train", "fwsvm-predict", "fwsvm-scale"):
+    for script in ("fwsvm-train", "fwsvm-predict", "fwsvm-scale", "fwsvm-grid"):
         run = subprocess.run([Path(sys.executable).parent / script, "--help"], capture_output=True, text=True)
         assert run.returncode == 0 and "usage:" in run.stdout, (script, run.stderr)
 
@@ -189,3 +189,32 @@ def test_demo_at_a_given_c_and_refusing_a_hinge_loss_the_solver_cannot_solve(cap
     assert code == 0 and "another scale" in out and "fwsvm.SVC(C=1, loss='squared_hinge'" in out
     code, _, err = _run(capsys, "demo", "-l", "hinge", "-a", "bc")
     assert code == 2 and "-a bc solves the squared hinge only" in err
+
+
+def test_grid_prints_grid_py_lines_and_the_best_parameters(capsys, tmp_path) -> None:
+    out_file = tmp_path / "heart.out"
+    code, out, _ = _run(capsys, "grid", "-log2c", "-1,3,2", "-log2g", "-5,-1,2", "-v", "3", "-out", out_file,
+                        shared_file("heart_scale"))
+    assert code == 0
+    lines = out.strip().splitlines()
+    assert len(lines) == 10  # 3 × 3 grid points, then the result
+    assert all(line.startswith("[local] ") and "(best c=" in line and ", g=" in line for line in lines[:9])
+    c, g, rate = lines[-1].split()
+    assert float(c) in (0.5, 2.0, 8.0) and float(g) in (2.0**-5, 2.0**-3, 2.0**-1) and 75 < float(rate) < 90
+    records = out_file.read_text().splitlines()
+    assert len(records) == 9 and records[0].startswith("log2c=") and " log2g=" in records[0] and " rate=" in records[0]
+    # The best line is the grid's best rate.
+    assert float(rate) == max(float(r.split("rate=")[1]) for r in records)
+
+
+def test_grid_over_c_only_and_its_errors(capsys) -> None:
+    code, out, _ = _run(capsys, "grid", "-t", "0", "-log2g", "null", "-log2c", "-3,1,2", "-q", "-out", "null",
+                        shared_file("heart_scale"))
+    assert code == 0 and len(out.split()) == 2  # quiet: only "best_c rate"
+    for argv, message in [(["-c", "1"], "Use -log2c and -log2g."),
+                          (["-t", "0"], "add -log2g null"),
+                          (["-log2c", "1,5,-2"], "the step must go from begin towards end"),
+                          (["-log2c", "null", "-log2g", "null"], "should not be null simultaneously"),
+                          (["-s", "3"], "searches C-SVC")]:
+        code, _, err = _run(capsys, "grid", *argv, shared_file("heart_scale"))
+        assert code == 1 and message in err, err

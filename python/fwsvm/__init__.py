@@ -15,6 +15,7 @@ from fwsvm.libsvm_model import LibsvmModelError, load_libsvm_model
 from fwsvm.persistence import ModelFormatError, load_model
 from fwsvm.plotting import plot_convergence
 from fwsvm.svm import SVC, SVR, OneClassSVM
+from fwsvm.search import SVCSearch
 from fwsvm.tuning import SVCCV, svc_path
 
 __all__ = [
@@ -22,6 +23,7 @@ __all__ = [
     "OneClassSVM",
     "SVR",
     "SVCCV",
+    "SVCSearch",
     "svc_path",
     "LibsvmFormatError",
     "ModelFormatError",

@@ -88,14 +88,15 @@ def main(argv: list[str] | None = None) -> int:
     from fwsvm import cli
 
     argv = sys.argv[1:] if argv is None else list(argv)
-    if argv and argv[0] in ("train", "predict", "scale"):
+    if argv and argv[0] in ("train", "predict", "scale", "grid"):
         return cli._run(argv[0], argv[1:], f"fwsvm {argv[0]}")
     parser = argparse.ArgumentParser(prog="fwsvm", description="Frank-Wolfe kernel SVMs")
     sub = parser.add_subparsers(dest="command", required=True)
     for name, text in [("train", "train on a LIBSVM file, write a LIBSVM model (as svm-train)"),
                        ("predict", "predict a LIBSVM file with a LIBSVM model (as svm-predict)"),
-                       ("scale", "scale a LIBSVM file to stdout (as svm-scale)")]:
-        sub.add_parser(name, help=f"{text}; fwsvm {name} -h for its options", add_help=False)
+                       ("scale", "scale a LIBSVM file to stdout (as svm-scale)"),
+                       ("grid", "choose C and gamma by cross-validation (as LIBSVM's grid.py)")]:
+        sub.add_parser(name, help=f"{text}; fwsvm {name} --help for its options", add_help=False)
     demo = sub.add_parser("demo", help="train on bundled data and report accuracy, time, support vectors")
     demo.add_argument("-c", "--C", type=float, default=None,
                       help="penalty C for both tools (default: each tool's C by 5-fold cross-validation)")

@@ -1,6 +1,11 @@
-"""The command line: ``fwsvm train | predict | scale | demo``, flag- and file-compatible with
-LIBSVM's ``svm-train``, ``svm-predict`` and ``svm-scale`` (also installed as ``fwsvm-train``,
-``fwsvm-predict`` and ``fwsvm-scale``).
+"""The command line: ``fwsvm train | predict | scale | grid | demo``, flag- and
+file-compatible with LIBSVM's ``svm-train``, ``svm-predict``, ``svm-scale`` and
+``tools/grid.py`` (also installed as ``fwsvm-train``, ``fwsvm-predict``, ``fwsvm-scale`` and
+``fwsvm-grid``).
+
+``grid`` searches C and γ by cross-validation over grid.py's default grid (log2 C from -5 to 15
+and log2 γ from 3 to -15, step 2; ``-log2c``, ``-log2g``, ``-v``, ``-out`` as grid.py, other
+options as ``train``) with :class:`fwsvm.SVCSearch`; C is LIBSVM's C (hinge loss).
 
 ``train`` writes LIBSVM model files (LIBSVM's ``svm-predict`` reads them and predicts the
 same); ``predict`` reads models written by LIBSVM's ``svm-train``; ``scale`` writes what
@@ -426,9 +431,122 @@ def _scale_target(value: float, y_scaling: bool, y_lower: float, y_upper: float,
     return y_lower + (y_upper - y_lower) * (value - y_min) / (y_max - y_min)
 
 
+# --- grid -------------------------------------------------------------------------------------
+
+def _grid_range(text: str, option: str) -> list[float] | None:
+    """grid.py's ``begin,end,step`` of log2 values (``null``: not searched)."""
+    if text == "null":
+        return None
+    try:
+        begin, end, step = map(float, text.split(","))
+    except ValueError:
+        raise CliError(f"{option} {text}: expected begin,end,step (e.g. -5,15,2) or null") from None
+    if step == 0 or (end - begin) * step < 0:
+        raise CliError(f"{option} {text}: the step must go from begin towards end")
+    count = int(np.floor((end - begin) / step + 1e-9)) + 1
+    return [begin + k * step for k in range(count)]
+
+
+def _grid(argv: list[str], prog: str) -> int:
+    """LIBSVM's ``tools/grid.py``: (C, γ) by cross-validation over log2 grids."""
+    from sklearn.model_selection import StratifiedKFold
+
+    from fwsvm import SVCSearch, load_svmlight_file
+
+    if not argv or "--help" in argv:
+        print(f"usage: {prog} [grid_options] [svm_options] dataset\n\n"
+              "Choose C and gamma of C-SVC by cross-validation accuracy (as LIBSVM's tools/grid.py).\n\n"
+              "grid_options:\n"
+              "  -log2c {begin,end,step | null}  log2 of C (default -5,15,2)\n"
+              "  -log2g {begin,end,step | null}  log2 of gamma (default 3,-15,-2)\n"
+              "  -v n                            n-fold cross validation (default 5)\n"
+              "  -out {pathname | null}          write 'log2c=.. log2g=.. rate=..' lines (default dataset.out)\n"
+              "  -png, -gnuplot, -svmtrain       accepted and ignored (no plot; fwsvm trains)\n\n"
+              f"svm_options: as {prog.replace('grid', 'train')} (-t -d -r -m -e -wi -a -j --loss -q);\n"
+              "prints one line per grid point, then 'best_c best_g best_rate'.")
+        return 0
+    log2c, log2g = _grid_range("-5,15,2", "-log2c"), _grid_range("3,-15,-2", "-log2g")
+    folds, out_path, rest = 5, None, []
+    k = 0
+    while k < len(argv):
+        token = argv[k]
+        value = argv[k + 1] if k + 1 < len(argv) else None
+        if token in ("-log2c", "-log2g", "-v", "-out", "-png", "-gnuplot", "-svmtrain") and value is None:
+            raise CliError(f"option {token} needs a value")
+        if token == "-log2c":
+            log2c = _grid_range(value, token)
+        elif token == "-log2g":
+            log2g = _grid_range(value, token)
+        elif token == "-v":
+            try:
+                folds = int(value)
+            except ValueError:
+                raise CliError(f"-v {value}: the number of folds must be an integer") from None
+        elif token == "-out":
+            out_path = "" if value == "null" else value
+        elif token in ("-png", "-gnuplot", "-svmtrain"):
+            pass  # grid.py's plotting and svm-train paths have no meaning here
+        elif token == "-resume":
+            raise CliError("-resume is not supported by fwsvm grid (a search takes minutes, not hours)")
+        elif token in ("-c", "-g"):
+            raise CliError("Use -log2c and -log2g.")
+        else:
+            rest.append(token)
+            k += 1
+            continue
+        k += 2
+    if log2c is None and log2g is None:
+        raise CliError("-log2c and -log2g should not be null simultaneously")
+    if folds < 2:
+        raise CliError(f"-v {folds}: cross validation needs at least 2 folds")
+    rest, weights = _split_weights(rest)
+    args = _train_parser(prog).parse_args(rest)
+    if args.model_file is not None:
+        raise CliError(f"unexpected argument {args.model_file}: fwsvm grid takes one data file")
+    _check_train_args(args, weights)
+    if args.svm_type != 0:
+        raise CliError("fwsvm grid searches C-SVC (-s 0) by cross-validation accuracy")
+    if log2g is not None and args.kernel_type == 0:
+        raise CliError("the linear kernel (-t 0) has no gamma: add -log2g null")
+    X, y = load_svmlight_file(args.training_set_file, zero_based=False)
+    est = _estimator(args, weights, X.shape[1]).set_params(verbose=0, probability=False)
+    Cs = [2.0**v for v in log2c] if log2c is not None else [est.C]
+    gammas = [2.0**v for v in log2g] if log2g is not None else None if args.kernel_type == 0 else [est.gamma]
+    folds = min(folds, int(np.min(np.unique(y, return_counts=True)[1])))
+    if folds < 2:
+        raise CliError("a class has a single sample: cross validation is not possible")
+    search = SVCSearch(est, Cs=Cs, gammas=gammas, cv=StratifiedKFold(folds, shuffle=True, random_state=0),
+                       n_jobs=args.threads if args.threads is not None else -1, refit=False).fit(X, y)
+    r = search.cv_results_
+    if out_path is None:
+        out_path = os.path.basename(args.training_set_file) + ".out"
+    # grid.py's lines: "[local] log2c log2g rate (best c=..., g=..., rate=...)", in grid order.
+    best_rate, best = -1.0, (None, None)
+    lines, records = [], []
+    for params, mean in zip(r["params"], r["mean_test_score"]):
+        c, g = np.log2(params["C"]), np.log2(params["gamma"])
+        rate = 100.0 * float(mean)
+        if rate > best_rate:
+            best_rate, best = rate, (c, g)
+        shown = [_g(v) for v, on in ((c, log2c), (g, log2g)) if on is not None]
+        best_text = "".join(f"{name}={2.0**v:g}, " for name, v, on in (("c", best[0], log2c), ("g", best[1], log2g))
+                            if on is not None)
+        lines.append(f"[local] {' '.join(shown)} {rate:g} (best {best_text}rate={best_rate:g})")
+        records.append("".join(f"log2{name}={_g(v)} " for name, v, on in (("c", c, log2c), ("g", g, log2g))
+                               if on is not None) + f"rate={rate:g}\n")
+    if not args.quiet:
+        print("\n".join(lines))
+    if out_path:
+        with open(out_path, "w", encoding="ascii") as fh:
+            fh.writelines(records)
+    chosen = [f"{2.0**v:g}" for v, on in ((best[0], log2c), (best[1], log2g)) if on is not None]
+    print(f"{' '.join(chosen)} {best_rate:g}")
+    return 0
+
+
 # --- entry points -----------------------------------------------------------------------------
 
-_COMMANDS = {"train": _train, "predict": _predict, "scale": _scale}
+_COMMANDS = {"train": _train, "predict": _predict, "scale": _scale, "grid": _grid}
 
 
 def _run(command: str, argv: list[str], prog: str) -> int:
@@ -459,6 +577,11 @@ def train_main(argv: list[str] | None = None) -> int:
 def predict_main(argv: list[str] | None = None) -> int:
     """``fwsvm-predict``: LIBSVM's ``svm-predict``."""
     return _run("predict", sys.argv[1:] if argv is None else argv, "fwsvm-predict")
+
+
+def grid_main(argv: list[str] | None = None) -> int:
+    """``fwsvm-grid``: LIBSVM's ``tools/grid.py``."""
+    return _run("grid", sys.argv[1:] if argv is None else argv, "fwsvm-grid")
 
 
 def scale_main(argv: list[str] | None = None) -> int:

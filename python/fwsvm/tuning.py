@@ -74,7 +74,23 @@ def _detached(model: SVC, template: SVC) -> SVC:
     return out
 
 
-class SVCCV(ClassifierMixin, BaseEstimator):
+class BestEstimatorMixin:
+    """Prediction by the refitted ``best_estimator_`` of a search."""
+
+    def _best(self) -> SVC:
+        check_is_fitted(self, "best_estimator_")
+        return self.best_estimator_
+
+    def predict(self, X: Any) -> np.ndarray:
+        """Predictions of ``best_estimator_``."""
+        return self._best().predict(X)
+
+    def decision_function(self, X: Any) -> np.ndarray:
+        """Decision values of ``best_estimator_``."""
+        return self._best().decision_function(X)
+
+
+class SVCCV(BestEstimatorMixin, ClassifierMixin, BaseEstimator):
     """SVC with C chosen by cross-validation, one warm-started regularisation path per fold.
 
     Parameters
@@ -142,15 +158,3 @@ class SVCCV(ClassifierMixin, BaseEstimator):
             self.classes_ = self.best_estimator_.classes_
             self.n_features_in_ = self.best_estimator_.n_features_in_
         return self
-
-    def _best(self) -> SVC:
-        check_is_fitted(self, "best_estimator_")
-        return self.best_estimator_
-
-    def predict(self, X: Any) -> np.ndarray:
-        """Predictions of ``best_estimator_``."""
-        return self._best().predict(X)
-
-    def decision_function(self, X: Any) -> np.ndarray:
-        """Decision values of ``best_estimator_``."""
-        return self._best().decision_function(X)

@@ -1,0 +1,341 @@
+"""(C, γ) search by cross-validation that reuses what a grid search throws away.
+
+:class:`SVCSearch` scores every (C, γ) of a grid on k folds like scikit-learn's
+``GridSearchCV(SVC(), {"C": ..., "gamma": ...})`` and reports in its layout (``cv_results_``,
+``best_params_``, ``best_estimator_``), but it does not fit the grid points independently:
+
+- **Warm starts through the grid.** On each fold the grid is walked as a snake — C ascending at
+  the first γ, descending at the next, … — and every fit starts from the solution of its
+  neighbour. For the hinge loss α ∈ [0, C]ⁿ with yᵀα = 0 is feasible whatever the kernel, and
+  the step along C scales α by C_new/C_old (LIBSVM's warm start); for the squared hinge α stays
+  on the simplex whatever C and γ are.
+- **Folds in parallel.** The folds are independent: with ``n_jobs`` > 1 they run on a thread
+  pool (each fit releases the GIL), every fit on one thread, so the results do not depend on
+  ``n_jobs``.
+- **A data-driven default grid.** γ around ``"scale"`` (1 / (n_features · Var X)) times
+  2⁻⁴ … 2⁴, and C over LIBSVM's grid.py range 2⁻³ … 2⁹ (every second power of two); the same
+  numeric γ values are used on every fold.
+
+Multiclass problems are fitted one-vs-one from cold starts (the warm start is binary only).
+"""
+
+from __future__ import annotations
+
+import time
+from concurrent.futures import ThreadPoolExecutor
+from numbers import Integral, Real
+from typing import Any
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.metrics import check_scoring
+from sklearn.model_selection import ParameterGrid, check_cv, train_test_split
+from sklearn.utils import _safe_indexing
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.multiclass import type_of_target
+from sklearn.utils.validation import check_array, check_is_fitted, indexable
+
+from fwsvm.svm import SVC
+from fwsvm.tuning import DEFAULT_CS, BestEstimatorMixin
+
+#: Default γ grid: these multiples of ``gamma="scale"``.
+DEFAULT_GAMMA_FACTORS = tuple(2.0**k for k in (-4, -2, 0, 2, 4))
+
+
+class SVCSearch(BestEstimatorMixin, ClassifierMixin, BaseEstimator):
+    """SVC with C and γ chosen by k-fold cross-validation over a grid, warm-started.
+
+    Parameters
+    ----------
+    estimator : SVC, default=None
+        Template for every other parameter (default ``SVC()``; ``C``, ``gamma`` and
+        ``warm_start`` are set by the search).
+    Cs : sequence of float, default=None
+        Candidate penalties; ``None``: 2⁻³, 2⁻¹, …, 2⁹.
+    gammas : sequence of float, default=None
+        Candidate kernel widths; ``None``: ``gamma="scale"`` of the training data times
+        2⁻⁴, 2⁻², 1, 2², 2⁴ (for a kernel without γ — linear, precomputed — only C is
+        searched).
+    cv : int, cross-validation generator or iterable, default=5
+        As in scikit-learn (stratified k-fold for classification).
+    scoring : str, callable or None, default=None
+        As in scikit-learn; ``None`` is accuracy.
+    refit : bool, default=True
+        Fit ``best_estimator_`` on all the data with the best parameters.
+    n_jobs : int or None, default=None
+        Folds fitted at the same time (threads; ``None`` or 1: one at a time, each fit then
+        uses the template's ``n_jobs``; -1: all cores). The results do not depend on it.
+    halving : bool, default=False
+        Successive halving (as scikit-learn's ``HalvingGridSearchCV`` with the number of
+        samples as the resource): every candidate is scored on a stratified subsample, the best
+        1/``factor`` go on to a ``factor`` times larger one, and only the last round uses all
+        the data. Needs ``cv`` as a number of folds.
+    factor : float, default=3
+        The halving rate.
+    min_resources : int, default=500
+        Samples of the first round (at least two per fold and class). Rounds are as many as
+        this and the candidates allow; smaller first rounds were measured to pick worse
+        parameters (a1a from 59 samples: test accuracy 0.833 against 0.843).
+    warm_start : bool or "auto", default="auto"
+        Start each fit from its grid neighbour's solution (binary problems); ``False`` fits
+        every grid point from scratch, as ``GridSearchCV`` does. ``"auto"``: warm for the
+        squared hinge (about half the steps along C), cold for the hinge loss, whose SMO steps
+        did not drop from a neighbour's α (a1a, 35 × 5 fits: 581k warm against 613k cold steps,
+        and slower; BENCHMARKS.md, "The (C, γ) search").
+
+    Attributes
+    ----------
+    cv_results_ : dict of ndarray
+        In ``GridSearchCV``'s layout: ``params``, ``param_C``, ``param_gamma``,
+        ``split{k}_test_score``, ``mean_test_score``, ``std_test_score``, ``rank_test_score``,
+        ``mean_fit_time``, ``std_fit_time``, ``mean_score_time``, ``std_score_time``, and
+        ``n_iter`` (solver steps summed over the folds); with ``halving``, one row per
+        candidate and round with ``iter`` and ``n_resources`` as in ``HalvingGridSearchCV``.
+    best_index_ : int
+    best_params_ : dict
+        ``{"C": ..., "gamma": ...}`` (ties: the first candidate in ``cv_results_`` order).
+    best_score_ : float
+    best_estimator_ : SVC
+        Refitted on all the data (when ``refit``).
+    refit_time_ : float
+    search_seconds_ : float
+        Wall time of the cross-validation (without the refit).
+    n_resources_, n_candidates_ : list of int
+        With ``halving``: the samples and the candidates of each round.
+    n_splits_ : int
+    classes_ : ndarray
+    n_features_in_ : int
+    """
+
+    _parameter_constraints: dict[str, list[Any]] = {
+        "estimator": [SVC, None],
+        "Cs": ["array-like", None],
+        "gammas": ["array-like", None],
+        "cv": [Interval(Integral, 2, None, closed="left"), "cv_object"],
+        "scoring": [str, callable, None],
+        "refit": ["boolean"],
+        "n_jobs": [Integral, None],
+        "halving": ["boolean"],
+        "factor": [Interval(Real, 1, None, closed="neither")],
+        "min_resources": [Interval(Integral, 1, None, closed="left")],
+        "warm_start": ["boolean", StrOptions({"auto"})],
+    }
+
+    def __init__(
+        self,
+        estimator: SVC | None = None,
+        *,
+        Cs: Any = None,
+        gammas: Any = None,
+        cv: Any = 5,
+        scoring: Any = None,
+        refit: bool = True,
+        n_jobs: int | None = None,
+        halving: bool = False,
+        factor: float = 3,
+        min_resources: int = 500,
+        warm_start: bool | str = "auto",
+    ) -> None:
+        self.estimator = estimator
+        self.Cs = Cs
+        self.gammas = gammas
+        self.cv = cv
+        self.scoring = scoring
+        self.refit = refit
+        self.n_jobs = n_jobs
+        self.halving = halving
+        self.factor = factor
+        self.min_resources = min_resources
+        self.warm_start = warm_start
+
+    def fit(self, X: Any, y: Any) -> SVCSearch:
+        """Score the grid on every fold, pick the best (C, γ), refit."""
+        self._validate_params()
+        X, y = indexable(X, y)
+        y = np.asarray(y)
+        template = clone(self.estimator) if self.estimator is not None else SVC()
+        has_gamma = template.kernel in ("rbf", "poly", "sigmoid")
+        if not has_gamma and self.gammas is not None:
+            raise ValueError(f"gammas were given but the kernel {template.kernel!r} has no gamma: "
+                             "the kernel must be rbf, poly or sigmoid")
+        Cs = _positive(DEFAULT_CS if self.Cs is None else self.Cs, "Cs")
+        if not has_gamma:
+            gammas = np.array([1.0])  # not used by the kernel: the search is over C
+        elif self.gammas is None:
+            scale = clone(template).set_params(gamma="scale")._resolve_gamma(
+                check_array(X, accept_sparse="csr", dtype=np.float64))
+            gammas = np.array([scale * f for f in DEFAULT_GAMMA_FACTORS])
+        else:
+            gammas = _positive(self.gammas, "gammas")
+        candidates = list(ParameterGrid({"C": [float(c) for c in Cs], "gamma": [float(g) for g in gammas]}))
+        classifier = type_of_target(y) in ("binary", "multiclass")
+        scorer = check_scoring(template, self.scoring)
+        n_splits = check_cv(self.cv, y, classifier=classifier).get_n_splits(X, y)
+        workers = _workers(self.n_jobs, n_splits)
+        if workers > 1:
+            template.set_params(n_jobs=1)
+        warm = self.warm_start if self.warm_start != "auto" else template.loss == "squared_hinge"
+        snake = _snake(sorted({p["C"] for p in candidates}), sorted({p["gamma"] for p in candidates}))
+
+        def score(rows: np.ndarray | None, alive: list[int]) -> np.ndarray:
+            """(n_splits, len(alive), 4) per-fold score, fit s, score s, steps of the alive
+            candidates on the rows (None: all)."""
+            X_r, y_r = (X, y) if rows is None else (_safe_indexing(X, rows), y[rows])
+            splits = list(check_cv(self.cv, y_r, classifier=classifier).split(X_r, y_r))
+            slot = {(candidates[k]["C"], candidates[k]["gamma"]): a for a, k in enumerate(alive)}
+            order = [point for point in snake if point in slot]
+
+            points = [(C, gamma, slot[(C, gamma)]) for C, gamma in order]
+            return self._map_folds(X_r, y_r, splits, template, points, len(alive), warm, scorer, workers)
+
+        start = time.perf_counter()
+        if not self.halving:
+            self.cv_results_ = _results(candidates, score(None, list(range(len(candidates)))))
+            self.best_index_ = int(np.argmin(self.cv_results_["rank_test_score"]))
+        else:
+            if not isinstance(self.cv, Integral):
+                raise ValueError("halving draws its own subsamples: give cv as a number of folds")
+            blocks, alive, n = [], list(range(len(candidates))), len(y)
+            smallest = max(self.min_resources, 2 * self.cv * (len(np.unique(y)) if classifier else 1))
+            rounds = 1 + int(np.floor(min(np.log(len(candidates)), np.log(max(n / smallest, 1.0)))
+                                      / np.log(self.factor) + 1e-9))
+            for k in range(rounds):
+                size = n if k == rounds - 1 else max(smallest, int(n / self.factor ** (rounds - 1 - k)))
+                rows = None
+                if size < n:
+                    rows, _ = train_test_split(np.arange(n), train_size=size, random_state=k,
+                                               stratify=y if classifier else None)
+                    rows = np.sort(rows)
+                block = _results([candidates[a] for a in alive], score(rows, alive))
+                block["iter"] = np.full(len(alive), k)
+                block["n_resources"] = np.full(len(alive), size)
+                blocks.append(block)
+                if k < rounds - 1:
+                    keep = int(np.ceil(len(alive) / self.factor))
+                    ranked = np.argsort(-block["mean_test_score"], kind="stable")[:keep]
+                    alive = [alive[a] for a in sorted(ranked)]
+            self.cv_results_ = _concat(blocks)
+            last = len(self.cv_results_["params"]) - len(alive)
+            self.best_index_ = last + int(np.argmax(self.cv_results_["mean_test_score"][last:]))
+            self.n_resources_ = [int(b["n_resources"][0]) for b in blocks]
+            self.n_candidates_ = [len(b["params"]) for b in blocks]
+        self.search_seconds_ = time.perf_counter() - start
+        self.n_splits_ = n_splits
+        self.best_params_ = dict(self.cv_results_["params"][self.best_index_])
+        self.best_score_ = float(self.cv_results_["mean_test_score"][self.best_index_])
+        if self.refit:
+            start = time.perf_counter()
+            best = clone(self.estimator) if self.estimator is not None else SVC()
+            self.best_estimator_ = best.set_params(**self.best_params_, warm_start=False).fit(X, y)
+            self.refit_time_ = time.perf_counter() - start
+            self.classes_ = self.best_estimator_.classes_
+            self.n_features_in_ = self.best_estimator_.n_features_in_
+        return self
+
+    def _map_folds(self, X: Any, y: np.ndarray, splits: list[tuple[np.ndarray, np.ndarray]], template: SVC,
+                   points: list[tuple[float, float, int]], n_slots: int, warm: bool, scorer: Any,
+                   workers: int) -> np.ndarray:
+        """Runs :func:`score_fold` on every split: (n_splits, n_slots, 4). Here on a thread pool;
+        :class:`fwsvm.dask.DaskSVCSearch` runs the folds as tasks on a Dask cluster."""
+        def run(split: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
+            return score_fold(X, y, split[0], split[1], template, points, n_slots, warm, scorer)
+
+        if workers > 1:
+            with ThreadPoolExecutor(workers) as pool:
+                return np.stack(list(pool.map(run, splits)))
+        return np.stack([run(split) for split in splits])
+
+    def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
+        """Score of ``best_estimator_`` with the search's ``scoring`` (accuracy by default)."""
+        best = self._best()
+        if self.scoring is None:
+            return best.score(X, y, sample_weight=sample_weight)
+        return check_scoring(best, self.scoring)(best, X, y)
+
+
+def score_fold(X: Any, y: np.ndarray, train: np.ndarray, test: np.ndarray, template: SVC,
+               points: list[tuple[float, float, int]], n_slots: int, warm: bool, scorer: Any) -> np.ndarray:
+    """Fits ``template`` on the ``train`` rows at every (C, γ, slot) of ``points`` in order (each
+    fit warm-started from the previous one when ``warm``) and scores it on the ``test`` rows:
+    an (n_slots, 4) array of score, fit seconds, score seconds and solver steps."""
+    X_train, y_train = _safe_indexing(X, train), y[train]
+    X_test, y_test = _safe_indexing(X, test), y[test]
+    est = clone(template).set_params(warm_start=warm)
+    out = np.zeros((n_slots, 4))
+    for C, gamma, slot in points:
+        start = time.perf_counter()
+        est.set_params(C=C, gamma=gamma).fit(X_train, y_train)
+        fitted = time.perf_counter()
+        out[slot] = (scorer(est, X_test, y_test), fitted - start, time.perf_counter() - fitted,
+                     float(np.sum(est.n_iter_)))
+    return out
+
+
+def _positive(values: Any, name: str) -> np.ndarray:
+    out = np.asarray(values, dtype=np.float64).ravel()
+    if len(out) == 0 or not np.all(np.isfinite(out) & (out > 0)):
+        raise ValueError(f"{name} must be a non-empty sequence of positive finite numbers, got {values!r}")
+    return out
+
+
+def _workers(n_jobs: int | None, n_splits: int) -> int:
+    import os
+
+    if n_jobs is None or n_jobs == 1:
+        return 1
+    cores = os.cpu_count() or 1
+    wanted = cores if n_jobs < 0 else n_jobs
+    return max(1, min(wanted, n_splits))
+
+
+def _snake(Cs: list[float], gammas: list[float]) -> list[tuple[float, float]]:
+    """The grid walked so that consecutive points are neighbours: C up at the first γ, down
+    at the second, …"""
+    order = []
+    for k, gamma in enumerate(gammas):
+        for C in (Cs if k % 2 == 0 else Cs[::-1]):
+            order.append((C, gamma))
+    return order
+
+
+def _concat(blocks: list[dict[str, Any]]) -> dict[str, Any]:
+    """The rounds of a halving search as one ``cv_results_`` (HalvingGridSearchCV's layout:
+    one row per candidate and round, ``iter`` and ``n_resources`` columns, ranks over all)."""
+    out: dict[str, Any] = {}
+    n_splits = min(sum(key.startswith("split") for key in b) for b in blocks)
+    for key in blocks[0]:
+        if key.startswith("split") and int(key[5:].split("_")[0]) >= n_splits:
+            continue
+        if key == "params":
+            out[key] = [p for b in blocks for p in b[key]]
+        elif key.startswith("param_"):
+            out[key] = np.ma.MaskedArray([v for b in blocks for v in b[key].data], mask=False, dtype=object)
+        elif key != "rank_test_score":
+            out[key] = np.concatenate([b[key] for b in blocks])
+    mean = out["mean_test_score"]
+    out["rank_test_score"] = (np.searchsorted(np.sort(-mean), -mean) + 1).astype(np.int32)
+    return out
+
+
+def _results(candidates: list[dict[str, float]], per_fold: np.ndarray) -> dict[str, Any]:
+    """``cv_results_`` in ``GridSearchCV``'s layout from per-fold (score, fit s, score s,
+    steps) rows."""
+    scores, fit_s, score_s, steps = (per_fold[:, :, j] for j in range(4))
+    results: dict[str, Any] = {
+        "mean_fit_time": fit_s.mean(axis=0),
+        "std_fit_time": fit_s.std(axis=0),
+        "mean_score_time": score_s.mean(axis=0),
+        "std_score_time": score_s.std(axis=0),
+    }
+    for name in ("C", "gamma"):
+        results[f"param_{name}"] = np.ma.MaskedArray([p[name] for p in candidates], mask=False, dtype=object)
+    results["params"] = [dict(p) for p in candidates]
+    for k in range(scores.shape[0]):
+        results[f"split{k}_test_score"] = scores[k]
+    mean = scores.mean(axis=0)
+    results["mean_test_score"] = mean
+    results["std_test_score"] = scores.std(axis=0)
+    # scikit-learn's ranking: ties share the smallest rank.
+    results["rank_test_score"] = (np.searchsorted(np.sort(-mean), -mean) + 1).astype(np.int32)
+    results["n_iter"] = steps.sum(axis=0).astype(np.int64)
+    return results

@@ -1,0 +1,112 @@
+"""SVCSearch: the (C, γ) search against an exhaustive cold GridSearchCV, thread invariance,
+warm starts reaching the same optimum, and scikit-learn's result layout."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from sklearn.datasets import make_classification
+from sklearn.model_selection import GridSearchCV, StratifiedKFold
+
+from fwsvm import SVC, SVCSearch
+
+CS = [0.1, 1.0, 10.0]
+GAMMAS = [0.02, 0.1, 0.5]
+
+
+def _data(n_classes: int = 2):
+    return make_classification(n_samples=240, n_features=6, n_informative=4, n_classes=n_classes,
+                               n_clusters_per_class=1, flip_y=0.05, random_state=3)
+
+
+@pytest.mark.parametrize("loss", ["hinge", "squared_hinge"])
+def test_same_choice_and_scores_as_an_exhaustive_cold_grid_search(loss) -> None:
+    X, y = _data()
+    cv = StratifiedKFold(4, shuffle=True, random_state=0)
+    # Tight tolerance: warm-started and cold fits reach the same optimum, so the same scores.
+    template = SVC(loss=loss, tol=1e-7)
+    ours = SVCSearch(template, Cs=CS, gammas=GAMMAS, cv=cv).fit(X, y)
+    grid = GridSearchCV(template, {"C": CS, "gamma": GAMMAS}, cv=cv).fit(X, y)
+    assert ours.best_params_ == grid.best_params_
+    assert ours.best_index_ == grid.best_index_
+    np.testing.assert_allclose(ours.cv_results_["mean_test_score"], grid.cv_results_["mean_test_score"])
+    np.testing.assert_array_equal(ours.cv_results_["rank_test_score"], grid.cv_results_["rank_test_score"])
+    assert ours.cv_results_["params"] == grid.cv_results_["params"]
+    for k in range(4):
+        np.testing.assert_allclose(ours.cv_results_[f"split{k}_test_score"], grid.cv_results_[f"split{k}_test_score"])
+    np.testing.assert_array_equal(ours.predict(X), grid.predict(X))
+
+
+@pytest.mark.parametrize("loss", ["hinge", "squared_hinge"])
+def test_warm_and_cold_fits_reach_the_same_certified_optimum(loss) -> None:
+    X, y = _data()
+    cv = StratifiedKFold(3, shuffle=True, random_state=1)
+    template = SVC(loss=loss, tol=1e-8)
+    warm = SVCSearch(template, Cs=CS, gammas=GAMMAS, cv=cv, refit=False, warm_start=True).fit(X, y)
+    cold = SVCSearch(template, Cs=CS, gammas=GAMMAS, cv=cv, refit=False, warm_start=False).fit(X, y)
+    np.testing.assert_array_equal(warm.cv_results_["mean_test_score"], cold.cv_results_["mean_test_score"])
+    if loss == "squared_hinge":
+        # On the simplex the neighbour's α saves steps on the walk through the grid.
+        assert warm.cv_results_["n_iter"].sum() < cold.cv_results_["n_iter"].sum()
+
+
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_results_do_not_depend_on_n_jobs(n_classes) -> None:
+    X, y = _data(n_classes)
+    runs = [SVCSearch(Cs=CS, gammas=GAMMAS, cv=3, n_jobs=j, refit=False).fit(X, y) for j in (1, 2, -1)]
+    for other in runs[1:]:
+        for key in ("mean_test_score", "rank_test_score", "n_iter"):
+            np.testing.assert_array_equal(runs[0].cv_results_[key], other.cv_results_[key])
+
+
+def test_default_grid_centres_gamma_on_scale_and_takes_scoring() -> None:
+    X, y = _data()
+    search = SVCSearch(cv=3, scoring="balanced_accuracy").fit(X, y)
+    gammas = sorted({p["gamma"] for p in search.cv_results_["params"]})
+    scale = 1.0 / (X.shape[1] * X.var())
+    np.testing.assert_allclose(gammas, [scale * 2.0**k for k in (-4, -2, 0, 2, 4)])
+    assert sorted({p["C"] for p in search.cv_results_["params"]}) == [2.0**k for k in (-3, -1, 1, 3, 5, 7, 9)]
+    assert len(search.cv_results_["params"]) == 35
+    assert 0.5 < search.best_score_ <= 1.0
+    assert search.score(X, y) == pytest.approx(
+        __import__("sklearn.metrics", fromlist=["balanced_accuracy_score"]).balanced_accuracy_score(y, search.predict(X)))
+
+
+@pytest.mark.parametrize("params, message", [
+    (dict(Cs=[1.0, -1.0]), "Cs must be"),
+    (dict(gammas=[]), "gammas must be"),
+    (dict(estimator=SVC(kernel="linear"), gammas=[1.0]), "the kernel must be rbf"),
+])
+def test_bad_grids_are_refused(params, message) -> None:
+    X, y = _data()
+    with pytest.raises(ValueError, match=message):
+        SVCSearch(cv=3, **params).fit(X, y)
+
+
+def test_halving_scores_growing_subsamples_and_keeps_the_best_third() -> None:
+    X, y = make_classification(n_samples=900, n_features=6, n_informative=4, flip_y=0.05, random_state=4)
+    search = SVCSearch(Cs=[0.1, 1.0, 10.0], gammas=[0.01, 0.05, 0.2, 1.0, 5.0], cv=3, halving=True,
+                       min_resources=100).fit(X, y)
+    # 15 candidates, factor 3: 15 → 5 → 2 on 100, 300, 900 samples.
+    assert search.n_candidates_ == [15, 5, 2]
+    assert search.n_resources_ == [100, 300, 900]
+    r = search.cv_results_
+    assert len(r["params"]) == 22 and list(np.bincount(r["iter"])) == [15, 5, 2]
+    # The survivors of a round are the best third of it.
+    first = r["mean_test_score"][:15]
+    survivors = [p for p, it in zip(r["params"], r["iter"]) if it == 1]
+    best_first = [r["params"][k] for k in np.argsort(-first, kind="stable")[:5]]
+    assert sorted(map(str, survivors)) == sorted(map(str, best_first))
+    # The choice is the best of the last round, on all the data.
+    assert r["iter"][search.best_index_] == 2
+    assert search.best_score_ == r["mean_test_score"][r["iter"] == 2].max()
+    assert search.score(X, y) > 0.8
+    with pytest.raises(ValueError, match="give cv as a number of folds"):
+        SVCSearch(cv=StratifiedKFold(3), halving=True).fit(X, y)
+
+
+def test_a_kernel_without_gamma_searches_c_only() -> None:
+    X, y = _data()
+    search = SVCSearch(SVC(kernel="linear"), Cs=CS, cv=3).fit(X, y)
+    assert [p["C"] for p in search.cv_results_["params"]] == CS
+    assert search.best_params_["C"] in CS
