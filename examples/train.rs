@@ -48,7 +48,7 @@ fn main() -> fwsvm::Result<()> {
             .filter(|(p, t)| p == t)
             .count() as f64
             / y_test.len() as f64;
-        let s = model.stats();
+        let s = &model.stats()[0];
         println!(
             "{algorithm:>7}: accuracy {:.4}  fit {seconds:.3} s  {} support vectors  {} steps  {} ({:.1e} relative gap)",
             accuracy,

@@ -1,43 +1,135 @@
-//! Train an RBF SVM from a LIBSVM file and evaluate it on a test file.
+//! Train an SVM from a LIBSVM file, evaluate it, and optionally save it for Python.
 //!
-//! `cargo run --release --example train_file -- TRAIN [TEST] [C] [GAMMA] [TOL]`
-//! (defaults: ../shared/data/heart_scale, no test file, C = 1, gamma = 1/n_features, the
-//! default tolerance). `FWSVM_NUM_THREADS` sets the thread count, `FWSVM_ALGORITHM` the solver,
-//! `FWSVM_LOSS` the loss (`hinge` or `squared_hinge`).
+//! ```text
+//! cargo run --release --example train_file -- TRAIN [TEST] [options]
+//! ```
+//!
+//! Run with `--help` for the options. Two classes give a binary model, more a one-vs-one
+//! model; `--svr` fits a regression and `--one-class` a one-class model instead. `--save FILE`
+//! writes the model in fwsvm's versioned format, which Python's `fwsvm.load_model` reads.
 
+use std::process::ExitCode;
 use std::time::Instant;
 
 use fwsvm::data::libsvm::{ReadOptions, Source, Targets, read_libsvm_sources};
-use fwsvm::{Kernel, Svc};
+use fwsvm::{Kernel, OneClass, Svc, Svr};
 
-fn labels(t: &Targets) -> &[f64] {
-    match t {
-        Targets::Single(y) => y,
-        Targets::Multi { .. } => panic!("multilabel files are not supported by this example"),
+const USAGE: &str = "\
+usage: train_file TRAIN [TEST] [options]
+
+Trains an SVM (RBF kernel) on the LIBSVM/svmlight file TRAIN and reports its accuracy (or,
+for --svr, its mean squared error) on TEST, or on TRAIN without one.
+
+options:
+  -c C            penalty C (default 1)
+  -g GAMMA        RBF gamma (default 1 / number of features)
+  -e TOL          solver tolerance (default: the model's)
+  --loss LOSS     SVC loss: hinge (default) or squared_hinge
+  --algorithm A   solver: swap (default), swap2o, mfw, fw, bc, ky
+  --svr           fit a regression model (SVR) instead of a classifier
+  --one-class     fit a one-class model (labels are ignored)
+  --nu NU         nu of --svr (default 0.2 * n_samples) or --one-class (default 0.1)
+  --save FILE     write the model to FILE (fwsvm's model format; Python: fwsvm.load_model)
+  --predictions FILE  write one prediction per line of TEST (or TRAIN) to FILE
+  -h, --help      show this help
+
+environment: FWSVM_NUM_THREADS (threads), FWSVM_VERBOSE=1 (progress on stderr)";
+
+/// What the command line asked for.
+#[derive(Default)]
+struct Options {
+    files: Vec<String>,
+    c: Option<f64>,
+    gamma: Option<f64>,
+    tol: Option<f64>,
+    loss: Option<String>,
+    algorithm: Option<String>,
+    svr: bool,
+    one_class: bool,
+    nu: Option<f64>,
+    save: Option<String>,
+    predictions: Option<String>,
+}
+
+/// Parses the arguments; `Ok(None)` when help was asked for.
+fn parse(args: &[String]) -> Result<Option<Options>, String> {
+    let mut o = Options::default();
+    let mut it = args.iter();
+    while let Some(arg) = it.next() {
+        let mut value = |name: &str| {
+            it.next()
+                .cloned()
+                .ok_or_else(|| format!("{name} needs a value"))
+        };
+        let number = |name: &str, v: String| {
+            v.parse::<f64>()
+                .map_err(|_| format!("{name} needs a number, got {v:?}"))
+        };
+        match arg.as_str() {
+            "-h" | "--help" => return Ok(None),
+            "-c" => o.c = Some(number("-c", value("-c")?)?),
+            "-g" => o.gamma = Some(number("-g", value("-g")?)?),
+            "-e" => o.tol = Some(number("-e", value("-e")?)?),
+            "--nu" => o.nu = Some(number("--nu", value("--nu")?)?),
+            "--loss" => o.loss = Some(value("--loss")?),
+            "--algorithm" => o.algorithm = Some(value("--algorithm")?),
+            "--save" => o.save = Some(value("--save")?),
+            "--predictions" => o.predictions = Some(value("--predictions")?),
+            "--svr" => o.svr = true,
+            "--one-class" => o.one_class = true,
+            flag if flag.starts_with('-') && flag.len() > 1 => {
+                return Err(format!("unknown option {flag}"));
+            }
+            file => o.files.push(file.to_string()),
+        }
+    }
+    match o.files.len() {
+        0 => Err("no training file given".into()),
+        1 | 2 => Ok(Some(o)),
+        _ => Err(format!(
+            "at most two files (TRAIN, TEST), got {}",
+            o.files.len()
+        )),
     }
 }
 
-fn main() -> fwsvm::Result<()> {
+fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let train = args
-        .first()
-        .cloned()
-        .unwrap_or_else(|| "../shared/data/heart_scale".into());
-    let test = args.get(1).cloned();
-    let c: f64 = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(1.0);
-
-    let start = Instant::now();
-    let mut paths = vec![std::path::PathBuf::from(&train)];
-    if let Some(t) = &test {
-        paths.push(t.into());
+    let options = match parse(&args) {
+        Ok(Some(o)) => o,
+        Ok(None) => {
+            println!("{USAGE}");
+            return ExitCode::SUCCESS;
+        }
+        Err(why) => {
+            eprintln!("train_file: {why}\n\n{USAGE}");
+            return ExitCode::from(2);
+        }
+    };
+    match run(&options) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("train_file: {e}");
+            ExitCode::FAILURE
+        }
     }
+}
+
+fn labels(t: &Targets) -> fwsvm::Result<&[f64]> {
+    match t {
+        Targets::Single(y) => Ok(y),
+        Targets::Multi { .. } => Err(fwsvm::FwsvmError::InvalidInput(
+            "multilabel files are not supported".into(),
+        )),
+    }
+}
+
+fn run(o: &Options) -> fwsvm::Result<()> {
+    let start = Instant::now();
+    let paths: Vec<std::path::PathBuf> = o.files.iter().map(Into::into).collect();
     let sources: Vec<Source<'_>> = paths.iter().map(|p| Source::Path(p)).collect();
     let data = read_libsvm_sources(&sources, &ReadOptions::default())?;
-    let (x, y) = (&data[0].x, labels(&data[0].y));
-    let gamma: f64 = args
-        .get(3)
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(1.0 / x.n_cols() as f64);
+    let (x, y) = (&data[0].x, labels(&data[0].y)?);
     println!(
         "read {} rows x {} features ({} files) in {:.3} s",
         x.n_rows(),
@@ -45,49 +137,118 @@ fn main() -> fwsvm::Result<()> {
         data.len(),
         start.elapsed().as_secs_f64()
     );
-
-    let start = Instant::now();
-    let mut params = Svc::params().c(c).kernel(Kernel::rbf(gamma));
-    if let Some(tol) = args.get(4).and_then(|s| s.parse().ok()) {
-        params = params.tol(tol);
-    }
-    if let Ok(name) = std::env::var("FWSVM_LOSS") {
-        params = params.loss(name.parse()?);
-    }
-    if let Ok(name) = std::env::var("FWSVM_ALGORITHM") {
-        params = params.algorithm(name.parse()?);
-    }
-    let flag = |name: &str| std::env::var(name).is_ok_and(|v| v == "1");
-    params = params
-        .verbose(flag("FWSVM_VERBOSE"))
-        .shrinking(!flag("FWSVM_NO_SHRINKING"));
-    let model = params.fit(x, y)?;
-    let s = model.stats();
-    println!(
-        "fit in {:.3} s: {} support vectors, {} steps, {} (relative gap {:.2e})",
-        start.elapsed().as_secs_f64(),
-        model.n_support(),
-        s.n_iter,
-        s.exit_reason.name(),
-        s.relative_gap
-    );
-    println!(
-        "kernel columns computed: {}, cache hits: {}; loops: {}",
-        s.columns_computed,
-        s.cache_hits,
-        fwsvm::simd::instruction_set()
-    );
+    let kernel = Kernel::rbf(o.gamma.unwrap_or(1.0 / x.n_cols().max(1) as f64));
+    let verbose = std::env::var("FWSVM_VERBOSE").is_ok_and(|v| v == "1");
     let (xe, ye) = match data.get(1) {
-        Some(d) => (&d.x, labels(&d.y)),
+        Some(d) => (&d.x, labels(&d.y)?),
         None => (x, y),
     };
-    let predicted = model.predict(xe)?;
-    let correct = predicted.iter().zip(ye).filter(|(p, t)| p == t).count();
-    println!(
-        "{} accuracy: {:.4} ({correct}/{})",
-        if data.len() > 1 { "test" } else { "training" },
-        correct as f64 / ye.len() as f64,
-        ye.len()
-    );
+    let on = if data.len() > 1 { "test" } else { "training" };
+    let start = Instant::now();
+    let predicted = if o.svr {
+        let mut params = Svr::params().kernel(kernel).nu(o.nu).verbose(verbose);
+        if let Some(c) = o.c {
+            params = params.c(c);
+        }
+        if let Some(tol) = o.tol {
+            params = params.tol(tol);
+        }
+        if let Some(a) = &o.algorithm {
+            params = params.algorithm(a.parse()?);
+        }
+        let model = params.fit(x, y)?;
+        println!(
+            "fit in {:.3} s: {} support vectors, tube half-width {:.4}",
+            start.elapsed().as_secs_f64(),
+            model.support().len(),
+            model.epsilon()
+        );
+        if let Some(path) = &o.save {
+            model.save(path)?;
+        }
+        let predicted = model.predict(xe)?;
+        let mse = predicted
+            .iter()
+            .zip(ye)
+            .map(|(p, t)| (p - t) * (p - t))
+            .sum::<f64>()
+            / ye.len().max(1) as f64;
+        println!("{on} mean squared error: {mse:.6}");
+        predicted
+    } else if o.one_class {
+        let mut params = OneClass::params().kernel(kernel).c(o.c).verbose(verbose);
+        if let Some(nu) = o.nu {
+            params = params.nu(nu);
+        }
+        if let Some(tol) = o.tol {
+            params = params.tol(tol);
+        }
+        if let Some(a) = &o.algorithm {
+            params = params.algorithm(a.parse()?);
+        }
+        let model = params.fit(x)?;
+        println!(
+            "fit in {:.3} s: {} support vectors, radius {:.4}",
+            start.elapsed().as_secs_f64(),
+            model.support().len(),
+            model.radius()
+        );
+        if let Some(path) = &o.save {
+            model.save(path)?;
+        }
+        let predicted = model.predict(xe)?;
+        let outliers = predicted.iter().filter(|&&p| p < 0.0).count();
+        println!("{on} outliers: {outliers}/{}", predicted.len());
+        predicted
+    } else {
+        let mut params = Svc::params().kernel(kernel).verbose(verbose);
+        if let Some(c) = o.c {
+            params = params.c(c);
+        }
+        if let Some(loss) = &o.loss {
+            params = params.loss(loss.parse()?);
+        }
+        if let Some(tol) = o.tol {
+            params = params.tol(tol);
+        }
+        if let Some(a) = &o.algorithm {
+            params = params.algorithm(a.parse()?);
+        }
+        let model = params.fit(x, y)?;
+        let steps: u64 = model.stats().iter().map(|s| s.n_iter).sum();
+        let converged = model
+            .stats()
+            .iter()
+            .all(|s| s.exit_reason == fwsvm::ExitReason::Converged);
+        println!(
+            "fit in {:.3} s: {} classes, {} support vectors, {steps} steps, {}",
+            start.elapsed().as_secs_f64(),
+            model.n_classes(),
+            model.n_support(),
+            if converged {
+                "converged"
+            } else {
+                "stopped early"
+            }
+        );
+        if let Some(path) = &o.save {
+            model.save(path)?;
+        }
+        let predicted = model.predict(xe)?;
+        let correct = predicted.iter().zip(ye).filter(|(p, t)| p == t).count();
+        println!(
+            "{on} accuracy: {:.4} ({correct}/{})",
+            correct as f64 / ye.len().max(1) as f64,
+            ye.len()
+        );
+        predicted
+    };
+    if let Some(path) = &o.save {
+        println!("model saved to {path}");
+    }
+    if let Some(path) = &o.predictions {
+        let text: String = predicted.iter().map(|p| format!("{p:?}\n")).collect();
+        std::fs::write(path, text).map_err(|e| fwsvm::FwsvmError::io(path, &e))?;
+    }
     Ok(())
 }

@@ -59,6 +59,11 @@ pub enum FwsvmError {
     /// The scoped thread pool could not be created.
     #[error("could not build the thread pool: {0}")]
     ThreadPool(String),
+    /// A model file (or the bytes of one) that is not a valid fwsvm model of a supported format
+    /// version: truncated, corrupted, of a newer version, or crafted (unknown attributes,
+    /// invalid parameters, inconsistent shapes). Python: `fwsvm.ModelFormatError`.
+    #[error("{0}")]
+    ModelFormat(String),
     /// A large buffer could not be allocated (Python: `MemoryError`). The buffers whose size a
     /// caller controls are allocated fallibly ([`try_reserve`], [`try_filled`]): the LIBSVM
     /// reader's text and parsed data, one-vs-one decision values (rows × pairs) and kernel
@@ -72,6 +77,15 @@ pub enum FwsvmError {
         /// How many bytes were requested.
         bytes: u128,
     },
+}
+
+/// Conversions into [`Features`](crate::Features) that cannot fail (from this crate's own
+/// matrices) report [`std::convert::Infallible`]; this lets inputs that *can* fail (an
+/// `ndarray` view that is not in standard layout) share the same signatures.
+impl From<std::convert::Infallible> for FwsvmError {
+    fn from(never: std::convert::Infallible) -> Self {
+        match never {}
+    }
 }
 
 /// Shorthand for results whose error is [`FwsvmError`].

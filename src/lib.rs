@@ -12,9 +12,17 @@
 //!   Frank-Wolfe variants (FW, MFW, SWAP, SWAP-2o, BC, KY) that touch one or two kernel columns
 //!   per step; the solution is the squared-hinge SVM with a regularised bias and the same C.
 //!
+//! The estimators are builders → checked parameters → fitted models (linfa's shape):
+//! [`Svc`] (two classes, or more one-vs-one) → [`SvcModel`], [`Svr`] → [`SvrModel`],
+//! [`OneClass`] → [`OneClassModel`]; each model has `predict`, `decision_function` and
+//! `save`/`load` in the versioned model format that Python reads and writes too
+//! ([`model_file`]). Inputs are this crate's dense and CSR matrices or, with the `ndarray`
+//! feature (on by default), row-major `ndarray::ArrayView2<f64>`.
+//!
 //! Data flows one way through the modules:
 //! [`data`] (dense / CSR features) → [`kernel`] (columns, cache) → [`problem`] (Q and b on the
-//! simplex) → [`solver`] (the Frank-Wolfe engine) → [`model`] (support vectors, prediction).
+//! simplex) → [`solver`] (the Frank-Wolfe engine) → [`model`] (support vectors, prediction) →
+//! [`model_file`] (save and load) → [`params`], [`svr`], [`one_class`] (the estimators).
 //!
 //! ```
 //! use fwsvm::{DenseMatrix, Kernel, Svc};
@@ -23,7 +31,7 @@
 //! let y = [-1.0, -1.0, 1.0, 1.0];
 //! let model = Svc::params().c(10.0).kernel(Kernel::rbf(1.0)).fit(&x, &y).unwrap();
 //! assert_eq!(model.predict(&x).unwrap(), y.to_vec());
-//! println!("{} support vectors, stopped: {:?}", model.n_support(), model.stats().exit_reason);
+//! println!("{} support vectors, stopped: {:?}", model.n_support(), model.stats()[0].exit_reason);
 //! ```
 
 pub mod data;
@@ -31,7 +39,9 @@ pub mod error;
 pub mod kernel;
 mod memory;
 pub mod model;
+pub mod model_file;
 pub mod multiclass;
+pub mod one_class;
 pub mod parallel;
 pub mod params;
 pub mod problem;
@@ -39,6 +49,7 @@ pub mod progress;
 pub mod random;
 pub mod simd;
 pub mod solver;
+pub mod svr;
 
 #[cfg(feature = "python")]
 mod python;
@@ -46,7 +57,9 @@ mod python;
 pub use data::{CsrMatrix, CsrView, DenseMatrix, DenseView, FeatureMatrix, Features};
 pub use error::{FwsvmError, Result};
 pub use kernel::Kernel;
-pub use model::{KernelExpansion, SvcModel};
+pub use model::{KernelExpansion, OneClassModel, SvcModel, SvrModel};
+pub use one_class::{OneClass, OneClassParams, OneClassValidParams};
 pub use params::{Loss, Svc, SvcParams, SvcValidParams};
 pub use problem::{BoxProblem, SimplexProblem};
 pub use solver::{Algorithm, ExitReason, Init, SolverParams, SolverStats, StepKind, Stopping};
+pub use svr::{Svr, SvrParams, SvrValidParams};

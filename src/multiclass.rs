@@ -9,11 +9,13 @@
 use std::sync::Mutex;
 
 use crate::data::Features;
-use crate::error::{FwsvmError, Result, try_filled};
-use crate::kernel::{Kernel, KernelMatrix, QueryScratch};
-use crate::parallel::{for_each_chunk, with_threads};
+use crate::error::{FwsvmError, Result};
+use crate::parallel::with_threads;
 use crate::params::SvcValidParams;
 use crate::solver::{HistoryEntry, Monitor, Progress, SolverStats, Task};
+
+/// Moved to [`crate::model`] (prediction belongs to the model layer); kept here for old paths.
+pub use crate::model::ovo_decision_values;
 
 /// One solved pair: decision f(x) = Σ coef_s k(x_s, x) + intercept, class `i` where f ≥ 0.
 #[derive(Clone, Debug)]
@@ -211,70 +213,71 @@ impl SvcValidParams {
     }
 }
 
-/// One-vs-one decision values in LIBSVM's layout: support vectors grouped by class
-/// (`n_support[c]` of class c, in class order), `dual_coef` a (K−1)×n_SV row-major matrix where
-/// pair (i, j) reads class-i coefficients from row j−1 and class-j coefficients from row i, and
-/// one intercept per pair in the order (0,1), (0,2), …. Returns an n×K(K−1)/2 row-major matrix;
-/// positive values favour the pair's first class.
-///
-/// # Errors
-/// [`FwsvmError::InvalidInput`] for inconsistent shapes or feature counts.
-pub fn ovo_decision_values(
-    kernel: Kernel,
-    vectors: Features<'_>,
-    dual_coef: &[f64],
-    intercepts: &[f64],
-    n_support: &[usize],
-    x: Features<'_>,
-) -> Result<Vec<f64>> {
-    let k = n_support.len();
-    let n_sv: usize = n_support.iter().sum();
-    let n_pairs = k * k.saturating_sub(1) / 2;
-    if k < 2
-        || vectors.n_rows() != n_sv
-        || dual_coef.len() != (k - 1) * n_sv
-        || intercepts.len() != n_pairs
-    {
-        return Err(FwsvmError::InvalidInput(format!(
-            "inconsistent one-vs-one model: {k} classes, {} support vectors (n_support sums to {n_sv}), {} dual coefficients, {} intercepts",
-            vectors.n_rows(),
-            dual_coef.len(),
-            intercepts.len()
-        )));
-    }
-    crate::model::check_query_features(&x, &vectors)?;
-    kernel.validate()?;
-    let km = KernelMatrix::new(kernel, vectors);
-    let starts: Vec<usize> = std::iter::once(0)
-        .chain(n_support.iter().scan(0, |acc, &n| {
-            *acc += n;
-            Some(*acc)
-        }))
-        .collect();
-    let len = x.n_rows().saturating_mul(n_pairs);
-    let mut out = try_filled(len, 0.0, "one-vs-one decision values (rows × class pairs)")?;
-    let work = x.n_rows() * n_sv * vectors.n_cols().max(1);
-    for_each_chunk(&mut out, 64 * n_pairs.max(1), work, |lo, chunk| {
-        let mut krow = vec![0.0; n_sv];
-        let mut scratch = QueryScratch::new();
-        for (r, values) in chunk.chunks_mut(n_pairs).enumerate() {
-            let t = lo / n_pairs + r;
-            if km.query_row(&x, t, &mut krow, &mut scratch).is_err() {
-                continue; // feature counts were checked above
-            }
-            let mut p = 0;
-            for i in 0..k {
-                for j in (i + 1)..k {
-                    let block = |class: usize, row: usize| -> f64 {
-                        let (a, b) = (starts[class], starts[class + 1]);
-                        let coef = &dual_coef[row * n_sv + a..row * n_sv + b];
-                        coef.iter().zip(&krow[a..b]).map(|(c, kv)| c * kv).sum()
-                    };
-                    values[p] = block(i, j - 1) + block(j, i) + intercepts[p];
-                    p += 1;
-                }
+impl OvoFit {
+    /// The fit as one [`SvcModel`](crate::model::SvcModel) in LIBSVM's layout: the union of the pairs' support vectors
+    /// grouped by class (ascending index within a class), a (K−1) × n_SV coefficient matrix
+    /// where pair (i, j) keeps class-i coefficients in row j−1 and class-j coefficients in row
+    /// i, one intercept per pair. `x` and `y` are the training data the fit saw.
+    ///
+    /// # Errors
+    /// [`FwsvmError::InvalidInput`] if `y` does not hold the fit's classes.
+    pub fn into_model(
+        self,
+        x: Features<'_>,
+        y: &[f64],
+        params: &SvcValidParams,
+    ) -> Result<crate::model::SvcModel> {
+        let k = self.classes.len();
+        let class_of = |row: usize| -> Result<usize> {
+            y.get(row)
+                .and_then(|v| self.classes.binary_search_by(|c| c.total_cmp(v)).ok())
+                .ok_or_else(|| {
+                    FwsvmError::InvalidInput(format!("row {row} is not in the fitted classes"))
+                })
+        };
+        let mut union: Vec<usize> = self
+            .pairs
+            .iter()
+            .flat_map(|p| p.support.iter().copied())
+            .collect();
+        union.sort_unstable();
+        union.dedup();
+        let mut keyed = union
+            .iter()
+            .map(|&s| Ok((class_of(s)?, s)))
+            .collect::<Result<Vec<_>>>()?;
+        keyed.sort_unstable();
+        let union: Vec<usize> = keyed.iter().map(|&(_, s)| s).collect();
+        let mut n_support = vec![0usize; k];
+        keyed.iter().for_each(|&(c, _)| n_support[c] += 1);
+        let n_sv = union.len();
+        let position: std::collections::HashMap<usize, usize> =
+            union.iter().enumerate().map(|(p, &s)| (s, p)).collect();
+        let mut dual_coef = vec![0.0; (k - 1) * n_sv];
+        for pair in &self.pairs {
+            for (&s, &coef) in pair.support.iter().zip(&pair.coef) {
+                let row = if class_of(s)? == pair.i {
+                    pair.j - 1
+                } else {
+                    pair.i
+                };
+                dual_coef[row * n_sv + position[&s]] = coef;
             }
         }
-    });
-    Ok(out)
+        let model = crate::model::SvcModel {
+            kernel: params.kernel(),
+            vectors: x.select_rows(&union),
+            support: union,
+            n_support,
+            dual_coef,
+            intercept: self.pairs.iter().map(|p| p.intercept).collect(),
+            alpha: Vec::new(),
+            stats: self.pairs.iter().map(|p| p.stats.clone()).collect(),
+            history: self.pairs.into_iter().map(|p| p.history).collect(),
+            classes: self.classes,
+            params: params.file_params(),
+        };
+        model.check()?;
+        Ok(model)
+    }
 }

@@ -6,7 +6,7 @@ use std::time::Duration;
 use crate::data::Features;
 use crate::error::{FwsvmError, Result};
 use crate::kernel::{Kernel, KernelMatrix};
-use crate::model::{KernelExpansion, SvcModel};
+use crate::model::SvcModel;
 use crate::parallel::with_threads;
 use crate::problem::{BoxProblem, SimplexProblem};
 use crate::solver::{
@@ -64,7 +64,122 @@ impl std::str::FromStr for Loss {
     }
 }
 
+/// The builder methods every estimator shares: the kernel and the solver's settings, for a
+/// builder with fields `kernel`, `solver: SolverParams`, `tol: Option<f64>` and
+/// `n_threads: Option<usize>`.
+macro_rules! solver_setters {
+    () => {
+        /// The kernel.
+        pub fn kernel(mut self, kernel: Kernel) -> Self {
+            self.kernel = kernel;
+            self
+        }
+
+        /// The Frank-Wolfe variant.
+        pub fn algorithm(mut self, algorithm: Algorithm) -> Self {
+            self.solver.algorithm = algorithm;
+            self
+        }
+
+        /// Tolerance of the stopping rule.
+        pub fn tol(mut self, tol: f64) -> Self {
+            self.tol = Some(tol);
+            self
+        }
+
+        /// The stopping rule.
+        pub fn stopping(mut self, stopping: Stopping) -> Self {
+            self.solver.stopping = stopping;
+            self
+        }
+
+        /// Maximum number of solver steps (`None`: no limit).
+        pub fn max_iter(mut self, max_iter: Option<u64>) -> Self {
+            self.solver.max_iter = max_iter;
+            self
+        }
+
+        /// Wall-clock limit of the solve.
+        pub fn time_limit(mut self, limit: Option<Duration>) -> Self {
+            self.solver.time_limit = limit;
+            self
+        }
+
+        /// Kernel-column cache budget in MB.
+        pub fn cache_size_mb(mut self, mb: f64) -> Self {
+            self.solver.cache_size_mb = mb;
+            self
+        }
+
+        /// Initialisation.
+        pub fn init(mut self, init: Init) -> Self {
+            self.solver.init = init;
+            self
+        }
+
+        /// Seed for the random initialisation.
+        pub fn seed(mut self, seed: u64) -> Self {
+            self.solver.seed = seed;
+            self
+        }
+
+        /// Progress lines on stderr.
+        pub fn verbose(mut self, verbose: bool) -> Self {
+            self.solver.verbose = verbose;
+            self
+        }
+
+        /// Shrinking (see [`SolverParams::shrinking`]): on by default.
+        pub fn shrinking(mut self, shrinking: bool) -> Self {
+            self.solver.shrinking = shrinking;
+            self
+        }
+
+        /// Keep a per-step history in the model.
+        pub fn record_history(mut self, record: bool) -> Self {
+            self.solver.record_history = record;
+            self
+        }
+
+        /// Replace all solver settings at once.
+        pub fn solver(mut self, solver: SolverParams) -> Self {
+            self.tol = Some(solver.tol);
+            self.solver = solver;
+            self
+        }
+
+        /// Threads for this fit (`None`: `FWSVM_NUM_THREADS`, else all cores).
+        pub fn n_threads(mut self, n: Option<usize>) -> Self {
+            self.n_threads = n;
+            self
+        }
+    };
+}
+pub(crate) use solver_setters;
+
 /// Entry point of the SVC (hinge loss by default, or the L2-SVC of the simplex solvers): `Svc::params().c(1.0).kernel(Kernel::rbf(0.1)).fit(&x, &y)`.
+///
+/// Two classes give one binary model; more give one per pair of classes (one-vs-one, as
+/// LIBSVM), in one [`SvcModel`] either way:
+///
+/// ```
+/// use fwsvm::{DenseMatrix, Kernel, Svc, SvcModel};
+///
+/// let x = DenseMatrix::from_rows(&[
+///     [0.0, 0.0], [0.2, 0.1], [3.0, 0.0], [3.1, 0.3], [0.0, 3.0], [0.2, 3.2],
+/// ])
+/// .unwrap();
+/// let y = [1.0, 1.0, 2.0, 2.0, 3.0, 3.0];
+/// let model = Svc::params().c(10.0).kernel(Kernel::rbf(0.5)).fit(&x, &y).unwrap();
+/// assert_eq!(model.predict(&x).unwrap(), y.to_vec());
+/// assert_eq!(model.decision_function(&x).unwrap().len(), 6 * 3); // one value per pair
+///
+/// // Saved models load here and in Python (`fwsvm.load_model`).
+/// let path = std::env::temp_dir().join("fwsvm-doc-svc.fwm");
+/// model.save(&path).unwrap();
+/// assert_eq!(SvcModel::load(&path).unwrap().predict(&x).unwrap(), y.to_vec());
+/// # std::fs::remove_file(&path).ok();
+/// ```
 #[derive(Debug, Clone, Copy)]
 pub struct Svc;
 
@@ -116,84 +231,7 @@ impl SvcParams {
         self
     }
 
-    /// The kernel.
-    pub fn kernel(mut self, kernel: Kernel) -> Self {
-        self.kernel = kernel;
-        self
-    }
-
-    /// The Frank-Wolfe variant.
-    pub fn algorithm(mut self, algorithm: Algorithm) -> Self {
-        self.solver.algorithm = algorithm;
-        self
-    }
-
-    /// Tolerance of the stopping rule.
-    pub fn tol(mut self, tol: f64) -> Self {
-        self.tol = Some(tol);
-        self
-    }
-
-    /// The stopping rule.
-    pub fn stopping(mut self, stopping: Stopping) -> Self {
-        self.solver.stopping = stopping;
-        self
-    }
-
-    /// Maximum number of solver steps (`None`: no limit).
-    pub fn max_iter(mut self, max_iter: Option<u64>) -> Self {
-        self.solver.max_iter = max_iter;
-        self
-    }
-
-    /// Wall-clock limit of the solve.
-    pub fn time_limit(mut self, limit: Option<Duration>) -> Self {
-        self.solver.time_limit = limit;
-        self
-    }
-
-    /// Kernel-column cache budget in MB.
-    pub fn cache_size_mb(mut self, mb: f64) -> Self {
-        self.solver.cache_size_mb = mb;
-        self
-    }
-
-    /// Initialisation.
-    pub fn init(mut self, init: Init) -> Self {
-        self.solver.init = init;
-        self
-    }
-
-    /// Seed for the random initialisation.
-    pub fn seed(mut self, seed: u64) -> Self {
-        self.solver.seed = seed;
-        self
-    }
-
-    /// Progress lines on stderr.
-    pub fn verbose(mut self, verbose: bool) -> Self {
-        self.solver.verbose = verbose;
-        self
-    }
-
-    /// Shrinking (see [`SolverParams::shrinking`]): on by default.
-    pub fn shrinking(mut self, shrinking: bool) -> Self {
-        self.solver.shrinking = shrinking;
-        self
-    }
-
-    /// Keep a per-step history in the model.
-    pub fn record_history(mut self, record: bool) -> Self {
-        self.solver.record_history = record;
-        self
-    }
-
-    /// Replace all solver settings at once.
-    pub fn solver(mut self, solver: SolverParams) -> Self {
-        self.tol = Some(solver.tol);
-        self.solver = solver;
-        self
-    }
+    solver_setters!();
 
     /// Start the binary fit from the simplex weights α of a previous one (one entry per
     /// training row, e.g. [`SvcModel::alpha`] scattered to [`SvcModel::support`]): α stays
@@ -201,12 +239,6 @@ impl SvcParams {
     /// one-vs-one fits.
     pub fn warm_start(mut self, alpha: Option<Vec<f64>>) -> Self {
         self.warm_start = alpha;
-        self
-    }
-
-    /// Threads for this fit (`None`: `FWSVM_NUM_THREADS`, else all cores).
-    pub fn n_threads(mut self, n: Option<usize>) -> Self {
-        self.n_threads = n;
         self
     }
 
@@ -267,7 +299,11 @@ impl SvcParams {
     ///
     /// # Errors
     /// As [`Self::check`] and [`SvcValidParams::fit`].
-    pub fn fit<'x>(&self, x: impl Into<Features<'x>>, y: &[f64]) -> Result<SvcModel> {
+    pub fn fit<'x>(
+        &self,
+        x: impl TryInto<Features<'x>, Error: Into<FwsvmError>>,
+        y: &[f64],
+    ) -> Result<SvcModel> {
         self.check()?.fit(x, y)
     }
 }
@@ -302,17 +338,23 @@ impl SvcValidParams {
         self.0.n_threads
     }
 
-    /// Fits on `x` with labels `y` (exactly two distinct values).
+    /// Fits on `x` with labels `y`: two classes give one binary model, more give one per pair
+    /// of classes (one-vs-one, LIBSVM's scheme; see [`SvcModel`]).
     ///
     /// # Errors
     /// [`FwsvmError::InvalidInput`] / [`FwsvmError::NonFinite`] for bad data,
-    /// [`FwsvmError::Classes`] unless `y` has exactly two classes.
-    pub fn fit<'x>(&self, x: impl Into<Features<'x>>, y: &[f64]) -> Result<SvcModel> {
-        self.fit_weighted(x.into(), y, None, &mut NoMonitor)
+    /// [`FwsvmError::Classes`] if `y` has a single class.
+    pub fn fit<'x>(
+        &self,
+        x: impl TryInto<Features<'x>, Error: Into<FwsvmError>>,
+        y: &[f64],
+    ) -> Result<SvcModel> {
+        self.fit_weighted(x.try_into().map_err(Into::into)?, y, None, &mut NoMonitor)
     }
 
     /// Fits with optional per-sample weights (each sample's penalty is C·w_i; samples with
-    /// weight 0 are left out) and a [`Monitor`] for progress and interrupts.
+    /// weight 0 are left out) and a [`Monitor`] for progress and interrupts. More than two
+    /// classes are fitted one-vs-one ([`Self::fit_ovo`]); the warm start applies to two.
     ///
     /// # Errors
     /// As [`Self::fit`], plus [`FwsvmError::InvalidInput`] for negative or non-finite weights and
@@ -365,6 +407,13 @@ impl SvcValidParams {
         let rows: Vec<usize> = (0..m)
             .filter(|&i| weights.is_none_or(|w| w[i] > 0.0))
             .collect();
+        let mut distinct: Vec<f64> = rows.iter().map(|&i| y[i]).collect();
+        distinct.sort_by(f64::total_cmp);
+        distinct.dedup();
+        if distinct.len() > 2 {
+            let fit = self.fit_ovo(x, y, sample_weight, monitor)?;
+            return fit.into_model(x, y, self);
+        }
         let classes = two_classes(rows.iter().map(|&i| y[i]))?;
         let params = &self.0;
         let y_pm: Vec<f64> = rows
@@ -386,7 +435,7 @@ impl SvcValidParams {
         with_threads(params.n_threads, || {
             let fit =
                 self.fit_binary(x, &rows, &y_pm, &c, params.warm_start.as_deref(), monitor)?;
-            build_model(x, fit, &y_pm, classes, params.kernel)
+            build_model(x, fit, &y_pm, classes, self)
         })?
     }
 }
@@ -399,9 +448,10 @@ fn two_classes(labels: impl Iterator<Item = f64>) -> Result<[f64; 2]> {
             seen.push(v);
             if seen.len() > 2 {
                 seen.sort_by(f64::total_cmp);
+                // Unreachable from `fit_weighted`, which sends more classes to `fit_ovo`.
                 return Err(FwsvmError::Classes(format!(
-                    "y has more than two classes ({:?}, ...); the binary SVC needs exactly two",
-                    seen
+                    "y has more than two classes ({seen:?}, ...); fit them with `fit` or \
+                     `fit_ovo` (one-vs-one)"
                 )));
             }
         }
@@ -553,21 +603,38 @@ fn build_model(
     fit: BinaryFit,
     y_pm_rows: &[f64],
     classes: [f64; 2],
-    kernel: Kernel,
+    params: &SvcValidParams,
 ) -> Result<SvcModel> {
     let n_neg = fit
         .local_support
         .iter()
         .filter(|&&i| y_pm_rows[i] < 0.0)
         .count();
-    let vectors = x.select_rows(&fit.support);
-    Ok(SvcModel {
-        classes,
-        expansion: KernelExpansion::new(kernel, vectors, fit.coef, fit.intercept)?,
-        n_support: [n_neg, fit.support.len() - n_neg],
+    let model = SvcModel {
+        classes: classes.to_vec(),
+        kernel: params.kernel(),
+        vectors: x.select_rows(&fit.support),
+        n_support: vec![n_neg, fit.support.len() - n_neg],
         support: fit.support,
+        dual_coef: fit.coef,
+        intercept: vec![fit.intercept],
         alpha: fit.alpha,
-        stats: fit.solution_stats,
-        history: fit.history,
-    })
+        stats: vec![fit.solution_stats],
+        history: vec![fit.history],
+        params: params.file_params(),
+    };
+    model.check()?;
+    Ok(model)
+}
+
+impl SvcValidParams {
+    /// The parameters as the model file (and Python's `SVC`) spells them.
+    pub(crate) fn file_params(&self) -> serde_json::Map<String, serde_json::Value> {
+        let p = &self.0;
+        let mut out = crate::model_file::kernel_params(p.kernel);
+        out.insert("C".into(), p.c.into());
+        out.insert("loss".into(), p.loss.name().into());
+        out.extend(crate::model_file::solver_params(&p.solver));
+        out
+    }
 }

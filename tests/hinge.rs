@@ -192,7 +192,7 @@ fn shrinking_reaches_the_same_model_and_threads_do_not_change_it() {
     };
     let on = fit(true, 1);
     let off = fit(false, 1);
-    assert!(on.stats().shrinks > 0 && off.stats().shrinks == 0);
+    assert!(on.stats()[0].shrinks > 0 && off.stats()[0].shrinks == 0);
     let (f_on, f_off) = (
         on.decision_function(&x).unwrap(),
         off.decision_function(&x).unwrap(),

@@ -25,8 +25,10 @@ fn fits_and_predicts_blobs_with_every_algorithm() {
         let pred = model.predict(&x).unwrap();
         let acc = pred.iter().zip(&y).filter(|(p, t)| p == t).count() as f64 / y.len() as f64;
         assert!(acc > 0.9, "{algorithm}: {acc}");
-        assert_eq!(model.stats().exit_reason, ExitReason::Converged);
-        let [neg, pos] = model.n_support_per_class();
+        assert_eq!(model.stats()[0].exit_reason, ExitReason::Converged);
+        let [neg, pos] = model.n_support_per_class()[..] else {
+            panic!("two classes")
+        };
         assert_eq!(neg + pos, model.n_support());
         // Simplex weights of the support vectors sum to one (per class for `ky`'s two simplices).
         let simplices = if algorithm == Algorithm::Ky { 2.0 } else { 1.0 };
@@ -65,7 +67,7 @@ fn models_do_not_depend_on_the_thread_count() {
     assert_eq!(one.support(), two.support());
     assert_eq!(one.dual_coef(), two.dual_coef());
     assert_eq!(one.intercept(), two.intercept());
-    assert_eq!(one.stats().n_iter, two.stats().n_iter);
+    assert_eq!(one.stats()[0].n_iter, two.stats()[0].n_iter);
 }
 
 #[test]
@@ -107,11 +109,12 @@ fn bad_inputs_give_errors() {
         Svc::params().fit(&x, &one_class),
         Err(FwsvmError::Classes(_))
     ));
+    // More than two classes are fitted one-vs-one (no longer an error).
     let three: Vec<f64> = (0..20).map(|i| (i % 3) as f64).collect();
-    assert!(matches!(
-        Svc::params().fit(&x, &three),
-        Err(FwsvmError::Classes(_))
-    ));
+    assert_eq!(
+        Svc::params().fit(&x, &three).unwrap().classes(),
+        [0.0, 1.0, 2.0]
+    );
     assert!(matches!(
         Svc::params().fit(&x, &y[..5]),
         Err(FwsvmError::InvalidInput(_))
@@ -156,7 +159,7 @@ fn ky_model_is_the_squared_hinge_svm_with_free_bias() {
         .tol(1e-12)
         .fit(&x, &y)
         .unwrap();
-    assert_eq!(model.stats().exit_reason, ExitReason::Converged);
+    assert_eq!(model.stats()[0].exit_reason, ExitReason::Converged);
     let f = model.decision_function(&x).unwrap();
     let support = model.support();
     let coef = model.dual_coef();
@@ -198,7 +201,7 @@ fn warm_start_from_another_c_converges_to_the_cold_solution() {
         .warm_start(Some(alpha))
         .fit(&x, &y)
         .unwrap();
-    let (c, w) = (cold.stats(), warm.stats());
+    let (c, w) = (&cold.stats()[0], &warm.stats()[0]);
     assert!((c.objective - w.objective).abs() <= 1e-7 * c.objective.abs());
     assert!(
         w.n_iter < c.n_iter,

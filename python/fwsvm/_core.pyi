@@ -1,5 +1,6 @@
 """Type stubs for the native module ``fwsvm._core`` (private; use ``fwsvm``)."""
 
+import os
 from typing import Any
 
 import numpy as np
@@ -166,3 +167,16 @@ def dump_svmlight(
 ) -> bytes | None: ...
 
 class LibsvmFormatError(ValueError): ...
+class ModelFormatError(ValueError): ...
+
+def read_model_file(
+    path: str | os.PathLike[str],
+) -> tuple[str, dict[str, Any], dict[str, Any], dict[str, tuple[str, tuple[int, ...], bool, bytes]]]: ...
+def write_model_file(
+    path: str | os.PathLike[str],
+    estimator: str,
+    params: dict[str, Any],
+    scalars: dict[str, Any],
+    arrays: dict[str, tuple[str, tuple[int, ...], bytes]],
+    fwsvm_version: str,
+) -> None: ...

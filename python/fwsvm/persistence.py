@@ -10,31 +10,30 @@ Layout (little-endian)::
     payload    length    a NumPy .npz archive: "__meta__" (JSON: estimator class, parameters,
                          fwsvm version, scalar attributes) and one array per array attribute
 
-Truncated files, corrupted payloads, unknown estimator classes and files written by a newer
-format version are refused with :class:`ModelFormatError` (a ``ValueError``) saying which.
-Pickle and joblib work too; this format is for long-term storage and exchange: it holds no
-code, only arrays and JSON.
+The format is implemented once, in Rust (``src/model_file``: the Rust models' ``save`` and
+``load`` use it too); this module only maps an estimator's attributes to its arrays and JSON
+and back. Truncated files, corrupted payloads, unknown estimator classes or attributes,
+invalid parameters, inconsistent shapes and files written by a newer format version are
+refused with :class:`ModelFormatError` (a ``ValueError``) saying which. Pickle and joblib work
+too; this format is for long-term storage and exchange: it holds no code, only arrays and JSON.
 """
 
 from __future__ import annotations
 
-import io
-import json
 import os
 import struct
-import zlib
 from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
 
+from fwsvm import _core
+
 MAGIC = b"FWSVMMOD"
 FORMAT_VERSION = 1
 _HEADER = struct.Struct("<8sHHQI")
 
-
-class ModelFormatError(ValueError):
-    """A model file that is not a valid fwsvm model of a supported version."""
+ModelFormatError = _core.ModelFormatError
 
 
 def _classes() -> dict[str, type]:
@@ -55,6 +54,13 @@ def _jsonable(value: Any) -> Any:
     return value
 
 
+def _array_entry(name: str, value: np.ndarray) -> tuple[str, tuple[int, ...], bytes]:
+    if value.dtype == object:
+        raise ValueError(f"attribute {name} has object dtype and cannot be saved; use pickle")
+    value = np.ascontiguousarray(value) if value.ndim else value
+    return value.dtype.str, value.shape, value.tobytes()
+
+
 def save(estimator: Any, path: str | os.PathLike[str]) -> None:
     """Write a fitted estimator to ``path`` in the versioned binary format."""
     from fwsvm import __version__
@@ -63,7 +69,7 @@ def save(estimator: Any, path: str | os.PathLike[str]) -> None:
         raise ValueError("models with a callable kernel cannot be saved (the callable is code); use pickle")
     if not hasattr(estimator, "n_features_in_"):
         raise ValueError(f"this {type(estimator).__name__} is not fitted yet")
-    arrays: dict[str, np.ndarray] = {}
+    arrays: dict[str, tuple[str, tuple[int, ...], bytes]] = {}
     scalars: dict[str, Any] = {}
     for name, value in vars(estimator).items():
         if not (name.endswith("_") or name.startswith("_")) or name in estimator.get_params():
@@ -71,171 +77,41 @@ def save(estimator: Any, path: str | os.PathLike[str]) -> None:
         if sp.issparse(value):
             csr = sp.csr_matrix(value)
             for part in ("data", "indices", "indptr"):
-                arrays[f"{name}.csr.{part}"] = getattr(csr, part)
-            arrays[f"{name}.csr.shape"] = np.asarray(csr.shape, dtype=np.int64)
+                arrays[f"{name}.csr.{part}"] = _array_entry(name, getattr(csr, part))
+            arrays[f"{name}.csr.shape"] = _array_entry(name, np.asarray(csr.shape, dtype=np.int64))
         elif isinstance(value, np.ndarray):
-            if value.dtype == object:
-                raise ValueError(f"attribute {name} has object dtype and cannot be saved; use pickle")
-            arrays[name] = value
+            arrays[name] = _array_entry(name, value)
         else:
             scalars[name] = _jsonable(value)
-    meta = {
-        "estimator": type(estimator).__name__,
-        "fwsvm_version": __version__,
-        "params": _jsonable(estimator.get_params()),
-        "scalars": scalars,
-    }
-    buf = io.BytesIO()
-    np.savez(buf, __meta__=np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8), **arrays)
-    payload = buf.getvalue()
-    header = _HEADER.pack(MAGIC, FORMAT_VERSION, 0, len(payload), zlib.crc32(payload))
-    with open(path, "wb") as fh:
-        fh.write(header + payload)
+    params = _jsonable(estimator.get_params())
+    _core.write_model_file(os.fspath(path), type(estimator).__name__, params, scalars, arrays, __version__)
 
 
 def load_model(path: str | os.PathLike[str]) -> Any:
-    """Read an estimator written by :func:`save` (or ``est.save``)."""
-    with open(path, "rb") as fh:
-        blob = fh.read()
+    """Read an estimator written by :func:`save` (or ``est.save``, or a Rust model's ``save``)."""
     name = os.fspath(path)
-    if len(blob) < _HEADER.size:
-        raise ModelFormatError(f"{name}: truncated: {len(blob)} bytes, shorter than the {_HEADER.size}-byte header")
-    magic, version, reserved, length, crc = _HEADER.unpack_from(blob)
-    if magic != MAGIC:
-        raise ModelFormatError(f"{name}: not an fwsvm model file (bad magic bytes {magic!r})")
-    if version > FORMAT_VERSION:
-        raise ModelFormatError(
-            f"{name}: written in model format version {version}, newer than this fwsvm supports "
-            f"({FORMAT_VERSION}); upgrade fwsvm to read it"
-        )
-    if version < 1 or reserved != 0:
-        raise ModelFormatError(f"{name}: invalid header (version {version}, reserved bytes {reserved})")
-    payload = blob[_HEADER.size :]
-    if len(payload) != length:
-        raise ModelFormatError(f"{name}: truncated or padded: payload has {len(payload)} bytes, header says {length}")
-    if zlib.crc32(payload) != crc:
-        raise ModelFormatError(f"{name}: corrupted: payload checksum does not match")
+    estimator, params, scalars, arrays = _core.read_model_file(name)
+    cls = _classes()[estimator]
     try:
-        archive = np.load(io.BytesIO(payload), allow_pickle=False)
-        files = {k: archive[k] for k in archive.files}
-        meta = json.loads(files.pop("__meta__").tobytes().decode())
-    except Exception as exc:  # a valid checksum over an invalid archive: written by a broken tool
-        raise ModelFormatError(f"{name}: unreadable payload ({exc})") from exc
-    if not isinstance(meta, dict) or not isinstance(meta.get("params"), dict) or not isinstance(meta.get("scalars"), dict):
-        raise ModelFormatError(f"{name}: malformed metadata")
-    cls = _classes().get(meta.get("estimator"))
-    if cls is None:
-        raise ModelFormatError(f"{name}: unknown estimator class {meta.get('estimator')!r}")
-    try:
-        est = cls(**meta["params"])
-        # The same checks as fit: a rewritten parameter (an unknown kernel, a negative C) is refused.
+        est = cls(**params)
+        # scikit-learn's constraints of the Python class, on top of the checks in Rust.
         est._validate_params()
     except (TypeError, ValueError) as exc:
         raise ModelFormatError(f"{name}: invalid parameters: {exc}") from exc
-    sparse_parts: dict[str, dict[str, np.ndarray]] = {}
-    for key, value in files.items():
-        if ".csr." in key:
-            attr, _, part = key.partition(".csr.")
-            _check_attribute_name(name, cls, attr, meta["params"])
-            if part not in ("data", "indices", "indptr", "shape"):
-                raise ModelFormatError(f"{name}: unknown sparse part {key!r}")
-            sparse_parts.setdefault(attr, {})[part] = value
+    sparse: dict[str, dict[str, np.ndarray]] = {}
+    for key, (descr, shape, fortran, data) in arrays.items():
+        value = np.frombuffer(data, dtype=np.dtype(descr)).reshape(shape, order="F" if fortran else "C").copy()
+        attr, _, part = key.partition(".csr.")
+        if part:
+            sparse.setdefault(attr, {})[part] = value
         else:
-            _check_attribute_name(name, cls, key, meta["params"])
             setattr(est, key, value)
-    for attr, parts in sparse_parts.items():
-        setattr(est, attr, _checked_csr(name, attr, parts))
-    for key, value in meta["scalars"].items():
-        _check_attribute_name(name, cls, key, meta["params"])
-        if key in _NUMBERS and not _finite_number(value):
-            raise ModelFormatError(f"{name}: attribute {key!r} must be a finite number, got {value!r}")
+    for attr, parts in sparse.items():
+        # Rust checked the CSR invariants (scipy's routines trust them).
+        setattr(est, attr, sp.csr_matrix((parts["data"], parts["indices"], parts["indptr"]), shape=tuple(parts["shape"])))
+    for key, value in scalars.items():
         setattr(est, key, value)
-    _check_fitted_shapes(name, est)
     return est
-
-
-# Scalar attributes the estimators compute with: a number each.
-_NUMBERS = frozenset(
-    ["_gamma", "_nu", "_score_constant", "n_features_in_", "fit_status_", "y_mean_", "y_scale_",
-     "epsilon_", "radius_", "offset_", "n_iter_"]
-)
-
-
-def _finite_number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and bool(np.isfinite(value))
-
-
-def _check_attribute_name(name: str, cls: type, attr: str, params: dict[str, Any]) -> None:
-    """Only what ``save`` writes may be set: fitted (``name_``) or private (``_name``)
-    attributes, never a parameter, a dunder, or anything the class defines (a method such as
-    ``predict``, a property, the parameter constraints)."""
-    plain = attr.strip("_")
-    if (
-        not plain.replace("_", "").isalnum()
-        or not plain.isascii()
-        or attr.startswith("__")
-        or not (attr.endswith("_") or attr.startswith("_"))
-        or attr in params
-        or hasattr(cls, attr)
-    ):
-        raise ModelFormatError(f"{name}: unexpected attribute {attr!r} in the model file")
-
-
-def _checked_csr(name: str, attr: str, parts: dict[str, np.ndarray]) -> sp.csr_matrix:
-    """A CSR matrix from saved parts, after the checks scipy skips (its routines trust the
-    structure and may corrupt memory on a bad one)."""
-    try:
-        data, indices, indptr, shape = (parts[k] for k in ("data", "indices", "indptr", "shape"))
-    except KeyError as exc:
-        raise ModelFormatError(f"{name}: sparse attribute {attr!r} lacks its {exc.args[0]!r} part") from exc
-    bad = lambda why: ModelFormatError(f"{name}: sparse attribute {attr!r} is corrupt: {why}")  # noqa: E731
-    if shape.shape != (2,) or shape.dtype.kind not in "iu" or np.any(shape < 0):
-        raise bad(f"shape {shape!r}")
-    n_rows, n_cols = (int(v) for v in shape)
-    if indptr.ndim != 1 or indices.ndim != 1 or data.ndim != 1:
-        raise bad("parts are not one-dimensional")
-    if indptr.dtype.kind not in "iu" or indices.dtype.kind not in "iu" or data.dtype.kind != "f":
-        raise bad("wrong dtypes")
-    if len(indptr) != n_rows + 1 or (len(indptr) and indptr[0] != 0):
-        raise bad(f"indptr has {len(indptr)} entries for {n_rows} rows")
-    if len(indices) != len(data) or (len(indptr) and indptr[-1] != len(indices)):
-        raise bad("indptr, indices and data disagree on the number of stored values")
-    if np.any(np.diff(indptr) < 0):
-        raise bad("indptr decreases")
-    if len(indices) and (indices.min() < 0 or indices.max() >= n_cols):
-        raise bad(f"a column index is outside [0, {n_cols})")
-    return sp.csr_matrix((data, indices, indptr), shape=(n_rows, n_cols))
-
-
-def _check_fitted_shapes(name: str, est: Any) -> None:
-    """The fitted arrays agree with each other (LIBSVM's layout), so prediction indexes within
-    bounds."""
-
-    def fail(why: str) -> ModelFormatError:
-        return ModelFormatError(f"{name}: inconsistent model: {why}")
-
-    if not hasattr(est, "dual_coef_") or not hasattr(est, "support_"):
-        raise fail("dual_coef_ or support_ is missing")
-    dual, support = np.asarray(est.dual_coef_), np.asarray(est.support_)
-    intercept = np.asarray(getattr(est, "intercept_", np.zeros(0)))
-    if dual.ndim != 2 or support.ndim != 1 or dual.shape[1] != len(support):
-        raise fail(f"dual_coef_ {dual.shape} against {len(support)} support vectors")
-    if not np.all(np.isfinite(dual)) or not np.all(np.isfinite(intercept)):
-        raise fail("non-finite coefficients")
-    vectors = getattr(est, "support_vectors_", None)
-    if vectors is not None and getattr(est, "kernel", None) != "precomputed":
-        if vectors.shape[0] != len(support) or vectors.shape[1] != getattr(est, "n_features_in_", vectors.shape[1]):
-            raise fail(f"support_vectors_ {vectors.shape} against {len(support)} support vectors")
-    if hasattr(est, "n_support_") and hasattr(est, "classes_"):
-        n_support = np.asarray(est.n_support_)
-        k = len(est.classes_)
-        if len(n_support) != k or n_support.sum() != len(support) or np.any(n_support < 0):
-            raise fail(f"n_support_ {n_support.tolist()} against {k} classes and {len(support)} support vectors")
-        if dual.shape[0] != max(k - 1, 1) or len(intercept) != k * (k - 1) // 2:
-            raise fail(f"dual_coef_ {dual.shape} or intercept_ {intercept.shape} against {k} classes")
-    elif hasattr(est, "intercept_") and (dual.shape[0] != 1 or intercept.shape != (1,)):
-        # SVR: one expansion and one bias.
-        raise fail(f"dual_coef_ {dual.shape} or intercept_ {intercept.shape} for a single model")
 
 
 class PersistenceMixin:

@@ -154,3 +154,32 @@ impl<'a> From<&'a FeatureMatrix> for Features<'a> {
         m.view()
     }
 }
+
+/// A borrowed `ndarray` matrix, one sample per row, without copying. It must be in standard
+/// (C, row-major) layout: call `.as_standard_layout()` on a transposed or Fortran-ordered one.
+#[cfg(feature = "ndarray")]
+impl<'a> TryFrom<ndarray::ArrayView2<'a, f64>> for Features<'a> {
+    type Error = FwsvmError;
+
+    fn try_from(view: ndarray::ArrayView2<'a, f64>) -> Result<Self> {
+        let (n_rows, n_cols) = view.dim();
+        let data = view.to_slice().ok_or_else(|| {
+            FwsvmError::InvalidInput(
+                "the ndarray view is not in standard (row-major, contiguous) layout; \
+                 call .as_standard_layout() first"
+                    .into(),
+            )
+        })?;
+        Ok(Features::Dense(DenseView::new(data, n_rows, n_cols)?))
+    }
+}
+
+/// A borrowed `ndarray` matrix (see the `ArrayView2` conversion).
+#[cfg(feature = "ndarray")]
+impl<'a> TryFrom<&'a ndarray::Array2<f64>> for Features<'a> {
+    type Error = FwsvmError;
+
+    fn try_from(array: &'a ndarray::Array2<f64>) -> Result<Self> {
+        Features::try_from(array.view())
+    }
+}

@@ -113,6 +113,52 @@ impl Kernel {
         }
     }
 
+    /// The kernel named `name` (scikit-learn's names) with scikit-learn's parameters; those a
+    /// kernel does not use are ignored.
+    ///
+    /// # Errors
+    /// [`FwsvmError::InvalidParameter`] for an unknown name, a negative or too large `degree`
+    /// and whatever [`Self::validate`] refuses.
+    pub fn from_name(name: &str, gamma: f64, degree: i64, coef0: f64) -> Result<Self> {
+        let kernel = match name {
+            "linear" => Kernel::Linear,
+            "rbf" => Kernel::rbf(gamma),
+            "laplacian" => Kernel::laplacian(gamma),
+            "sigmoid" => Kernel::sigmoid(gamma, coef0),
+            "precomputed" => Kernel::Precomputed,
+            "poly" => {
+                let degree = u32::try_from(degree).map_err(|_| {
+                    FwsvmError::param(
+                        "degree",
+                        format!("must be a non-negative integer, got {degree}"),
+                    )
+                })?;
+                Kernel::poly(gamma, coef0, degree)
+            }
+            other => {
+                return Err(FwsvmError::param(
+                    "kernel",
+                    format!(
+                        "unknown kernel {other:?}; expected linear, rbf, poly, sigmoid or laplacian"
+                    ),
+                ));
+            }
+        };
+        kernel.validate()?;
+        Ok(kernel)
+    }
+
+    /// γ, for the kernels that have one.
+    pub fn gamma(&self) -> Option<f64> {
+        match *self {
+            Kernel::Rbf { gamma }
+            | Kernel::Laplacian { gamma }
+            | Kernel::Poly { gamma, .. }
+            | Kernel::Sigmoid { gamma, .. } => Some(gamma),
+            Kernel::Linear | Kernel::Precomputed => None,
+        }
+    }
+
     /// Checks γ > 0 and finite constants.
     ///
     /// # Errors

@@ -1,38 +1,84 @@
-//! [`SvcModel`]: a fitted binary SVC (hinge or squared hinge).
+//! [`SvcModel`]: a fitted SVC, binary or one-vs-one multiclass (hinge or squared hinge).
 
-use super::KernelExpansion;
+use super::{decision_values, ovo_decision_values, ovo_votes};
 use crate::data::{FeatureMatrix, Features};
-use crate::error::Result;
+use crate::error::{FwsvmError, Result};
 use crate::kernel::Kernel;
 use crate::solver::{HistoryEntry, SolverStats};
 
-/// A fitted binary classifier f(x) = Σ_s dual_coef_s k(x_s, x) + intercept; class
-/// `classes[1]` where f(x) ≥ 0 (paper 000: sign(0) = +1), `classes[0]` elsewhere.
+/// A fitted classifier over K ≥ 2 classes in LIBSVM's (and scikit-learn's) layout.
 ///
-/// With the hinge loss (the default) the coefficients are y_s α_s and the intercept LIBSVM's −ρ:
-/// the model of ½‖w‖² + C Σ max(0, 1 − y f(x)). With the squared hinge they are scaled by 1/ρ
-/// (ρ = αᵀQα, the MEB margin), so (w, b) is the solution of the squared-hinge SVM with
-/// regularised bias ½(‖w‖² + b²) + (C/2)Σ max(0, 1 − y f(x))². Either way decision values are
-/// on the usual scale (margin support vectors at |f| = 1).
+/// **Two classes**: f(x) = Σ_s dual_coef_s k(x_s, x) + intercept; class `classes[1]` where
+/// f(x) ≥ 0 (paper 000: sign(0) = +1), `classes[0]` elsewhere. With the hinge loss (the
+/// default) the coefficients are y_s α_s and the intercept LIBSVM's −ρ: the model of
+/// ½‖w‖² + C Σ max(0, 1 − y f(x)). With the squared hinge they are scaled by 1/ρ (ρ = αᵀQα, the
+/// MEB margin), so (w, b) is the solution of the squared-hinge SVM with regularised bias
+/// ½(‖w‖² + b²) + (C/2)Σ max(0, 1 − y f(x))². Either way decision values are on the usual scale
+/// (margin support vectors at |f| = 1).
+///
+/// **K > 2 classes** (one-vs-one): one such model per pair (i, j), i < j, positive for class
+/// i; support vectors grouped by class, `dual_coef` a (K−1) × n_SV matrix where pair (i, j)
+/// reads class-i coefficients from row j−1 and class-j coefficients from row i, one intercept
+/// per pair in the order (0,1), (0,2), …; each pair votes and the most voted class wins (ties:
+/// the lower class).
 #[derive(Clone, Debug, PartialEq)]
 pub struct SvcModel {
-    pub(crate) classes: [f64; 2],
-    pub(crate) expansion: KernelExpansion,
+    pub(crate) classes: Vec<f64>,
+    pub(crate) kernel: Kernel,
+    pub(crate) vectors: FeatureMatrix,
     pub(crate) support: Vec<usize>,
-    pub(crate) n_support: [usize; 2],
+    pub(crate) n_support: Vec<usize>,
+    pub(crate) dual_coef: Vec<f64>,
+    pub(crate) intercept: Vec<f64>,
     pub(crate) alpha: Vec<f64>,
-    pub(crate) stats: SolverStats,
-    pub(crate) history: Vec<HistoryEntry>,
+    pub(crate) stats: Vec<SolverStats>,
+    pub(crate) history: Vec<Vec<HistoryEntry>>,
+    /// The hyper-parameters, as the model file spells them (C, loss, tol, ...).
+    pub(crate) params: serde_json::Map<String, serde_json::Value>,
 }
 
 impl SvcModel {
-    /// The two class labels, ascending; the second is the positive class.
-    pub fn classes(&self) -> [f64; 2] {
-        self.classes
+    /// Checks that the parts agree (LIBSVM's layout; see the type's docs).
+    pub(crate) fn check(&self) -> Result<()> {
+        let k = self.classes.len();
+        let n_sv = self.support.len();
+        let bad = |why: String| {
+            Err(FwsvmError::InvalidInput(format!(
+                "inconsistent SVC model: {why}"
+            )))
+        };
+        if k < 2 || self.n_support.len() != k || self.n_support.iter().sum::<usize>() != n_sv {
+            return bad(format!(
+                "{k} classes, n_support {:?}, {n_sv} support vectors",
+                self.n_support
+            ));
+        }
+        if self.vectors.view().n_rows() != n_sv
+            || Some(self.dual_coef.len()) != (k - 1).checked_mul(n_sv)
+            || self.intercept.len() != k * (k - 1) / 2
+        {
+            return bad(format!(
+                "{} support vectors, {n_sv} indices, {} coefficients, {} intercepts for {k} classes",
+                self.vectors.view().n_rows(),
+                self.dual_coef.len(),
+                self.intercept.len()
+            ));
+        }
+        Ok(())
     }
 
-    /// Training indices of the support vectors, negative class first, each class ascending
-    /// (scikit-learn's order).
+    /// The class labels, ascending; for two classes the second is the positive class.
+    pub fn classes(&self) -> &[f64] {
+        &self.classes
+    }
+
+    /// Number of classes K.
+    pub fn n_classes(&self) -> usize {
+        self.classes.len()
+    }
+
+    /// Training indices of the support vectors, grouped by class (ascending within a class):
+    /// scikit-learn's order.
     pub fn support(&self) -> &[usize] {
         &self.support
     }
@@ -43,76 +89,100 @@ impl SvcModel {
     }
 
     /// Number of support vectors per class.
-    pub fn n_support_per_class(&self) -> [usize; 2] {
-        self.n_support
+    pub fn n_support_per_class(&self) -> &[usize] {
+        &self.n_support
     }
 
     /// The support vectors, one per row, in the order of [`Self::support`].
     pub fn support_vectors(&self) -> &FeatureMatrix {
-        self.expansion.vectors()
+        &self.vectors
     }
 
-    /// Coefficients of the support vectors: y_s α_s (hinge loss) or y_s α_s / ρ (squared hinge).
+    /// Coefficients of the support vectors, a (K−1) × n_SV row-major matrix (two classes: one
+    /// row, y_s α_s with the hinge loss or y_s α_s / ρ with the squared hinge).
     pub fn dual_coef(&self) -> &[f64] {
-        self.expansion.coef()
+        &self.dual_coef
     }
 
-    /// The dual weights α_s of the support vectors: in [0, C_s] (hinge loss), or on the simplex
-    /// (squared hinge: they sum to 1).
+    /// The dual weights α_s of the support vectors of a two-class fit: in [0, C_s] (hinge
+    /// loss), or on the simplex (squared hinge: they sum to 1). Empty for one-vs-one models and
+    /// models read from a file without them.
     pub fn alpha(&self) -> &[f64] {
         &self.alpha
     }
 
-    /// The bias: LIBSVM's −ρ (hinge loss) or Σ y_s α_s / ρ (squared hinge).
-    pub fn intercept(&self) -> f64 {
-        self.expansion.intercept()
+    /// The biases, one per pair of classes (one for two classes): LIBSVM's −ρ (hinge loss) or
+    /// Σ y_s α_s / ρ (squared hinge).
+    pub fn intercept(&self) -> &[f64] {
+        &self.intercept
     }
 
     /// The kernel.
     pub fn kernel(&self) -> Kernel {
-        self.expansion.kernel()
+        self.kernel
     }
 
-    /// The kernel expansion behind the decision function.
-    pub fn expansion(&self) -> &KernelExpansion {
-        &self.expansion
-    }
-
-    /// How the solver ran and stopped.
-    pub fn stats(&self) -> &SolverStats {
+    /// How each solve ran and stopped: one entry per pair of classes (one for two classes);
+    /// empty for a model read from a file.
+    pub fn stats(&self) -> &[SolverStats] {
         &self.stats
     }
 
-    /// Per-step history, if it was requested.
-    pub fn history(&self) -> &[HistoryEntry] {
+    /// Per-step histories, one per pair of classes, if they were requested.
+    pub fn history(&self) -> &[Vec<HistoryEntry>] {
         &self.history
     }
 
-    /// Decision values f(x) for every row.
+    /// Decision values: for two classes f(x) for every row (positive: `classes()[1]`); for
+    /// K > 2 classes an n × K(K−1)/2 row-major matrix of the pairs' values in the order
+    /// (0,1), (0,2), … (positive: the pair's first class).
     ///
     /// # Errors
-    /// [`FwsvmError::InvalidInput`](crate::FwsvmError::InvalidInput) if the feature count differs.
-    pub fn decision_function<'x>(&self, x: impl Into<Features<'x>>) -> Result<Vec<f64>> {
-        let x = x.into();
-        x.check_finite("X")?;
-        self.expansion.decision_function(x)
+    /// [`FwsvmError::InvalidInput`] if the feature count differs, [`FwsvmError::NonFinite`]
+    /// for NaN or infinite inputs.
+    pub fn decision_function<'x>(
+        &self,
+        x: impl TryInto<Features<'x>, Error: Into<FwsvmError>>,
+    ) -> Result<Vec<f64>> {
+        let x = super::query(x)?;
+        if self.classes.len() == 2 {
+            decision_values(
+                self.kernel,
+                self.vectors.view(),
+                &self.dual_coef,
+                self.intercept[0],
+                x,
+            )
+        } else {
+            ovo_decision_values(
+                self.kernel,
+                self.vectors.view(),
+                &self.dual_coef,
+                &self.intercept,
+                &self.n_support,
+                x,
+            )
+        }
     }
 
     /// Predicted labels.
     ///
     /// # Errors
     /// As [`Self::decision_function`].
-    pub fn predict<'x>(&self, x: impl Into<Features<'x>>) -> Result<Vec<f64>> {
-        Ok(self
-            .decision_function(x)?
+    pub fn predict<'x>(
+        &self,
+        x: impl TryInto<Features<'x>, Error: Into<FwsvmError>>,
+    ) -> Result<Vec<f64>> {
+        let values = self.decision_function(x)?;
+        if self.classes.len() == 2 {
+            return Ok(values
+                .into_iter()
+                .map(|f| self.classes[usize::from(f >= 0.0)])
+                .collect());
+        }
+        Ok(ovo_votes(&values, self.classes.len())
             .into_iter()
-            .map(|f| {
-                if f >= 0.0 {
-                    self.classes[1]
-                } else {
-                    self.classes[0]
-                }
-            })
+            .map(|c| self.classes[c])
             .collect())
     }
 }

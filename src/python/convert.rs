@@ -80,30 +80,5 @@ pub(crate) fn kernel_from(
     degree: i64,
     coef0: f64,
 ) -> Result<Kernel, FwsvmError> {
-    let kernel = match name {
-        "linear" => Kernel::Linear,
-        "rbf" => Kernel::rbf(gamma),
-        "laplacian" => Kernel::laplacian(gamma),
-        "sigmoid" => Kernel::sigmoid(gamma, coef0),
-        "precomputed" => Kernel::Precomputed,
-        "poly" => {
-            let degree = u32::try_from(degree).map_err(|_| {
-                FwsvmError::param(
-                    "degree",
-                    format!("must be a non-negative integer, got {degree}"),
-                )
-            })?;
-            Kernel::poly(gamma, coef0, degree)
-        }
-        other => {
-            return Err(FwsvmError::param(
-                "kernel",
-                format!(
-                    "unknown kernel {other:?}; expected linear, rbf, poly, sigmoid or laplacian"
-                ),
-            ));
-        }
-    };
-    kernel.validate()?;
-    Ok(kernel)
+    Kernel::from_name(name, gamma, degree, coef0)
 }

@@ -8,6 +8,7 @@ mod convert;
 mod crammer_singer;
 mod errors;
 mod io;
+mod persistence;
 mod svc;
 
 use pyo3::create_exception;
@@ -19,6 +20,14 @@ create_exception!(
     LibsvmFormatError,
     PyValueError,
     "A malformed line in a LIBSVM/svmlight file; the message names the file, line and column."
+);
+
+create_exception!(
+    fwsvm._core,
+    ModelFormatError,
+    PyValueError,
+    "A model file that is not a valid fwsvm model of a supported version (truncated, corrupted, \
+     newer, or crafted); the message names the file and the problem."
 );
 
 /// The native core of fwsvm (private: use the `fwsvm` package).
@@ -38,6 +47,9 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(io::dump_svmlight, m)?)?;
     m.add_function(wrap_pyfunction!(instruction_set, m)?)?;
     m.add("LibsvmFormatError", m.py().get_type::<LibsvmFormatError>())?;
+    m.add_function(wrap_pyfunction!(persistence::read_model_file, m)?)?;
+    m.add_function(wrap_pyfunction!(persistence::write_model_file, m)?)?;
+    m.add("ModelFormatError", m.py().get_type::<ModelFormatError>())?;
     Ok(())
 }
 

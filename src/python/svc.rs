@@ -137,9 +137,9 @@ pub(crate) fn fit_svc<'py>(
     let weights = sample_weight.as_ref().map(|w| w.as_slice()).transpose()?;
     let mut monitor = fit_monitor(cancel, verbose, params.solver(), params.loss());
     let model = py.detach(|| params.fit_weighted(features, y, weights, &mut monitor))?;
-    monitor.finish(model.stats());
+    monitor.finish(&model.stats()[0]);
 
-    let s = model.stats();
+    let s = &model.stats()[0];
     let out = PyDict::new(py);
     out.set_item(
         "support",
@@ -152,7 +152,7 @@ pub(crate) fn fit_svc<'py>(
     )?;
     out.set_item("dual_coef", model.dual_coef().to_vec().into_pyarray(py))?;
     out.set_item("alpha", model.alpha().to_vec().into_pyarray(py))?;
-    out.set_item("intercept", model.intercept())?;
+    out.set_item("intercept", model.intercept()[0])?;
     out.set_item(
         "n_support",
         model
@@ -164,7 +164,7 @@ pub(crate) fn fit_svc<'py>(
     )?;
     put_stats(&out, s)?;
     if record_history {
-        put_history(&out, model.history())?;
+        put_history(&out, &model.history()[0])?;
     }
     Ok(out)
 }

@@ -1,0 +1,127 @@
+//! [`OneClassModel`]: a fitted minimum enclosing ball (SVDD with squared slacks; see
+//! [`crate::problem::one_class`]).
+
+use super::decision_values;
+use crate::data::{FeatureMatrix, Features};
+use crate::error::{FwsvmError, Result};
+use crate::kernel::{Kernel, KernelMatrix};
+use crate::solver::{HistoryEntry, SolverStats};
+
+/// A fitted ball with centre c = Σ α_s φ(x_s) and squared radius R²: `score_samples` is
+/// R² − ‖φ(x) − c‖² = 2 Σ α_s k(x_s, x) + (R² − αᵀKα) − k(x, x), positive inside the ball;
+/// `decision_function` subtracts `offset` (the ν-quantile of the training scores), and
+/// `predict` is +1 (inlier) where that is ≥ 0, −1 elsewhere.
+#[derive(Clone, Debug, PartialEq)]
+pub struct OneClassModel {
+    pub(crate) kernel: Kernel,
+    pub(crate) vectors: FeatureMatrix,
+    pub(crate) support: Vec<usize>,
+    pub(crate) alpha: Vec<f64>,
+    pub(crate) score_constant: f64,
+    pub(crate) radius: f64,
+    pub(crate) offset: f64,
+    pub(crate) c: f64,
+    pub(crate) stats: Option<SolverStats>,
+    pub(crate) history: Vec<HistoryEntry>,
+    pub(crate) params: serde_json::Map<String, serde_json::Value>,
+}
+
+impl OneClassModel {
+    /// Training indices of the support vectors (ascending).
+    pub fn support(&self) -> &[usize] {
+        &self.support
+    }
+
+    /// The support vectors, one per row.
+    pub fn support_vectors(&self) -> &FeatureMatrix {
+        &self.vectors
+    }
+
+    /// The weights α of the support vectors (they sum to 1).
+    pub fn alpha(&self) -> &[f64] {
+        &self.alpha
+    }
+
+    /// R, the radius of the fitted ball.
+    pub fn radius(&self) -> f64 {
+        self.radius
+    }
+
+    /// The threshold subtracted from [`Self::score_samples`] by [`Self::decision_function`].
+    pub fn offset(&self) -> f64 {
+        self.offset
+    }
+
+    /// The penalty C of the squared slacks used in the fit.
+    pub fn c(&self) -> f64 {
+        self.c
+    }
+
+    /// The kernel.
+    pub fn kernel(&self) -> Kernel {
+        self.kernel
+    }
+
+    /// How the solver ran and stopped (`None` for a model read from a file).
+    pub fn stats(&self) -> Option<&SolverStats> {
+        self.stats.as_ref()
+    }
+
+    /// Per-step history, if it was requested.
+    pub fn history(&self) -> &[HistoryEntry] {
+        &self.history
+    }
+
+    /// R² − ‖φ(x) − c‖² for every row: positive inside the ball.
+    ///
+    /// # Errors
+    /// [`FwsvmError::InvalidInput`] if the feature count differs, [`FwsvmError::NonFinite`]
+    /// for NaN or infinite inputs.
+    pub fn score_samples<'x>(
+        &self,
+        x: impl TryInto<Features<'x>, Error: Into<FwsvmError>>,
+    ) -> Result<Vec<f64>> {
+        let x = super::query(x)?;
+        let twice: Vec<f64> = self.alpha.iter().map(|a| 2.0 * a).collect();
+        let mut scores = decision_values(
+            self.kernel,
+            self.vectors.view(),
+            &twice,
+            self.score_constant,
+            x,
+        )?;
+        let diagonal = KernelMatrix::new(self.kernel, x);
+        for (s, k) in scores.iter_mut().zip(diagonal.diagonal()) {
+            *s -= k;
+        }
+        Ok(scores)
+    }
+
+    /// `score_samples(x) − offset`: negative for outliers.
+    ///
+    /// # Errors
+    /// As [`Self::score_samples`].
+    pub fn decision_function<'x>(
+        &self,
+        x: impl TryInto<Features<'x>, Error: Into<FwsvmError>>,
+    ) -> Result<Vec<f64>> {
+        let mut scores = self.score_samples(x)?;
+        scores.iter_mut().for_each(|s| *s -= self.offset);
+        Ok(scores)
+    }
+
+    /// +1 for inliers, −1 for outliers.
+    ///
+    /// # Errors
+    /// As [`Self::score_samples`].
+    pub fn predict<'x>(
+        &self,
+        x: impl TryInto<Features<'x>, Error: Into<FwsvmError>>,
+    ) -> Result<Vec<f64>> {
+        Ok(self
+            .decision_function(x)?
+            .into_iter()
+            .map(|d| if d >= 0.0 { 1.0 } else { -1.0 })
+            .collect())
+    }
+}

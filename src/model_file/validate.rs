@@ -1,0 +1,407 @@
+//! The checks every model file passes, on reading and before writing: known parameter and
+//! attribute names, parameter values, finite scalars, CSR invariants and fitted shapes that
+//! agree with each other (LIBSVM's layout), so prediction indexes within bounds.
+
+use serde_json::Value;
+
+use super::{Estimator, ModelArchive, NpyArray, format_error};
+use crate::data::CsrView;
+use crate::error::Result;
+use crate::kernel::Kernel;
+
+/// The constructor parameters every estimator has (the Python classes' `get_params()`).
+const SHARED_PARAMS: [&str; 16] = [
+    "C",
+    "kernel",
+    "gamma",
+    "degree",
+    "coef0",
+    "algorithm",
+    "tol",
+    "stopping",
+    "max_iter",
+    "cache_size",
+    "init",
+    "sample_size",
+    "random_state",
+    "n_jobs",
+    "verbose",
+    "record_history",
+];
+
+/// The parameters only some estimators have.
+fn own_params(estimator: Estimator) -> &'static [&'static str] {
+    match estimator {
+        Estimator::Svc => &[
+            "loss",
+            "probability",
+            "class_weight",
+            "decision_function_shape",
+            "break_ties",
+            "warm_start",
+        ],
+        Estimator::Svr | Estimator::OneClass => &["nu"],
+    }
+}
+
+/// The fitted attributes every estimator saves (arrays or JSON scalars).
+const SHARED_ATTRIBUTES: [&str; 9] = [
+    "support_",
+    "support_vectors_",
+    "dual_coef_",
+    "n_features_in_",
+    "_gamma",
+    "history_",
+    "shape_fit_",
+    "n_iter_",
+    "convergence_",
+];
+
+/// The fitted attributes only some estimators save. Nothing else may be set on a loaded
+/// estimator.
+fn own_attributes(estimator: Estimator) -> &'static [&'static str] {
+    match estimator {
+        Estimator::Svc => &[
+            "classes_",
+            "intercept_",
+            "n_support_",
+            "_alpha",
+            "_warm_weights",
+            "_warm_setting",
+            "fit_status_",
+            "probA_",
+            "probB_",
+        ],
+        Estimator::Svr => &["intercept_", "y_mean_", "y_scale_", "_nu", "epsilon_"],
+        Estimator::OneClass => &["_C", "_score_constant", "radius_", "offset_"],
+    }
+}
+
+/// Scalar attributes the estimators compute with: a finite number each.
+const NUMBERS: [&str; 12] = [
+    "_gamma",
+    "_nu",
+    "_C",
+    "_score_constant",
+    "n_features_in_",
+    "fit_status_",
+    "y_mean_",
+    "y_scale_",
+    "epsilon_",
+    "radius_",
+    "offset_",
+    "n_iter_",
+];
+
+/// A finite number (not a boolean: JSON keeps them apart).
+pub(crate) fn finite(value: &Value) -> Option<f64> {
+    value.as_f64().filter(|v| v.is_finite())
+}
+
+/// Checks `archive` (see the module docs); `name` prefixes every message.
+pub(crate) fn check(archive: &ModelArchive, name: &str) -> Result<()> {
+    let estimator = archive.estimator;
+    let params = &archive.params;
+    let invalid = |why: String| format_error(name, format!("invalid parameters: {why}"));
+    let known = |k: &str| SHARED_PARAMS.contains(&k) || own_params(estimator).contains(&k);
+    if let Some(unknown) = params.keys().find(|k| !known(k)) {
+        return Err(invalid(format!(
+            "{} has no parameter {unknown:?}",
+            estimator.name()
+        )));
+    }
+    check_params(estimator, params).map_err(invalid)?;
+    let attribute =
+        |a: &str| SHARED_ATTRIBUTES.contains(&a) || own_attributes(estimator).contains(&a);
+    let unexpected = |attr: &str| {
+        format_error(
+            name,
+            format!("unexpected attribute {attr:?} in the model file"),
+        )
+    };
+    for (key, value) in &archive.scalars {
+        if !attribute(key) || archive.arrays.contains_key(key) {
+            return Err(unexpected(key));
+        }
+        if NUMBERS.contains(&key.as_str()) && finite(value).is_none() {
+            return Err(format_error(
+                name,
+                format!("attribute {key:?} must be a finite number, got {value}"),
+            ));
+        }
+    }
+    for key in archive.arrays.keys() {
+        let attr = key.split_once(".csr.").map_or(key.as_str(), |(a, _)| a);
+        if !attribute(attr) {
+            return Err(unexpected(attr));
+        }
+        if let Some((attr, part)) = key.split_once(".csr.")
+            && (attr != "support_vectors_"
+                || !["data", "indices", "indptr", "shape"].contains(&part))
+        {
+            return Err(format_error(name, format!("unknown sparse part {key:?}")));
+        }
+    }
+    check_shapes(archive).map_err(|why| format_error(name, why))
+}
+
+/// The values the model computes with; the rest are the Python estimator's business.
+fn check_params(
+    estimator: Estimator,
+    params: &serde_json::Map<String, Value>,
+) -> std::result::Result<(), String> {
+    let get = |key: &str| params.get(key).unwrap_or(&Value::Null);
+    let kernel = match get("kernel") {
+        Value::Null => "rbf",
+        Value::String(k) => k.as_str(),
+        other => return Err(format!("kernel must be a string, got {other}")),
+    };
+    let precomputed_ok = estimator != Estimator::OneClass;
+    if !(["linear", "rbf", "poly", "sigmoid", "laplacian"].contains(&kernel)
+        || (kernel == "precomputed" && precomputed_ok))
+    {
+        return Err(format!("unknown kernel {kernel:?}"));
+    }
+    let degree = match get("degree") {
+        Value::Null => 3,
+        d => d
+            .as_i64()
+            .filter(|d| (0..=i64::from(u32::MAX)).contains(d))
+            .ok_or_else(|| format!("degree must be a non-negative integer, got {d}"))?,
+    };
+    let coef0 = match get("coef0") {
+        Value::Null => 0.0,
+        c => finite(c).ok_or_else(|| format!("coef0 must be a finite number, got {c}"))?,
+    };
+    match get("gamma") {
+        Value::Null => {}
+        Value::String(g) if g == "scale" || g == "auto" => {}
+        g => {
+            let value = finite(g)
+                .filter(|g| *g >= 0.0)
+                .ok_or_else(|| format!("gamma must be 'scale', 'auto' or a number ≥ 0, got {g}"))?;
+            if value > 0.0 {
+                Kernel::from_name(kernel, value, degree, coef0).map_err(|e| e.to_string())?;
+            }
+        }
+    }
+    let positive = |key: &str, optional: bool| -> std::result::Result<(), String> {
+        match get(key) {
+            Value::Null if optional => Ok(()),
+            v if finite(v).is_some_and(|v| v > 0.0) => Ok(()),
+            v => Err(format!("{key} must be a positive finite number, got {v}")),
+        }
+    };
+    match estimator {
+        Estimator::Svc => {
+            positive("C", true)?;
+            match get("loss") {
+                Value::Null => {}
+                Value::String(l) if l == "hinge" || l == "squared_hinge" => {}
+                l => return Err(format!("unknown loss {l}")),
+            }
+        }
+        Estimator::Svr => {
+            positive("C", true)?;
+            if get("nu") != &Value::String("auto".into()) {
+                positive("nu", true)?;
+            }
+        }
+        Estimator::OneClass => {
+            positive("C", true)?;
+            positive("nu", true)?;
+            if finite(get("nu")).is_some_and(|nu| nu >= 1.0) {
+                return Err(format!("nu must be in (0, 1), got {}", get("nu")));
+            }
+        }
+    }
+    for key in ["tol", "cache_size"] {
+        if !matches!(get(key), Value::Null) {
+            positive(key, true)?;
+        }
+    }
+    for (key, parse) in [
+        (
+            "algorithm",
+            (|s: &str| s.parse::<crate::solver::Algorithm>().is_ok()) as fn(&str) -> bool,
+        ),
+        ("stopping", |s| s.parse::<crate::solver::Stopping>().is_ok()),
+        ("init", |s| s.parse::<crate::solver::Init>().is_ok()),
+    ] {
+        match get(key) {
+            Value::Null => {}
+            Value::String(s) if parse(s) => {}
+            v => return Err(format!("unknown {key} {v}")),
+        }
+    }
+    Ok(())
+}
+
+/// The integers of an integer-typed array.
+fn integers(array: &NpyArray, what: &str) -> std::result::Result<Vec<i64>, String> {
+    array
+        .to_i64()
+        .ok_or_else(|| format!("{what} must hold integers, got {}", array.dtype().descr()))
+}
+
+/// The numbers of a numeric array, which must be finite.
+fn finite_numbers(array: &NpyArray, what: &str) -> std::result::Result<Vec<f64>, String> {
+    let values = array
+        .to_f64()
+        .ok_or_else(|| format!("{what} must hold numbers, got {}", array.dtype().descr()))?;
+    if values.iter().any(|v| !v.is_finite()) {
+        return Err("inconsistent model: non-finite coefficients".into());
+    }
+    Ok(values)
+}
+
+/// CSR arrays (indptr, indices, data) and the shape.
+pub(crate) type CsrParts = (Vec<usize>, Vec<u32>, Vec<f64>, [usize; 2]);
+
+/// The CSR support vectors from their parts, checked like any CSR input.
+pub(crate) fn csr_parts(archive: &ModelArchive) -> std::result::Result<Option<CsrParts>, String> {
+    let part = |p: &str| archive.arrays.get(&format!("support_vectors_.csr.{p}"));
+    let parts = [part("data"), part("indices"), part("indptr"), part("shape")];
+    if parts.iter().all(Option::is_none) {
+        return Ok(None);
+    }
+    let bad = |why: String| format!("sparse attribute 'support_vectors_' is corrupt: {why}");
+    let [Some(data), Some(indices), Some(indptr), Some(shape)] = parts else {
+        return Err("sparse attribute 'support_vectors_' lacks one of its parts".into());
+    };
+    let shape = integers(shape, "shape").map_err(bad)?;
+    let [n_rows, n_cols] = shape[..] else {
+        return Err(bad(format!("shape {shape:?}")));
+    };
+    let (Ok(n_rows), Ok(n_cols)) = (usize::try_from(n_rows), usize::try_from(n_cols)) else {
+        return Err(bad(format!("shape {shape:?}")));
+    };
+    if [data, indices, indptr].iter().any(|a| a.shape().len() != 1) {
+        return Err(bad("parts are not one-dimensional".into()));
+    }
+    if !matches!(data.dtype(), super::DType::Float(_)) {
+        return Err(bad("wrong dtypes".into()));
+    }
+    let indptr: Vec<usize> = integers(indptr, "indptr")
+        .map_err(bad)?
+        .into_iter()
+        .map(usize::try_from)
+        .collect::<std::result::Result<_, _>>()
+        .map_err(|_| bad("indptr has a negative entry".into()))?;
+    let indices: Vec<u32> = integers(indices, "indices")
+        .map_err(bad)?
+        .into_iter()
+        .map(u32::try_from)
+        .collect::<std::result::Result<_, _>>()
+        .map_err(|_| bad(format!("a column index is outside [0, {n_cols})")))?;
+    let data = data.to_f64().unwrap_or_default();
+    if indptr.len() != n_rows + 1 {
+        return Err(bad(format!(
+            "indptr has {} entries for {n_rows} rows",
+            indptr.len()
+        )));
+    }
+    CsrView::new(&indptr, &indices, &data, n_cols).map_err(|e| bad(e.to_string()))?;
+    Ok(Some((indptr, indices, data, [n_rows, n_cols])))
+}
+
+/// The fitted arrays agree with each other (LIBSVM's layout).
+fn check_shapes(archive: &ModelArchive) -> std::result::Result<(), String> {
+    let fail = |why: String| format!("inconsistent model: {why}");
+    let arrays = &archive.arrays;
+    let (Some(dual), Some(support)) = (arrays.get("dual_coef_"), arrays.get("support_")) else {
+        return Err(fail("dual_coef_ or support_ is missing".into()));
+    };
+    let n_sv = support.len();
+    if dual.shape().len() != 2 || support.shape().len() != 1 || dual.shape()[1] != n_sv {
+        return Err(fail(format!(
+            "dual_coef_ {:?} against {n_sv} support vectors",
+            dual.shape()
+        )));
+    }
+    let support_values = integers(support, "support_")?;
+    if support_values.iter().any(|&s| s < 0) {
+        return Err(fail("a negative index in support_".into()));
+    }
+    finite_numbers(dual, "dual_coef_")?;
+    let intercept = match arrays.get("intercept_") {
+        Some(i) if i.shape().len() != 1 => {
+            return Err(fail(format!("intercept_ of shape {:?}", i.shape())));
+        }
+        Some(i) => Some(finite_numbers(i, "intercept_")?),
+        None => None,
+    };
+    let precomputed = archive.params.get("kernel") == Some(&Value::String("precomputed".into()));
+    let n_features = archive.scalars.get("n_features_in_").and_then(finite);
+    let vectors_shape = match (arrays.get("support_vectors_"), csr_parts(archive)?) {
+        (Some(_), Some(_)) => return Err(fail("support_vectors_ is both dense and sparse".into())),
+        (Some(v), None) => {
+            if v.shape().len() != 2 || !v.is_numeric() {
+                return Err(fail(format!("support_vectors_ of shape {:?}", v.shape())));
+            }
+            Some([v.shape()[0], v.shape()[1]])
+        }
+        (None, Some((.., shape))) => Some(shape),
+        (None, None) => None,
+    };
+    if let Some([rows, cols]) = vectors_shape
+        && !precomputed
+        && (rows != n_sv || n_features.is_some_and(|n| n != cols as f64))
+    {
+        return Err(fail(format!(
+            "support_vectors_ ({rows}, {cols}) against {n_sv} support vectors"
+        )));
+    }
+    if !precomputed && vectors_shape.is_none() {
+        return Err(fail("support_vectors_ is missing".into()));
+    }
+    let n_pairs = match (arrays.get("n_support_"), arrays.get("classes_")) {
+        (Some(n_support), Some(classes)) => {
+            let counts = integers(n_support, "n_support_")?;
+            let k = classes.len();
+            let total = counts.iter().try_fold(0i64, |acc, &n| acc.checked_add(n));
+            if classes.shape().len() != 1
+                || k < 2
+                || counts.len() != k
+                || counts.iter().any(|&n| n < 0)
+                || total != Some(n_sv as i64)
+            {
+                return Err(fail(format!(
+                    "n_support_ {counts:?} against {k} classes and {n_sv} support vectors"
+                )));
+            }
+            let n_pairs = k * (k - 1) / 2;
+            if dual.shape()[0] != k - 1 || intercept.as_ref().map_or(0, Vec::len) != n_pairs {
+                return Err(fail(format!(
+                    "dual_coef_ {:?} or intercept_ of {} values against {k} classes",
+                    dual.shape(),
+                    intercept.as_ref().map_or(0, Vec::len)
+                )));
+            }
+            n_pairs
+        }
+        (None, None) if archive.estimator != Estimator::Svc => {
+            if dual.shape()[0] != 1
+                || (archive.estimator == Estimator::Svr
+                    && intercept.as_ref().map(Vec::len) != Some(1))
+            {
+                return Err(fail(format!(
+                    "dual_coef_ {:?} or intercept_ of {} values for a single model",
+                    dual.shape(),
+                    intercept.as_ref().map_or(0, Vec::len)
+                )));
+            }
+            1
+        }
+        _ => return Err(fail("classes_ or n_support_ is missing".into())),
+    };
+    for key in ["probA_", "probB_"] {
+        if let Some(p) = arrays.get(key) {
+            let values = finite_numbers(p, key)?;
+            if p.shape().len() != 1 || !(values.is_empty() || values.len() == n_pairs) {
+                return Err(fail(format!("{key} of shape {:?}", p.shape())));
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,202 @@
+//! [`OneClass`]: the minimum enclosing ball of the data (SVDD with squared slacks; see
+//! [`crate::problem::one_class`]) as a builder → checked parameters → [`OneClassModel`].
+//!
+//! As Python's `fwsvm.OneClassSVM`: C defaults to 1 / (ν · n_samples), and the threshold is
+//! the ν-quantile of the training scores, so `predict` flags that fraction of the training
+//! data as outliers.
+//!
+//! ```
+//! use fwsvm::{DenseMatrix, Kernel, OneClass};
+//!
+//! let x = DenseMatrix::from_rows(&[[0.0, 0.1], [0.1, 0.0], [-0.1, 0.0], [0.0, -0.1], [0.05, 0.05]])
+//!     .unwrap();
+//! let model = OneClass::params().nu(0.2).kernel(Kernel::rbf(1.0)).fit(&x).unwrap();
+//! let far = DenseMatrix::from_rows(&[[0.0, 0.0], [5.0, 5.0]]).unwrap();
+//! assert_eq!(model.predict(&far).unwrap(), vec![1.0, -1.0]); // inlier, outlier
+//! ```
+
+use std::time::Duration;
+
+use crate::data::Features;
+use crate::error::{FwsvmError, Result};
+use crate::kernel::{Kernel, KernelMatrix};
+use crate::model::OneClassModel;
+use crate::parallel::with_threads;
+use crate::params::solver_setters;
+use crate::problem::SimplexProblem;
+use crate::solver::{Algorithm, Init, Monitor, NoMonitor, SolverParams, Stopping, solve};
+use crate::svr::{check_training_rows, check_unlabelled};
+
+/// Entry point of the one-class model: `OneClass::params().nu(0.1).fit(&x)`.
+#[derive(Debug, Clone, Copy)]
+pub struct OneClass;
+
+impl OneClass {
+    /// Default parameters: ν = 0.1, C = 1 / (ν · n_samples), RBF kernel with γ = 1, `swap`
+    /// steps, a relative duality gap of 1e-3.
+    pub fn params() -> OneClassParams {
+        OneClassParams {
+            nu: 0.1,
+            c: None,
+            tol: None,
+            kernel: Kernel::rbf(1.0),
+            solver: SolverParams::default(),
+            n_threads: None,
+        }
+    }
+}
+
+/// Unchecked one-class hyper-parameters (a consuming builder).
+#[derive(Debug, Clone, PartialEq)]
+pub struct OneClassParams {
+    /// Expected fraction of outliers, in (0, 1).
+    nu: f64,
+    /// Penalty of the squared slacks (`None`: 1 / (ν · n_samples)).
+    c: Option<f64>,
+    /// The tolerance when set explicitly (`None`: 1e-3).
+    tol: Option<f64>,
+    kernel: Kernel,
+    solver: SolverParams,
+    n_threads: Option<usize>,
+}
+
+impl OneClassParams {
+    /// The expected fraction ν ∈ (0, 1) of outliers in the training data.
+    pub fn nu(mut self, nu: f64) -> Self {
+        self.nu = nu;
+        self
+    }
+
+    /// The penalty C > 0 of the squared slacks; `None`: 1 / (ν · n_samples).
+    pub fn c(mut self, c: Option<f64>) -> Self {
+        self.c = c;
+        self
+    }
+
+    solver_setters!();
+
+    /// Validates every parameter.
+    ///
+    /// # Errors
+    /// [`FwsvmError::InvalidParameter`] naming the first invalid one.
+    pub fn check(&self) -> Result<OneClassValidParams> {
+        if !(self.nu > 0.0 && self.nu < 1.0) {
+            return Err(FwsvmError::param(
+                "nu",
+                format!("must be in (0, 1), got {}", self.nu),
+            ));
+        }
+        if let Some(c) = self.c
+            && !(c.is_finite() && c > 0.0)
+        {
+            return Err(FwsvmError::param(
+                "C",
+                format!("must be a positive finite number, got {c}"),
+            ));
+        }
+        let mut valid = self.clone();
+        valid.solver.tol = self.tol.unwrap_or(1e-3);
+        check_unlabelled(&valid.kernel, &valid.solver, valid.n_threads)?;
+        if valid.kernel == Kernel::Precomputed {
+            return Err(FwsvmError::param(
+                "kernel",
+                "the one-class model needs k(x, x) of new points: a precomputed kernel cannot give it",
+            ));
+        }
+        Ok(OneClassValidParams(valid))
+    }
+
+    /// Checks the parameters and fits; see [`OneClassValidParams::fit`].
+    ///
+    /// # Errors
+    /// As [`Self::check`] and [`OneClassValidParams::fit`].
+    pub fn fit<'x>(
+        &self,
+        x: impl TryInto<Features<'x>, Error: Into<FwsvmError>>,
+    ) -> Result<OneClassModel> {
+        self.check()?.fit(x)
+    }
+}
+
+/// Checked one-class hyper-parameters.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OneClassValidParams(OneClassParams);
+
+impl OneClassValidParams {
+    /// Fits the ball to `x`.
+    ///
+    /// # Errors
+    /// [`FwsvmError::InvalidInput`] / [`FwsvmError::NonFinite`] for bad data.
+    pub fn fit<'x>(
+        &self,
+        x: impl TryInto<Features<'x>, Error: Into<FwsvmError>>,
+    ) -> Result<OneClassModel> {
+        self.fit_with_monitor(x.try_into().map_err(Into::into)?, &mut NoMonitor)
+    }
+
+    /// Fits with a [`Monitor`] for progress and interrupts.
+    ///
+    /// # Errors
+    /// As [`Self::fit`], and whatever the monitor returns.
+    pub fn fit_with_monitor(
+        &self,
+        x: Features<'_>,
+        monitor: &mut (dyn Monitor + Send),
+    ) -> Result<OneClassModel> {
+        let p = &self.0;
+        check_training_rows(&x)?;
+        let m = x.n_rows();
+        let c = p.c.unwrap_or(1.0 / (p.nu * m as f64));
+        let solution = with_threads(p.n_threads, || {
+            let problem = SimplexProblem::one_class(KernelMatrix::new(p.kernel, x), c)?;
+            solve(&problem, &p.solver, monitor)
+        })??;
+        let support: Vec<usize> = (0..m).filter(|&i| solution.alpha[i] > 0.0).collect();
+        let alpha: Vec<f64> = support.iter().map(|&i| solution.alpha[i]).collect();
+        let alpha_sq: f64 = alpha.iter().map(|a| a * a).sum();
+        // KKT (problem::one_class): R² = R̃² − (1 + ‖α‖²)/C with R̃² = g(α), and
+        // αᵀKα = αᵀQα − ‖α‖²/C.
+        let r2 = solution.stats.objective - (1.0 + alpha_sq) / c;
+        let a_k_a = solution.stats.quadratic - alpha_sq / c;
+        let mut params = crate::model_file::kernel_params(p.kernel);
+        params.insert("nu".into(), p.nu.into());
+        params.insert("C".into(), c.into());
+        params.extend(crate::model_file::solver_params(&p.solver));
+        let mut model = OneClassModel {
+            kernel: p.kernel,
+            vectors: x.select_rows(&support),
+            support,
+            alpha,
+            score_constant: r2 - a_k_a,
+            radius: r2.max(0.0).sqrt(),
+            offset: 0.0,
+            c,
+            stats: Some(solution.stats),
+            history: solution.history,
+            params,
+        };
+        let mut scores = model.score_samples(x)?;
+        model.offset = quantile(&mut scores, p.nu);
+        Ok(model)
+    }
+}
+
+/// NumPy's default (`linear`) quantile, computed as NumPy does it so that the threshold
+/// matches Python's `OneClassSVM` bit for bit on the same scores.
+fn quantile(values: &mut [f64], q: f64) -> f64 {
+    values.sort_by(f64::total_cmp);
+    let n = values.len();
+    // NumPy: n·q + (α + q(1 − α − β)) − 1 with α = β = 1.
+    let (alpha, beta) = (1.0, 1.0);
+    let virtual_index = n as f64 * q + (alpha + q * (1.0 - alpha - beta)) - 1.0;
+    let below = virtual_index.floor().clamp(0.0, (n - 1) as f64);
+    let (lo, hi) = (below as usize, (below as usize + 1).min(n - 1));
+    let t = virtual_index - below;
+    let (a, b) = (values[lo], values[hi]);
+    let diff = b - a;
+    if t >= 0.5 {
+        b - diff * (1.0 - t)
+    } else {
+        a + diff * t
+    }
+}

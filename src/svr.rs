@@ -1,0 +1,267 @@
+//! [`Svr`]: the L2-SVR with a learned tube width (see [`crate::problem::svr`]) as a builder
+//! → checked parameters → [`SvrModel`], like [`Svc`](crate::Svc).
+//!
+//! As Python's `fwsvm.SVR`: targets are standardised (centred, scaled to unit variance) so
+//! that C and ν do not depend on the units of y, ν defaults to 0.2 · n_samples, and the tube
+//! width ε is read from the KKT conditions on the support vectors (their median).
+//!
+//! ```
+//! use fwsvm::{DenseMatrix, Kernel, Svr};
+//!
+//! let rows: Vec<[f64; 1]> = (0..40).map(|i| [i as f64 / 8.0]).collect();
+//! let x = DenseMatrix::from_rows(&rows).unwrap();
+//! let y: Vec<f64> = rows.iter().map(|r| r[0].sin()).collect();
+//! let model = Svr::params().c(10.0).kernel(Kernel::rbf(1.0)).fit(&x, &y).unwrap();
+//! let predicted = model.predict(&x).unwrap();
+//! let mse = predicted.iter().zip(&y).map(|(p, t)| (p - t).powi(2)).sum::<f64>() / 40.0;
+//! assert!(mse < 0.05, "mean squared error {mse}");
+//! println!("tube half-width {:.3}", model.epsilon());
+//! ```
+
+use std::time::Duration;
+
+use crate::data::Features;
+use crate::error::{FwsvmError, Result};
+use crate::kernel::{Kernel, KernelMatrix};
+use crate::model::SvrModel;
+use crate::parallel::with_threads;
+use crate::params::solver_setters;
+use crate::problem::SimplexProblem;
+use crate::solver::{Algorithm, Init, Monitor, NoMonitor, SolverParams, Stopping, solve};
+
+/// Entry point of the SVR: `Svr::params().c(1.0).kernel(Kernel::rbf(0.1)).fit(&x, &y)`.
+#[derive(Debug, Clone, Copy)]
+pub struct Svr;
+
+impl Svr {
+    /// Default parameters: C = 1, ν = 0.2 · n_samples, RBF kernel with γ = 1, `swap` steps,
+    /// a relative duality gap of 1e-3.
+    pub fn params() -> SvrParams {
+        SvrParams {
+            c: 1.0,
+            nu: None,
+            tol: None,
+            kernel: Kernel::rbf(1.0),
+            solver: SolverParams::default(),
+            n_threads: None,
+        }
+    }
+}
+
+/// Unchecked SVR hyper-parameters (a consuming builder).
+#[derive(Debug, Clone, PartialEq)]
+pub struct SvrParams {
+    /// Penalty of the squared slacks (on standardised targets).
+    c: f64,
+    /// Price of the tube width (`None`: 0.2 · n_samples).
+    nu: Option<f64>,
+    /// The tolerance when set explicitly (`None`: 1e-3).
+    tol: Option<f64>,
+    kernel: Kernel,
+    solver: SolverParams,
+    n_threads: Option<usize>,
+}
+
+impl SvrParams {
+    /// The penalty C > 0 of the squared deviations outside the tube.
+    pub fn c(mut self, c: f64) -> Self {
+        self.c = c;
+        self
+    }
+
+    /// The price ν > 0 of the tube width (larger: narrower tube); `None`: 0.2 · n_samples.
+    pub fn nu(mut self, nu: Option<f64>) -> Self {
+        self.nu = nu;
+        self
+    }
+
+    solver_setters!();
+
+    /// Validates every parameter.
+    ///
+    /// # Errors
+    /// [`FwsvmError::InvalidParameter`] naming the first invalid one.
+    pub fn check(&self) -> Result<SvrValidParams> {
+        if !(self.c.is_finite() && self.c > 0.0) {
+            return Err(FwsvmError::param(
+                "C",
+                format!("must be a positive finite number, got {}", self.c),
+            ));
+        }
+        if let Some(nu) = self.nu
+            && !(nu.is_finite() && nu > 0.0)
+        {
+            return Err(FwsvmError::param(
+                "nu",
+                format!("must be a positive finite number, got {nu}"),
+            ));
+        }
+        let mut valid = self.clone();
+        valid.solver.tol = self.tol.unwrap_or(1e-3);
+        check_unlabelled(&valid.kernel, &valid.solver, valid.n_threads)?;
+        Ok(SvrValidParams(valid))
+    }
+
+    /// Checks the parameters and fits; see [`SvrValidParams::fit`].
+    ///
+    /// # Errors
+    /// As [`Self::check`] and [`SvrValidParams::fit`].
+    pub fn fit<'x>(
+        &self,
+        x: impl TryInto<Features<'x>, Error: Into<FwsvmError>>,
+        y: &[f64],
+    ) -> Result<SvrModel> {
+        self.check()?.fit(x, y)
+    }
+}
+
+/// The checks the single-simplex fits (SVR, one-class) share: a valid kernel and solver, an
+/// algorithm and initialisation that need no classes, a positive thread count.
+pub(crate) fn check_unlabelled(
+    kernel: &Kernel,
+    solver: &SolverParams,
+    n_threads: Option<usize>,
+) -> Result<()> {
+    kernel.validate()?;
+    solver.validate()?;
+    if solver.algorithm == Algorithm::Ky {
+        return Err(FwsvmError::param(
+            "algorithm",
+            "'ky' solves the two-class nearest-point problem only",
+        ));
+    }
+    if solver.init == Init::ClosestPair {
+        return Err(FwsvmError::param(
+            "init",
+            "closest_pair needs two classes; use random or farthest",
+        ));
+    }
+    if n_threads == Some(0) {
+        return Err(FwsvmError::param(
+            "n_jobs",
+            "must be a positive number of threads",
+        ));
+    }
+    Ok(())
+}
+
+/// Rows, features and finiteness of unlabelled training data.
+pub(crate) fn check_training_rows(x: &Features<'_>) -> Result<()> {
+    if x.n_rows() == 0 {
+        return Err(FwsvmError::InvalidInput("X has no rows (0 samples)".into()));
+    }
+    if x.n_cols() == 0 {
+        return Err(FwsvmError::InvalidInput(
+            "X has no columns (0 features)".into(),
+        ));
+    }
+    x.check_finite("X")
+}
+
+/// Checked SVR hyper-parameters.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SvrValidParams(SvrParams);
+
+impl SvrValidParams {
+    /// Fits on `x` with targets `y`.
+    ///
+    /// # Errors
+    /// [`FwsvmError::InvalidInput`] / [`FwsvmError::NonFinite`] for bad data (or targets whose
+    /// mean or spread overflows).
+    pub fn fit<'x>(
+        &self,
+        x: impl TryInto<Features<'x>, Error: Into<FwsvmError>>,
+        y: &[f64],
+    ) -> Result<SvrModel> {
+        self.fit_with_monitor(x.try_into().map_err(Into::into)?, y, &mut NoMonitor)
+    }
+
+    /// Fits with a [`Monitor`] for progress and interrupts.
+    ///
+    /// # Errors
+    /// As [`Self::fit`], and whatever the monitor returns.
+    pub fn fit_with_monitor(
+        &self,
+        x: Features<'_>,
+        y: &[f64],
+        monitor: &mut (dyn Monitor + Send),
+    ) -> Result<SvrModel> {
+        let p = &self.0;
+        check_training_rows(&x)?;
+        let m = x.n_rows();
+        if y.len() != m {
+            return Err(FwsvmError::InvalidInput(format!(
+                "X has {m} rows but y has {} targets",
+                y.len()
+            )));
+        }
+        if let Some(row) = y.iter().position(|v| !v.is_finite()) {
+            return Err(FwsvmError::NonFinite { what: "y", row });
+        }
+        let mean = y.iter().sum::<f64>() / m as f64;
+        let spread = (y.iter().map(|v| (v - mean) * (v - mean)).sum::<f64>() / m as f64).sqrt();
+        if !(mean.is_finite() && spread.is_finite()) {
+            return Err(FwsvmError::InvalidInput(
+                "y is too large to standardise: its mean or standard deviation overflows; \
+                 rescale the targets"
+                    .into(),
+            ));
+        }
+        let scale = if spread > 0.0 { spread } else { 1.0 };
+        let y_std: Vec<f64> = y.iter().map(|v| (v - mean) / scale).collect();
+        let nu = p.nu.unwrap_or(0.2 * m as f64);
+        let solution = with_threads(p.n_threads, || {
+            let problem = SimplexProblem::l2_svr(KernelMatrix::new(p.kernel, x), &y_std, p.c, nu)?;
+            solve(&problem, &p.solver, monitor)
+        })??;
+        let a = &solution.alpha;
+        let support: Vec<usize> = (0..m).filter(|&i| a[i] > 0.0 || a[i + m] > 0.0).collect();
+        let dual_coef: Vec<f64> = support.iter().map(|&i| nu * (a[i] - a[i + m])).collect();
+        // f(x) = Σ coef (k + 1): the "+1" is the regularised bias.
+        let intercept = dual_coef.iter().sum();
+        let mut params = crate::model_file::kernel_params(p.kernel);
+        params.insert("C".into(), p.c.into());
+        params.insert("nu".into(), nu.into());
+        params.extend(crate::model_file::solver_params(&p.solver));
+        let mut model = SvrModel {
+            kernel: p.kernel,
+            vectors: x.select_rows(&support),
+            support,
+            dual_coef,
+            intercept,
+            y_mean: mean,
+            y_scale: scale,
+            epsilon: 0.0,
+            nu,
+            stats: Some(solution.stats),
+            history: solution.history,
+            params,
+        };
+        // KKT: on a support slot, y − f = ε + νβ′/C (upper) or f − y = ε + νβ′/C (lower).
+        let f_sv = model.decision_function(model.vectors.view())?;
+        let mut eps = Vec::new();
+        for (k, &i) in model.support.iter().enumerate() {
+            if a[i] > 0.0 {
+                eps.push(y_std[i] - f_sv[k] - nu * a[i] / p.c);
+            }
+        }
+        for (k, &i) in model.support.iter().enumerate() {
+            if a[i + m] > 0.0 {
+                eps.push(f_sv[k] - y_std[i] - nu * a[i + m] / p.c);
+            }
+        }
+        model.epsilon = median(&mut eps).map_or(0.0, |e| e * scale);
+        Ok(model)
+    }
+}
+
+/// The median (the mean of the middle two for an even count), `None` when empty.
+fn median(values: &mut [f64]) -> Option<f64> {
+    values.sort_by(f64::total_cmp);
+    let n = values.len();
+    match n {
+        0 => None,
+        _ if n % 2 == 1 => Some(values[n / 2]),
+        _ => Some((values[n / 2 - 1] + values[n / 2]) / 2.0),
+    }
+}
