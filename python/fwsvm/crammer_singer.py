@@ -3,20 +3,18 @@ block-coordinate Frank-Wolfe: :class:`CrammerSingerSVC`."""
 
 from __future__ import annotations
 
-import warnings
 from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from fwsvm import _core
 from fwsvm._native import features_arg, n_threads, run_interruptible
-from fwsvm.svm import SVC, _check_query, _seed, _verbosity, _warn_no_progress
+from fwsvm.svm import SVC, _check_query, _seed, _verbosity, _warn_unconverged
 
 
 class CrammerSingerSVC(ClassifierMixin, BaseEstimator):
@@ -150,11 +148,7 @@ class CrammerSingerSVC(ClassifierMixin, BaseEstimator):
         self.n_iter_ = int(result["n_iter"])
         self.convergence_ = result
         self.convergence_["tol"] = float(self.tol)
-        if result["exit_reason"] in ("max_iter", "time_limit"):
-            warnings.warn(f"Solver terminated early ({result['exit_reason']}) with relative duality gap "
-                          f"{result['relative_gap']:.3g}, before meeting tol={self.tol}. Consider increasing max_iter.",
-                          ConvergenceWarning, stacklevel=2)
-        _warn_no_progress(np.array([result["exit_reason"]]), np.array([result["relative_gap"]]), float(self.tol))
+        _warn_unconverged([result["exit_reason"]], [result["relative_gap"]], float(self.tol))
         return self
 
     def decision_function(self, X: Any) -> np.ndarray:

@@ -40,7 +40,23 @@ def _seed(random_state: Any) -> int:
     return int(check_random_state(random_state).randint(np.iinfo(np.int32).max))
 
 
-def _warn_no_progress(reasons: Any, relative_gaps: Any, tol: float) -> None:
+def _warn_unconverged(reasons: Any, relative_gaps: Any, tol: float) -> None:
+    """ConvergenceWarnings for solves that stopped at ``max_iter`` or the time limit, or made no
+    progress (see :func:`_warn_no_progress`); one entry per solve."""
+    reasons, relative_gaps = np.asarray(reasons), np.asarray(relative_gaps)
+    early = (reasons == "max_iter") | (reasons == "time_limit")
+    if early.any():
+        warnings.warn(
+            f"Solver terminated early ({reasons[early][0]}) with relative duality gap "
+            f"{np.max(relative_gaps[early]):.3g}, before meeting tol={tol}. "
+            "Consider increasing max_iter.",
+            ConvergenceWarning,
+            stacklevel=3,
+        )
+    _warn_no_progress(reasons, relative_gaps, tol, stacklevel=4)
+
+
+def _warn_no_progress(reasons: Any, relative_gaps: Any, tol: float, stacklevel: int = 3) -> None:
     """A ConvergenceWarning when a solve stopped because no step could improve the objective in
     floating point (a degenerate kernel, or a tolerance below what float64 can certify).
     ``reasons`` and ``relative_gaps``: one entry per solve (per pair of a one-vs-one fit)."""
@@ -52,7 +68,7 @@ def _warn_no_progress(reasons: Any, relative_gaps: Any, tol: float) -> None:
             "may be degenerate for these parameters (e.g. all values 0 or equal), or tol is below "
             "what double precision can certify. The model may be a constant predictor.",
             ConvergenceWarning,
-            stacklevel=3,
+            stacklevel=stacklevel,
         )
 
 
@@ -500,16 +516,7 @@ class SVC(PersistenceMixin, ClassifierMixin, BaseEstimator):
                 UserWarning,
                 stacklevel=2,
             )
-        early = (reasons == "max_iter") | (reasons == "time_limit")
-        if early.any():
-            warnings.warn(
-                f"Solver terminated early ({reasons[early][0]}) with relative duality gap "
-                f"{np.max(pairs['relative_gap'][early]):.3g}, before meeting tol={tol}. "
-                "Consider increasing max_iter.",
-                ConvergenceWarning,
-                stacklevel=2,
-            )
-        _warn_no_progress(reasons, pairs["relative_gap"], tol)
+        _warn_unconverged(reasons, pairs["relative_gap"], tol)
         self.probA_, self.probB_ = np.empty(0), np.empty(0)
         if self.probability:
             from fwsvm.probability import fit_platt
