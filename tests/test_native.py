@@ -83,3 +83,13 @@ def test_n_jobs_zero_is_an_error() -> None:
     X, y = make_classification(n_samples=50, n_features=5, random_state=2)
     with pytest.raises(ValueError, match="n_jobs"):
         SVC(n_jobs=0).fit(X, y)
+
+
+def test_arrays_on_unaligned_buffers_are_accepted() -> None:
+    # As Dask's workers receive blocks: float64 data on a buffer offset by 4 bytes.
+    X, y = make_classification(n_samples=200, n_features=5, random_state=3)
+    unaligned = np.ndarray(shape=X.shape, dtype=np.float64, buffer=bytearray(X.nbytes + 8), offset=4)
+    unaligned[:] = X
+    assert not unaligned.flags.aligned
+    clf = SVC().fit(unaligned, y)
+    np.testing.assert_array_equal(clf.predict(unaligned), SVC().fit(X, y).predict(X))

@@ -15,14 +15,16 @@ from fwsvm import _core
 def features_arg(X: Any) -> Any:
     """Dense float64 C-contiguous arrays pass through; CSR matrices become the
     (data, indices, indptr, n_features) tuple the core borrows without copying (indices are
-    reinterpreted as uint32, indptr as uintp, both zero-copy in the common case)."""
+    reinterpreted as uint32, indptr as uintp, both zero-copy in the common case). Arrays on
+    unaligned buffers (e.g. unpickled from a network stream, as Dask's workers receive them)
+    are copied: the core reads aligned float64."""
     if not sp.issparse(X):
-        return np.ascontiguousarray(X, dtype=np.float64)
+        return np.require(X, dtype=np.float64, requirements=["C", "A"])
     X = X.tocsr()
     if not X.has_canonical_format:
         X = X.copy()
         X.sum_duplicates()
-    data = np.ascontiguousarray(X.data, dtype=np.float64)
+    data = np.require(X.data, dtype=np.float64, requirements=["C", "A"])
     indices = X.indices
     if indices.dtype == np.int32:
         indices = indices.view(np.uint32)

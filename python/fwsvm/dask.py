@@ -5,8 +5,8 @@
   round (not once per task), each task fits its fold's walk through the grid with the Rust
   solver (GIL released), and the results are identical to the in-process search.
 - :func:`predict` and :func:`decision_function` apply a fitted estimator to a ``dask.array``
-  or ``dask.dataframe`` block by block (``map_blocks`` / ``map_partitions``), the model
-  broadcast to the workers once.
+  or ``dask.dataframe`` block by block (``map_blocks`` / ``map_partitions``); the model is one
+  node of the graph, sent to each worker once.
 
 A worker that dies mid-search is handled by Dask's scheduler: its tasks run again on another
 worker (up to the scheduler's ``allowed-failures``), and since every task is a deterministic
@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 try:
+    import dask
     import dask.array as da
     import dask.dataframe as dd
     from distributed import Client, default_client
@@ -102,12 +103,12 @@ class DaskSVCSearch(SVCSearch):
 
 
 def _broadcast(estimator: Any, client: Client | None) -> Any:
-    """The estimator scattered to every worker once (a future), or as is without a client."""
-    try:
-        client = _client(client)
-    except ValueError:
-        return estimator  # the local scheduler: the graph holds the estimator once
-    return client.scatter(estimator, broadcast=True)
+    """The estimator as one node of the task graph (``dask.delayed``): every block depends on
+    it, so the scheduler sends it to each worker once, and it lives as long as the collection
+    that needs it (a scattered future would be released when this function returns)."""
+    if client is not None and not isinstance(client, Client):
+        raise TypeError(f"client must be a distributed.Client, not {type(client).__name__}")
+    return dask.delayed(estimator, pure=True)
 
 
 def _apply(method: str, estimator: Any, X: Any, client: Client | None) -> Any:
@@ -138,8 +139,9 @@ def _apply(method: str, estimator: Any, X: Any, client: Client | None) -> Any:
     if n_out is None:
         dtype = np.float64 if method == "decision_function" else np.asarray(estimator.predict(
             np.zeros((1, estimator.n_features_in_)))).dtype
-        return X.map_blocks(block, model, drop_axis=1, dtype=dtype)
-    return X.map_blocks(block, model, chunks=(X.chunks[0], (n_out,)), dtype=np.float64)
+        return X.map_blocks(block, model, drop_axis=1, dtype=dtype, meta=np.empty((0,), dtype=dtype))
+    return X.map_blocks(block, model, chunks=(X.chunks[0], (n_out,)), dtype=np.float64,
+                        meta=np.empty((0, 0), dtype=np.float64))
 
 
 def _series(values: np.ndarray, index: Any) -> Any:
