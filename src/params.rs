@@ -283,6 +283,28 @@ impl SvcParams {
                 ));
             }
         }
+        if self.solver.algorithm == Algorithm::Dcd {
+            let problem = if self.kernel != Kernel::Linear {
+                Some(format!("kernel '{}'", self.kernel.name()))
+            } else if self.loss == Loss::Hinge {
+                Some("the hinge loss (its free bias couples the coordinates)".to_string())
+            } else if self.solver.sample_size.is_some() {
+                Some("sample_size".to_string())
+            } else if self.solver.stopping != Stopping::RelativeGap {
+                Some(format!("stopping '{}'", self.solver.stopping.name()))
+            } else {
+                None
+            };
+            if let Some(problem) = problem {
+                return Err(FwsvmError::param(
+                    "algorithm",
+                    format!(
+                        "'dcd' (dual coordinate descent with an explicit w) is for the linear kernel \
+                         with the squared hinge and the relative-gap rule; it does not apply with {problem}"
+                    ),
+                ));
+            }
+        }
         if self.n_threads == Some(0) {
             return Err(FwsvmError::param(
                 "n_jobs",
@@ -567,8 +589,12 @@ impl SvcValidParams {
                 solution.history,
             ));
         }
-        let problem = SimplexProblem::l2_svc(kernel, y_pm, c)?;
-        let solution = solve(&problem, solver, monitor)?;
+        let solution = if solver.algorithm == Algorithm::Dcd {
+            crate::solver::solve_linear(x_used, y_pm, c, solver, monitor)?
+        } else {
+            let problem = SimplexProblem::l2_svc(kernel, y_pm, c)?;
+            solve(&problem, solver, monitor)?
+        };
         let quadratic = solution.stats.quadratic;
         let alpha = &solution.alpha;
         // Canonical scaling (margin 1). CVM form: f = Σ y α (k + 1) / ρ with ρ = αᵀQα. `ky`

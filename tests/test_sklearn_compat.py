@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from fwsvm import SVC, SVR, OneClassSVM
+from fwsvm import SGDSVC, SVC, SVR, Nystroem, OneClassSVM, RandomFourierFeatures
 
 EXPECTED_FAILURES = {
     # Sample weights scale each point's penalty (C_i = C·w_i), which *is* equivalent to
@@ -18,9 +18,38 @@ EXPECTED_FAILURES = {
 
 # Some checks cap max_iter (check_class_weight_classifiers: 1000 steps on a problem whose class
 # weights differ by 10^7); stopping there is correct behaviour and warns, which is not a failure.
+SGD_FAILURES = {
+    # A stochastic method: repeated rows change the shuffles, so the models agree in
+    # distribution, not to rtol 1e-7.
+    "check_sample_weight_equivalence_on_dense_data": "stochastic: equal in distribution only",
+    "check_sample_weight_equivalence_on_sparse_data": "stochastic: equal in distribution only",
+    # Class weights 1000 vs 0.0001 on noisy blobs: per-sample penalties 10^7 apart make the
+    # subgradient steps ill-conditioned; 200 epochs at the best η₀ reach 92% of class 0, not 87% in
+    # the check's budget (SVC with the same weights passes: an exact solver).
+    "check_class_weight_classifiers": "penalties 10^7 apart: SGD needs far more epochs",
+}
+
+
+def _expected(est) -> dict[str, str]:
+    if isinstance(est, SGDSVC):
+        return SGD_FAILURES
+    if isinstance(est, (Nystroem, RandomFourierFeatures)):
+        return {}
+    return EXPECTED_FAILURES
+
+
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 @parametrize_with_checks(
-    [SVC(random_state=0), OneClassSVM(random_state=0), SVR(random_state=0)], expected_failed_checks=lambda est: EXPECTED_FAILURES
+    [
+        SVC(random_state=0),
+        SVC(kernel="linear", loss="squared_hinge", algorithm="dcd", random_state=0),
+        OneClassSVM(random_state=0),
+        SVR(random_state=0),
+        SGDSVC(random_state=0),
+        Nystroem(n_components=20, random_state=0),
+        RandomFourierFeatures(n_components=20, random_state=0),
+    ],
+    expected_failed_checks=_expected,
 )
 def test_sklearn_compatible(estimator, check) -> None:
     check(estimator)

@@ -12,8 +12,10 @@ from fwsvm.datasets import (
     load_svmlight_file,
     load_svmlight_files,
 )
+from fwsvm.kernel_approximation import Nystroem, RandomFourierFeatures
 from fwsvm.libsvm_model import LibsvmModelError, load_libsvm_model
 from fwsvm.persistence import ModelFormatError, load_model
+from fwsvm.linear import SGDSVC
 from fwsvm.plotting import plot_convergence
 from fwsvm.svm import SVC, SVR, OneClassSVM
 from fwsvm.search import SVCSearch
@@ -22,6 +24,9 @@ from fwsvm.tuning import SVCCV, svc_path
 __all__ = [
     "SVC",
     "CrammerSingerSVC",
+    "SGDSVC",
+    "Nystroem",
+    "RandomFourierFeatures",
     "OneClassSVM",
     "SVR",
     "SVCCV",

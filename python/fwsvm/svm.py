@@ -22,7 +22,7 @@ from fwsvm._native import features_arg, n_threads, run_interruptible
 from fwsvm.persistence import PersistenceMixin
 
 _KERNELS = ("linear", "rbf", "poly", "sigmoid", "laplacian")
-_ALGORITHMS = ("fw", "mfw", "swap", "swap2o", "bc", "ky")
+_ALGORITHMS = ("fw", "mfw", "swap", "swap2o", "bc", "ky", "dcd")
 # The algorithms for the single-simplex problems of one-class and regression (``ky`` solves the
 # two-class nearest-point problem only).
 _SIMPLEX_ALGORITHMS = ("fw", "mfw", "swap", "swap2o", "bc")
@@ -70,6 +70,16 @@ def _warn_no_progress(reasons: Any, relative_gaps: Any, tol: float, stacklevel: 
             ConvergenceWarning,
             stacklevel=stacklevel,
         )
+
+
+def resolve_gamma(gamma: Any, X: Any) -> float:
+    """γ for ``gamma="scale"`` (1/(n_features · X.var())), ``"auto"`` (1/n_features) or a number."""
+    if isinstance(gamma, str):
+        if gamma == "auto":
+            return 1.0 / X.shape[1]
+        var = _core.data_variance(features_arg(X))
+        return 1.0 / (X.shape[1] * var) if var != 0 else 1.0
+    return float(gamma)
 
 
 def _class_name(label: Any) -> str:
@@ -135,6 +145,24 @@ def _ovo_from_kernel_values(K: np.ndarray, dual_coef: np.ndarray, intercept: np.
             out[:, p] = K[:, si] @ dual_coef[j - 1, si] + K[:, sj] @ dual_coef[i, sj] + intercept[p]
             p += 1
     return out
+
+
+def _linear_coef(support_vectors: Any, dual_coef: np.ndarray, n_support: np.ndarray) -> np.ndarray:
+    """w of each binary problem of a linear-kernel model, one row per pair in LIBSVM's order
+    (scikit-learn's ``coef_``): the expansion Σ dual_coef · sv summed once."""
+    def combine(rows: slice, coef: np.ndarray) -> np.ndarray:
+        return np.asarray(support_vectors[rows].T @ coef).ravel()
+
+    if dual_coef.shape[0] == 1:
+        return combine(slice(None), dual_coef[0])[None, :]
+    k = len(n_support)
+    starts = np.r_[0, np.cumsum(n_support)]
+    out = []
+    for i in range(k):
+        for j in range(i + 1, k):
+            si, sj = slice(starts[i], starts[i + 1]), slice(starts[j], starts[j + 1])
+            out.append(combine(si, dual_coef[j - 1, si]) + combine(sj, dual_coef[i, sj]))
+    return np.vstack(out) if out else np.zeros((0, support_vectors.shape[1]))
 
 
 class SVC(PersistenceMixin, ClassifierMixin, BaseEstimator):
@@ -617,12 +645,7 @@ class SVC(PersistenceMixin, ClassifierMixin, BaseEstimator):
         return "precomputed" if _uses_gram(self) else self.kernel
 
     def _resolve_gamma(self, X: Any) -> float:
-        if isinstance(self.gamma, str):
-            if self.gamma == "auto":
-                return 1.0 / X.shape[1]
-            var = _core.data_variance(features_arg(X))
-            return 1.0 / (X.shape[1] * var) if var != 0 else 1.0
-        return float(self.gamma)
+        return resolve_gamma(self.gamma, X)
 
     def decision_function(self, X: Any) -> np.ndarray:
         """Signed decision values; positive means ``classes_[1]``.
@@ -646,6 +669,14 @@ class SVC(PersistenceMixin, ClassifierMixin, BaseEstimator):
             if len(self.classes_) == 2:
                 return K @ self.dual_coef_[0] + self.intercept_[0]
             dec = _ovo_from_kernel_values(K, self.dual_coef_, self.intercept_, self.n_support_)
+            if self.decision_function_shape == "ovr":
+                return _ovr_decision_function(dec < 0, -dec, len(self.classes_))
+            return dec
+        if self.kernel == "linear":
+            # w once instead of one kernel value per support vector: O(nnz) per row.
+            dec = np.asarray(X @ self.coef_.T) + self.intercept_
+            if len(self.classes_) == 2:
+                return dec[:, 0]
             if self.decision_function_shape == "ovr":
                 return _ovr_decision_function(dec < 0, -dec, len(self.classes_))
             return dec
@@ -675,6 +706,8 @@ class SVC(PersistenceMixin, ClassifierMixin, BaseEstimator):
             yield self._ovo_decision(X[lo : lo + rows], kernel_kw)
 
     def _ovo_decision(self, X: Any, kernel_kw: dict[str, Any]) -> np.ndarray:
+        if self.kernel == "linear":
+            return np.asarray(X @ self.coef_.T) + self.intercept_
         return _core.ovo_decision_function(
             features_arg(X),
             features_arg(self.support_vectors_),
@@ -683,6 +716,19 @@ class SVC(PersistenceMixin, ClassifierMixin, BaseEstimator):
             [int(n) for n in self.n_support_],
             **kernel_kw,
         )
+
+    @property
+    def coef_(self) -> np.ndarray:
+        """Weights of the linear kernel's model: shape (1, n_features) for two classes,
+        (n_classes·(n_classes − 1)/2, n_features) for one-vs-one, as in scikit-learn. Only
+        for ``kernel="linear"``; prediction uses it (O(nnz) per row, not one kernel value per
+        support vector)."""
+        if self.kernel != "linear":
+            raise AttributeError("coef_ is only available when using a linear kernel")
+        check_is_fitted(self)
+        # Computed on each access (O(nnz of the support vectors), no more than one kernel
+        # expansion): a cache would go stale when the fitted arrays are replaced.
+        return _linear_coef(self.support_vectors_, self.dual_coef_, self.n_support_)
 
     def predict(self, X: Any) -> np.ndarray:
         """Predict class labels.

@@ -8,6 +8,7 @@
 mod csr;
 mod dense;
 pub mod libsvm;
+mod rows;
 
 pub use csr::{CsrMatrix, CsrView};
 pub use dense::{DenseMatrix, DenseView};

@@ -683,6 +683,35 @@ impl KernelMatrix<'_> {
     }
 }
 
+/// The kernel values between every row of `x` and every row of `columns`, row-major
+/// (`x.n_rows()` × `columns.n_rows()`): the features of a Nyström approximation, k(x, S) for
+/// landmarks S. Parallel over the rows of `x`.
+///
+/// # Errors
+/// [`FwsvmError::InvalidInput`] for a precomputed kernel or differing feature counts;
+/// [`FwsvmError::OutOfMemory`](crate::FwsvmError) if the result cannot be allocated.
+pub fn cross_kernel(kernel: Kernel, x: Features<'_>, columns: Features<'_>) -> Result<Vec<f64>> {
+    use rayon::prelude::*;
+    let s = columns.n_rows();
+    let matrix = KernelMatrix::new(kernel, columns);
+    if x.n_rows() > 0 && s > 0 {
+        // Checks the kernel and the feature counts once.
+        let mut probe = vec![0.0; s];
+        matrix.query_row(&x, 0, &mut probe, &mut QueryScratch::new())?;
+    }
+    let mut out = crate::error::try_filled(x.n_rows().saturating_mul(s), 0.0, "kernel values")?;
+    if s == 0 {
+        return Ok(out);
+    }
+    out.par_chunks_mut(s)
+        .enumerate()
+        .with_min_len(64)
+        .for_each_init(QueryScratch::new, |scratch, (t, row)| {
+            matrix.query_range(&x, t, 0, row, scratch);
+        });
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -9,14 +9,14 @@ mod bits;
 mod bits_avx512;
 mod block;
 mod cache;
-mod dot;
+pub(crate) mod dot;
 mod exp;
 mod feature_major;
 mod matrix;
 
 pub use block::BLOCK as COLUMN_BLOCK;
 pub use cache::{CachePrecision, Column, ColumnCache};
-pub use matrix::{KernelMatrix, QueryScratch};
+pub use matrix::{KernelMatrix, QueryScratch, cross_kernel};
 
 use crate::error::{FwsvmError, Result};
 use exp::exp_nonpositive;

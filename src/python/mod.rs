@@ -8,6 +8,7 @@ mod convert;
 mod crammer_singer;
 mod errors;
 mod io;
+mod linear;
 mod persistence;
 mod svc;
 
@@ -43,6 +44,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(svc::ovo_decision_function, m)?)?;
     m.add_function(wrap_pyfunction!(svc::data_variance, m)?)?;
     m.add_function(wrap_pyfunction!(crammer_singer::fit_crammer_singer, m)?)?;
+    m.add_function(wrap_pyfunction!(linear::fit_sgd_svc, m)?)?;
+    m.add_function(wrap_pyfunction!(linear::kernel_values, m)?)?;
     m.add_function(wrap_pyfunction!(io::load_svmlight, m)?)?;
     m.add_function(wrap_pyfunction!(io::dump_svmlight, m)?)?;
     m.add_function(wrap_pyfunction!(instruction_set, m)?)?;

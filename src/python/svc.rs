@@ -46,7 +46,7 @@ impl CancelToken {
     }
 }
 
-pub(super) struct CancelMonitor(Option<Arc<AtomicBool>>);
+pub(super) struct CancelMonitor(pub(super) Option<Arc<AtomicBool>>);
 
 impl Monitor for CancelMonitor {
     fn progress(&mut self, _p: &Progress) -> crate::Result<()> {
@@ -224,6 +224,7 @@ pub(super) fn put_stats(out: &Bound<'_, PyDict>, s: &crate::solver::SolverStats)
     steps.set_item("swap_drop", s.steps.swap_drop)?;
     steps.set_item("corrective", s.steps.corrective)?;
     steps.set_item("inner", s.steps.inner)?;
+    steps.set_item("coordinate", s.steps.coordinate)?;
     out.set_item("steps", steps)
 }
 
@@ -424,6 +425,7 @@ fn ovo_table<'py>(
     steps.set_item("swap_drop", ints(&|p| p.stats.steps.swap_drop))?;
     steps.set_item("corrective", ints(&|p| p.stats.steps.corrective))?;
     steps.set_item("inner", ints(&|p| p.stats.steps.inner))?;
+    steps.set_item("coordinate", ints(&|p| p.stats.steps.coordinate))?;
     out.set_item("steps", steps)?;
     if record_history {
         let histories = PyList::empty(py);

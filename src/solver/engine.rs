@@ -59,6 +59,13 @@ pub fn solve(
     if params.algorithm == Algorithm::Ky {
         return ky::solve(problem, params, monitor);
     }
+    if params.algorithm == Algorithm::Dcd {
+        return Err(FwsvmError::param(
+            "algorithm",
+            "'dcd' is the linear-kernel path of the squared-hinge SVC and solves no other problem; \
+             use one of fw, mfw, swap, swap2o, bc",
+        ));
+    }
     if params.stopping == Stopping::Meb && !problem.is_meb() {
         return Err(FwsvmError::param(
             "stopping",

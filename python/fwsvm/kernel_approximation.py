@@ -1,0 +1,286 @@
+"""Explicit feature maps that approximate a kernel, to feed the linear solvers when the exact
+kernel SVM is too large: :class:`Nystroem` (landmarks drawn uniformly or taken from the
+Frank-Wolfe coreset) and :class:`RandomFourierFeatures`.
+
+Both are scikit-learn transformers; chain one with a linear model, e.g. ::
+
+    make_pipeline(Nystroem(n_components=500), SVC(kernel="linear", loss="squared_hinge",
+                                                  algorithm="dcd"))
+
+The maps (derived, seed 004 §8 has the heading only; notes ``seeds_000_004.md`` §A.11):
+
+* Nyström with landmarks S: z(x) = K_SS^{−1/2} k_S(x), so that z(x)ᵀz(x′) =
+  k_S(x)ᵀ K_SS⁺ k_S(x′), the kernel projected on the span of the landmarks.
+* Random Fourier features (Rahimi & Recht 2007) for k(x, x′) = exp(−γ‖x − x′‖²):
+  z(x) = √(2/D) cos(Wx + b), W_ij ~ N(0, 2γ), b_j ~ U[0, 2π]; for the Laplacian kernel
+  exp(−γ‖x − x′‖₁), W_ij ~ Cauchy(0, γ). E[z(x)ᵀz(x′)] = k(x, x′).
+"""
+
+from __future__ import annotations
+
+from numbers import Integral, Real
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from fwsvm import _core
+from fwsvm._native import features_arg, n_threads
+from fwsvm.svm import resolve_gamma
+
+_KERNELS = ("rbf", "laplacian", "linear", "poly", "sigmoid")
+
+
+class Nystroem(TransformerMixin, BaseEstimator):
+    """Nyström approximation of a kernel: z(x) = K_SS^{−1/2} k(S, x) for landmarks S.
+
+    Parameters
+    ----------
+    kernel : {"rbf", "laplacian", "linear", "poly", "sigmoid"}, default="rbf"
+        The kernel, with :class:`fwsvm.SVC`'s conventions.
+    gamma : {"scale", "auto"} or float, default="scale"
+        As in :class:`fwsvm.SVC` (``"scale"``: 1/(n_features · X.var())).
+    degree, coef0 : int, float, default=3, 0.0
+        Of the polynomial and sigmoid kernels.
+    n_components : int, default=100
+        Number of landmarks, hence of output features (fewer if X has fewer rows).
+    landmarks : {"uniform", "coreset"}, default="uniform"
+        ``"uniform"``: rows drawn uniformly without replacement. ``"coreset"``: the support
+        vectors of a Frank-Wolfe fit (:class:`fwsvm.SVC`, squared hinge, the given ``C``) on a
+        uniform subsample of ``coreset_sample`` rows — the points the solver found the decision
+        function needs — the ``n_components`` with the largest weights, topped up uniformly if
+        the coreset is smaller. Needs ``y`` in ``fit``.
+    C : float, default=1.0
+        Penalty of the coreset fit.
+    coreset_sample : int or None, default=None
+        Rows of the coreset fit's subsample (None: 10 × ``n_components``).
+    random_state : int, RandomState instance or None, default=None
+    n_jobs : int or None, default=None
+        Threads for the kernel values.
+
+    Attributes
+    ----------
+    components_ : ndarray of shape (n_components, n_features)
+        The landmarks.
+    component_indices_ : ndarray of shape (n_components,)
+        Their rows in the training data.
+    normalization_ : ndarray of shape (n_components, n_components)
+        K_SS^{−1/2} (eigenvalues below 1e-12 of the largest are dropped: a pseudo-inverse).
+    gamma_ : float
+        The resolved γ.
+    """
+
+    _parameter_constraints: dict[str, list[Any]] = {
+        "kernel": [StrOptions(set(_KERNELS))],
+        "gamma": [StrOptions({"scale", "auto"}), Interval(Real, 0.0, None, closed="neither")],
+        "degree": [Interval(Integral, 0, None, closed="left")],
+        "coef0": [Interval(Real, None, None, closed="neither")],
+        "n_components": [Interval(Integral, 1, None, closed="left")],
+        "landmarks": [StrOptions({"uniform", "coreset"})],
+        "C": [Interval(Real, 0.0, None, closed="neither")],
+        "coreset_sample": [Interval(Integral, 1, None, closed="left"), None],
+        "random_state": ["random_state"],
+        "n_jobs": [Integral, None],
+    }
+
+    def __init__(
+        self,
+        *,
+        kernel: str = "rbf",
+        gamma: str | float = "scale",
+        degree: int = 3,
+        coef0: float = 0.0,
+        n_components: int = 100,
+        landmarks: str = "uniform",
+        C: float = 1.0,
+        coreset_sample: int | None = None,
+        random_state: Any = None,
+        n_jobs: int | None = None,
+    ) -> None:
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.n_components = n_components
+        self.landmarks = landmarks
+        self.C = C
+        self.coreset_sample = coreset_sample
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+
+    def __sklearn_tags__(self):  # type: ignore[no-untyped-def]
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags
+
+    def fit(self, X: Any, y: Any = None) -> Nystroem:
+        """Choose the landmarks and compute K_SS^{−1/2}.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,), default=None
+            Class labels; required by ``landmarks="coreset"``.
+
+        Returns
+        -------
+        self : Nystroem
+        """
+        self._validate_params()
+        X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, order="C")
+        rng = check_random_state(self.random_state)
+        n = X.shape[0]
+        k = min(self.n_components, n)
+        self.gamma_ = resolve_gamma(self.gamma, X)
+        if self.landmarks == "coreset":
+            indices = self._coreset(X, y, k, rng)
+        else:
+            indices = np.sort(rng.choice(n, size=k, replace=False))
+        self.component_indices_ = indices
+        self.components_ = X[indices]
+        K = self._kernel(self.components_, self.components_)
+        K = 0.5 * (K + K.T)
+        values, vectors = np.linalg.eigh(K)
+        keep = values > 1e-12 * max(values.max(), 0.0) if values.max() > 0 else np.zeros_like(values, bool)
+        self.normalization_ = (vectors[:, keep] / np.sqrt(values[keep])) @ vectors[:, keep].T
+        return self
+
+    def _coreset(self, X: Any, y: Any, k: int, rng: np.random.RandomState) -> np.ndarray:
+        if y is None:
+            raise ValueError(
+                "landmarks='coreset' takes the support vectors of an SVM fit and needs y; "
+                "pass y to fit (a Pipeline does) or use landmarks='uniform'"
+            )
+        from fwsvm.svm import SVC
+
+        y = np.asarray(y)
+        if y.shape[0] != X.shape[0]:
+            raise ValueError(f"X has {X.shape[0]} rows but y has {y.shape[0]} labels")
+        n = X.shape[0]
+        size = min(n, self.coreset_sample or 10 * k)
+        sample = np.sort(rng.choice(n, size=size, replace=False))
+        if np.unique(y[sample]).size < 2:
+            raise ValueError("the coreset subsample holds a single class; use landmarks='uniform'")
+        svc = SVC(
+            kernel=self.kernel,
+            gamma=self.gamma_,
+            degree=self.degree,
+            coef0=self.coef0,
+            C=self.C,
+            loss="squared_hinge",
+            random_state=rng.randint(2**31 - 1),
+            n_jobs=self.n_jobs,
+        ).fit(X[sample], y[sample])
+        weight = np.abs(svc.dual_coef_).sum(axis=0)
+        order = np.argsort(-weight, kind="stable")[:k]
+        chosen = sample[svc.support_[order]]
+        if chosen.size < k:
+            rest = np.setdiff1d(np.arange(n), chosen)
+            chosen = np.concatenate([chosen, rng.choice(rest, size=k - chosen.size, replace=False)])
+        return np.sort(chosen)
+
+    def _kernel(self, X: Any, S: Any) -> np.ndarray:
+        return _core.kernel_values(
+            features_arg(X),
+            features_arg(S),
+            kernel=self.kernel,
+            gamma=self.gamma_,
+            degree=int(self.degree),
+            coef0=float(self.coef0),
+            n_threads=n_threads(self.n_jobs),
+        )
+
+    def transform(self, X: Any) -> np.ndarray:
+        """The features z(x) = K_SS^{−1/2} k(S, x), one row per sample.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+
+        Returns
+        -------
+        Z : ndarray of shape (n_samples, n_components)
+        """
+        check_is_fitted(self)
+        X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, order="C", reset=False)
+        return self._kernel(X, self.components_) @ self.normalization_
+
+
+class RandomFourierFeatures(TransformerMixin, BaseEstimator):
+    """Random Fourier features (Rahimi & Recht 2007) of a shift-invariant kernel:
+    z(x) = √(2/D) cos(Wx + b).
+
+    Parameters
+    ----------
+    kernel : {"rbf", "laplacian"}, default="rbf"
+        exp(−γ‖x − x′‖²) (W ~ N(0, 2γ)) or exp(−γ‖x − x′‖₁) (W ~ Cauchy(0, γ)).
+    gamma : {"scale", "auto"} or float, default="scale"
+    n_components : int, default=100
+        D, the number of features.
+    random_state : int, RandomState instance or None, default=None
+
+    Attributes
+    ----------
+    random_weights_ : ndarray of shape (n_features, n_components)
+    random_offset_ : ndarray of shape (n_components,)
+    gamma_ : float
+    """
+
+    _parameter_constraints: dict[str, list[Any]] = {
+        "kernel": [StrOptions({"rbf", "laplacian"})],
+        "gamma": [StrOptions({"scale", "auto"}), Interval(Real, 0.0, None, closed="neither")],
+        "n_components": [Interval(Integral, 1, None, closed="left")],
+        "random_state": ["random_state"],
+    }
+
+    def __init__(
+        self, *, kernel: str = "rbf", gamma: str | float = "scale", n_components: int = 100, random_state: Any = None
+    ) -> None:
+        self.kernel = kernel
+        self.gamma = gamma
+        self.n_components = n_components
+        self.random_state = random_state
+
+    def __sklearn_tags__(self):  # type: ignore[no-untyped-def]
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags
+
+    def fit(self, X: Any, y: Any = None) -> RandomFourierFeatures:
+        """Draw W and b (only the shape of X and, for ``gamma="scale"``, its variance are used).
+
+        Returns
+        -------
+        self : RandomFourierFeatures
+        """
+        self._validate_params()
+        X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, order="C")
+        rng = check_random_state(self.random_state)
+        self.gamma_ = resolve_gamma(self.gamma, X)
+        shape = (X.shape[1], self.n_components)
+        if self.kernel == "rbf":
+            self.random_weights_ = rng.normal(0.0, np.sqrt(2.0 * self.gamma_), size=shape)
+        else:
+            self.random_weights_ = self.gamma_ * rng.standard_cauchy(size=shape)
+        self.random_offset_ = rng.uniform(0.0, 2.0 * np.pi, size=self.n_components)
+        return self
+
+    def transform(self, X: Any) -> np.ndarray:
+        """z(x) for each row of X.
+
+        Returns
+        -------
+        Z : ndarray of shape (n_samples, n_components)
+        """
+        check_is_fitted(self)
+        X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
+        Z = X @ self.random_weights_ if sp.issparse(X) else np.asarray(X) @ self.random_weights_
+        Z = np.asarray(Z)
+        Z += self.random_offset_
+        np.cos(Z, out=Z)
+        Z *= np.sqrt(2.0 / self.n_components)
+        return Z

@@ -1,0 +1,117 @@
+//! The linear models and kernel approximation: `fwsvm.SGDSVC` (mini-batch SGD on the primal)
+//! and the kernel values k(X, S) of `fwsvm.Nystroem`.
+
+use numpy::{IntoPyArray, PyArray2, PyArrayMethods, PyReadonlyArray1};
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+use super::convert::{FeaturesArg, kernel_from};
+use super::svc::{CancelMonitor, CancelToken};
+use crate::error::FwsvmError;
+use crate::kernel::cross_kernel;
+use crate::parallel::with_threads;
+use crate::params::Loss;
+use crate::solver::{Monitor, Schedule, SgdParams, fit_sgd};
+
+/// Fits a linear SVM by mini-batch SGD (`y` holds ±1 labels). Returns `coef` (n_features),
+/// `intercept`, and the run's `epochs`, `steps`, per-epoch `objective`, `converged`, `eta0`,
+/// `decay` and `seconds`.
+#[pyfunction]
+#[pyo3(signature = (x, y, *, sample_weight=None, c, loss, batch_size, max_epochs, learning_rate,
+    eta0=None, decay=None, step_every=5, step_factor=0.5, average=true, tol, n_iter_no_change,
+    fit_intercept=true, seed, n_threads=None, verbose=0, cancel=None))]
+pub(crate) fn fit_sgd_svc<'py>(
+    py: Python<'py>,
+    x: FeaturesArg<'py>,
+    y: PyReadonlyArray1<'py, f64>,
+    sample_weight: Option<PyReadonlyArray1<'py, f64>>,
+    c: f64,
+    loss: &str,
+    batch_size: usize,
+    max_epochs: usize,
+    learning_rate: &str,
+    eta0: Option<f64>,
+    decay: Option<f64>,
+    step_every: usize,
+    step_factor: f64,
+    average: bool,
+    tol: f64,
+    n_iter_no_change: usize,
+    fit_intercept: bool,
+    seed: u64,
+    n_threads: Option<usize>,
+    verbose: u8,
+    cancel: Option<PyRef<'py, CancelToken>>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let schedule = match learning_rate {
+        "inverse" => Schedule::Inverse,
+        "exponential" => Schedule::Exponential,
+        "step" => Schedule::Step {
+            every: step_every,
+            factor: step_factor,
+        },
+        other => {
+            return Err(FwsvmError::param(
+                "learning_rate",
+                format!("unknown schedule {other:?}; expected inverse, exponential or step"),
+            )
+            .into());
+        }
+    };
+    let params = SgdParams {
+        c,
+        loss: loss.parse::<Loss>()?,
+        batch_size,
+        max_epochs,
+        schedule,
+        eta0,
+        decay,
+        average,
+        tol,
+        n_iter_no_change,
+        fit_intercept,
+        seed,
+        verbose: verbose >= 1,
+    };
+    let features = x.view()?;
+    let y = y.as_slice()?;
+    let weights = sample_weight.as_ref().map(|w| w.as_slice()).transpose()?;
+    let mut monitor = CancelMonitor(cancel.map(|t| t.flag.clone()));
+    let monitor: &mut (dyn Monitor + Send) = &mut monitor;
+    let fit = py.detach(|| {
+        with_threads(n_threads, || {
+            fit_sgd(features, y, weights, &params, monitor)
+        })
+    })??;
+    let out = PyDict::new(py);
+    out.set_item("coef", fit.w.into_pyarray(py))?;
+    out.set_item("intercept", fit.b)?;
+    out.set_item("epochs", fit.epochs)?;
+    out.set_item("steps", fit.steps)?;
+    out.set_item("objective", fit.objective.into_pyarray(py))?;
+    out.set_item("converged", fit.converged)?;
+    out.set_item("eta0", fit.eta0)?;
+    out.set_item("decay", fit.decay)?;
+    out.set_item("seconds", fit.seconds)?;
+    Ok(out)
+}
+
+/// k(x_i, s_j) for every row of `x` and of `columns`: an n × s array.
+#[pyfunction]
+#[pyo3(signature = (x, columns, *, kernel, gamma, degree, coef0, n_threads=None))]
+pub(crate) fn kernel_values<'py>(
+    py: Python<'py>,
+    x: FeaturesArg<'py>,
+    columns: FeaturesArg<'py>,
+    kernel: &str,
+    gamma: f64,
+    degree: i64,
+    coef0: f64,
+    n_threads: Option<usize>,
+) -> PyResult<Bound<'py, PyArray2<f64>>> {
+    let kernel = kernel_from(kernel, gamma, degree, coef0)?;
+    let (x, columns) = (x.view()?, columns.view()?);
+    let (n, s) = (x.n_rows(), columns.n_rows());
+    let values = py.detach(|| with_threads(n_threads, || cross_kernel(kernel, x, columns)))??;
+    values.into_pyarray(py).reshape([n, s])
+}
