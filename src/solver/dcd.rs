@@ -14,14 +14,13 @@
 //! there with one pass over the data: the solve ends with the certificate the other algorithms
 //! give, Δ(α)/|g(α)| ≤ `tol`.
 
-use super::monitor::{Monitor, Progress};
-use super::tracker::relative;
+use super::monitor::Monitor;
+use super::tracker::{Tracker, relative};
 use super::{ExitReason, HistoryEntry, Solution, SolverParams, SolverStats, StepCounts, StepKind};
 use crate::data::Features;
 use crate::error::{FwsvmError, Result};
 use crate::random::SplitMix64;
 use rayon::prelude::*;
-use std::time::Instant;
 
 /// Rows per chunk of the certificate pass: fixed, so the sums do not depend on the threads.
 const CHUNK: usize = 4096;
@@ -89,59 +88,6 @@ fn certificate(x: &Features<'_>, y: &[f64], ridge: &[f64], beta: &[f64], w: &[f6
     }
 }
 
-/// Progress polling, limits and verbose lines of one solve.
-struct Clock<'p> {
-    params: &'p SolverParams,
-    start: Instant,
-    last_poll: f64,
-    last_print: f64,
-}
-
-impl Clock<'_> {
-    fn seconds(&self) -> f64 {
-        self.start.elapsed().as_secs_f64()
-    }
-
-    fn poll(
-        &mut self,
-        monitor: &mut (dyn Monitor + Send),
-        steps: u64,
-        last: Option<&Certificate>,
-        active: usize,
-    ) -> Result<Option<ExitReason>> {
-        let seconds = self.seconds();
-        if self
-            .params
-            .time_limit
-            .is_some_and(|t| seconds >= t.as_secs_f64())
-        {
-            return Ok(Some(ExitReason::TimeLimit));
-        }
-        let (objective, gap, rel) = last.map_or((f64::NAN, f64::INFINITY, f64::INFINITY), |c| {
-            (c.objective(), c.gap, c.relative_gap())
-        });
-        if seconds - self.last_poll >= 0.1 {
-            monitor.progress(&Progress {
-                iteration: steps,
-                objective,
-                gap,
-                relative_gap: rel,
-                coreset_size: active,
-                seconds,
-                task: None,
-            })?;
-            self.last_poll = seconds;
-        }
-        if self.params.verbose && seconds - self.last_print >= 1.0 {
-            monitor.log(&format!(
-                "dcd: {steps:>10} coordinate steps  last certified rel gap {rel:.3e}  {active:>8} samples in play  {seconds:>8.2}s"
-            ));
-            self.last_print = seconds;
-        }
-        Ok(None)
-    }
-}
-
 /// Solves the linear squared-hinge SVC (labels `y` ±1, penalties `c`) by dual coordinate
 /// descent and returns α on the simplex, as [`solve`](super::solve) does for the kernel path.
 ///
@@ -165,13 +111,18 @@ pub fn solve(
     if let Some(warm) = &params.warm_start {
         warm_start(&x, y, &ridge, warm, &mut beta, &mut w)?;
     }
-    let mut clock = Clock {
-        params,
-        start: Instant::now(),
-        last_poll: 0.0,
-        last_print: f64::NEG_INFINITY,
-    };
+    let mut tracker = Tracker::new(params, monitor);
     let mut history = Vec::new();
+    // The last certificate's objective and gap, for progress lines (none before the first).
+    let poll = |tracker: &mut Tracker<'_>,
+                monitor: &mut (dyn Monitor + Send),
+                steps: u64,
+                last: Option<&Certificate>,
+                active: usize| {
+        tracker.steps_taken = steps;
+        let (objective, gap) = last.map_or((f64::NAN, f64::INFINITY), |c| (c.objective(), c.gap));
+        tracker.poll(monitor, objective, gap, active, 0)
+    };
     let mut rng = SplitMix64::new(params.seed);
     let mut order: Vec<usize> = (0..m).collect();
     let mut active = m;
@@ -216,7 +167,7 @@ pub fn solve(
                     break 'solve ExitReason::MaxIterations;
                 }
                 if steps.is_multiple_of(4096)
-                    && let Some(reason) = clock.poll(monitor, steps, last.as_ref(), active)?
+                    && let Some(reason) = poll(&mut tracker, monitor, steps, last.as_ref(), active)?
                 {
                     break 'solve reason;
                 }
@@ -224,7 +175,7 @@ pub fn solve(
             s += 1;
         }
         sweeps += 1;
-        if let Some(reason) = clock.poll(monitor, steps, last.as_ref(), active)? {
+        if let Some(reason) = poll(&mut tracker, monitor, steps, last.as_ref(), active)? {
             break reason;
         }
         let span = if active == 0 { 0.0 } else { pg_max - pg_min };
@@ -243,7 +194,7 @@ pub fn solve(
                     gap: cert.gap,
                     kind: StepKind::Sweep,
                     coreset_size: beta.iter().filter(|&&b| b > 0.0).count(),
-                    seconds: clock.seconds(),
+                    seconds: tracker.seconds(),
                 });
             }
             let rel = cert.relative_gap();
@@ -273,7 +224,7 @@ pub fn solve(
             gap: cert.gap,
             kind: StepKind::Final,
             coreset_size: n_active,
-            seconds: clock.seconds(),
+            seconds: tracker.seconds(),
         });
     }
     let stats = SolverStats {
@@ -297,7 +248,7 @@ pub fn solve(
         shrinks: 0,
         rejoins: 0,
         sampled_steps: 0,
-        seconds: clock.seconds(),
+        seconds: tracker.seconds(),
     };
     super::engine::finish(params, monitor, stats, alpha, history, None)
 }

@@ -72,6 +72,23 @@ impl<'p> Tracker<'p> {
         if !iteration.is_multiple_of(CLOCK_EVERY) {
             return Ok(None);
         }
+        self.poll(monitor, objective, gap, coreset_size, columns)
+    }
+
+    /// The clock part of [`Tracker::checkpoint`], at any step: the time limit, the monitor's
+    /// progress about every 0.1 s and a verbose line every second.
+    ///
+    /// # Errors
+    /// Whatever the monitor returns (e.g. an interrupt).
+    pub fn poll(
+        &mut self,
+        monitor: &mut (dyn Monitor + Send),
+        objective: f64,
+        gap: f64,
+        coreset_size: usize,
+        columns: u64,
+    ) -> Result<Option<ExitReason>> {
+        let iteration = self.steps_taken;
         let seconds = self.seconds();
         if self
             .params
