@@ -61,7 +61,10 @@ def test_scale_save_and_restore(capsys, tmp_path) -> None:
     assert code == 1 and err.strip() == "fwsvm scale: error: cannot use -r and -s simultaneously"
 
 
-@pytest.mark.parametrize("options", [[], ["-t", "1", "-d", "2", "-r", "1", "-c", "4"], ["-b", "1"]])
+@pytest.mark.parametrize(
+    "options",
+    [[], ["-t", "1", "-d", "2", "-r", "1", "-c", "4"], ["-b", "1"], ["-t", "0", "-a", "dcd", "--loss", "squared_hinge"]],
+)
 def test_our_model_files_predict_identically_in_libsvm(capsys, tmp_path, options) -> None:
     train, test = shared_file("heart_scale"), shared_file("heart_scale")
     model = tmp_path / "heart.model"
@@ -155,6 +158,11 @@ def test_errors_are_one_line_and_exit_1(capsys, argv, message) -> None:
     code, out, err = _run(capsys, *argv)
     assert code == 1 and out == ""
     assert err.count("\n") == 1 and message in err and "Traceback" not in err
+
+
+def test_dcd_needs_the_linear_squared_hinge(capsys, tmp_path) -> None:
+    code, _, err = _run(capsys, "train", "-a", "dcd", shared_file("heart_scale"), tmp_path / "m")
+    assert code == 1 and err.count("\n") == 1 and "not 'dcd'" in err and "Traceback" not in err
 
 
 def test_bad_files_name_the_line(capsys, tmp_path) -> None:

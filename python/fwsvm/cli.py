@@ -34,7 +34,7 @@ import numpy as np
 
 _SVM_TYPES = {0: "C-SVC", 1: "nu-SVC", 2: "one-class SVM", 3: "epsilon-SVR", 4: "nu-SVR"}
 _KERNELS = {0: "linear", 1: "poly", 2: "rbf", 3: "sigmoid", 4: "precomputed"}
-_ALGORITHMS = ["swap", "swap2o", "mfw", "fw", "bc", "ky"]
+_ALGORITHMS = ["swap", "swap2o", "mfw", "fw", "bc", "ky", "dcd"]
 
 
 class CliError(Exception):
@@ -103,7 +103,8 @@ def _train_parser(prog: str) -> argparse.ArgumentParser:
                    help="1: train a model for probability estimates (C-SVC only)")
     p.add_argument("-v", dest="folds", type=int, default=None, help="n-fold cross validation mode (no model is written)")
     p.add_argument("-q", dest="quiet", action="store_true", help="quiet mode (no outputs)")
-    p.add_argument("-a", dest="algorithm", default="swap", choices=_ALGORITHMS, help="fwsvm solver (default swap)")
+    p.add_argument("-a", dest="algorithm", default="swap", choices=_ALGORITHMS,
+                   help="fwsvm solver (default swap; dcd: -t 0 with --loss squared_hinge, w kept explicitly)")
     p.add_argument("-j", dest="threads", type=int, default=None, help="threads (default: all cores)")
     p.add_argument("--loss", default="hinge", choices=["hinge", "squared_hinge"], help="C-SVC loss (default hinge)")
     p.add_argument("--help", action="help", help="show this help message and exit")
