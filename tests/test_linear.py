@@ -235,3 +235,13 @@ def test_nystroem_feeds_the_linear_path() -> None:
     exact = SVC(gamma=2.0, C=10.0).fit(X[:2000], y[:2000])
     assert approx.score(X[2000:], y[2000:]) >= exact.score(X[2000:], y[2000:]) - 0.03
     assert linear_svc(algorithm="dcd", C=1.0).fit(X[:2000], y[:2000]).score(X[2000:], y[2000:]) < 0.7
+
+
+def test_dcd_history_records_certified_gaps(binary) -> None:
+    X, y = binary
+    model = linear_svc(algorithm="dcd", tol=1e-8, record_history=True).fit(X, y)
+    h = model.history_
+    assert h["kind"][-1] == "final" and set(h["kind"][:-1]) == {"sweep"}
+    assert len(h["kind"]) > 3
+    assert h["gap"][-1] / abs(h["objective"][-1]) <= 1e-8 < h["gap"][0] / abs(h["objective"][0])
+    assert np.all(np.diff(h["iteration"]) >= 0)
