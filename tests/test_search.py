@@ -110,3 +110,20 @@ def test_a_kernel_without_gamma_searches_c_only() -> None:
     search = SVCSearch(SVC(kernel="linear"), Cs=CS, cv=3).fit(X, y)
     assert [p["C"] for p in search.cv_results_["params"]] == CS
     assert search.best_params_["C"] in CS
+
+
+# The refit at the best point with max_iter=30 warns for itself.
+@pytest.mark.filterwarnings("ignore:Solver terminated early")
+def test_a_step_budget_per_grid_point_is_reported() -> None:
+    from sklearn.datasets import make_classification
+    from sklearn.exceptions import ConvergenceWarning
+
+    X, y = make_classification(n_samples=300, n_features=6, random_state=0)
+    with pytest.warns(ConvergenceWarning, match="cv_results_\\['converged'\\]") as record:
+        search = SVCSearch(SVC(max_iter=30), Cs=[0.1, 100.0], gammas=[0.1, 10.0], cv=3).fit(X, y)
+    assert len([w for w in record if issubclass(w.category, ConvergenceWarning)]) >= 1
+    converged = search.cv_results_["converged"]
+    assert converged.shape == (4,) and converged.min() < 1.0
+    assert np.all((converged >= 0) & (converged <= 1))
+    full = SVCSearch(SVC(), Cs=[0.1, 100.0], gammas=[0.1, 10.0], cv=3).fit(X, y)
+    assert np.all(full.cv_results_["converged"] == 1.0)

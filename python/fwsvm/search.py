@@ -22,12 +22,14 @@ Multiclass problems are fitted one-vs-one from cold starts (the warm start is bi
 from __future__ import annotations
 
 import time
+import warnings
 from concurrent.futures import ThreadPoolExecutor
 from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics import check_scoring
 from sklearn.model_selection import ParameterGrid, check_cv, train_test_split
 from sklearn.utils import _safe_indexing
@@ -89,7 +91,10 @@ class SVCSearch(BestEstimatorMixin, ClassifierMixin, BaseEstimator):
         In ``GridSearchCV``'s layout: ``params``, ``param_C``, ``param_gamma``,
         ``split{k}_test_score``, ``mean_test_score``, ``std_test_score``, ``rank_test_score``,
         ``mean_fit_time``, ``std_fit_time``, ``mean_score_time``, ``std_score_time``, and
-        ``n_iter`` (solver steps summed over the folds); with ``halving``, one row per
+        ``n_iter`` (solver steps summed over the folds) and ``converged`` (the fraction of
+        folds whose fit met its stopping rule; a budget per grid point is the template's
+        ``max_iter``, and fits it stops are reported there and in one ConvergenceWarning);
+        with ``halving``, one row per
         candidate and round with ``iter`` and ``n_resources`` as in ``HalvingGridSearchCV``.
     best_index_ : int
     best_params_ : dict
@@ -221,6 +226,15 @@ class SVCSearch(BestEstimatorMixin, ClassifierMixin, BaseEstimator):
             self.n_candidates_ = [len(b["params"]) for b in blocks]
         self.search_seconds_ = time.perf_counter() - start
         self.n_splits_ = n_splits
+        short = self.cv_results_["converged"] < 1.0
+        if short.any():
+            warnings.warn(
+                f"{int(short.sum())} of {short.size} candidates had folds stopped at max_iter="
+                f"{template.max_iter} before meeting tol (their scores are those of the iterate "
+                "reached): see cv_results_['converged'] (the fraction of folds that converged).",
+                ConvergenceWarning,
+                stacklevel=2,
+            )
         self.best_params_ = dict(self.cv_results_["params"][self.best_index_])
         self.best_score_ = float(self.cv_results_["mean_test_score"][self.best_index_])
         if self.refit:
@@ -257,17 +271,21 @@ def score_fold(X: Any, y: np.ndarray, train: np.ndarray, test: np.ndarray, templ
                points: list[tuple[float, float, int]], n_slots: int, warm: bool, scorer: Any) -> np.ndarray:
     """Fits ``template`` on the ``train`` rows at every (C, γ, slot) of ``points`` in order (each
     fit warm-started from the previous one when ``warm``) and scores it on the ``test`` rows:
-    an (n_slots, 4) array of score, fit seconds, score seconds and solver steps."""
+    an (n_slots, 5) array of score, fit seconds, score seconds, solver steps and 1.0 if the fit
+    met its stopping rule (0.0 if it stopped at the template's ``max_iter``: the search reports
+    those fits in ``cv_results_["converged"]`` and one warning instead of one per fit)."""
     X_train, y_train = _safe_indexing(X, train), y[train]
     X_test, y_test = _safe_indexing(X, test), y[test]
     est = clone(template).set_params(warm_start=warm)
-    out = np.zeros((n_slots, 4))
+    out = np.zeros((n_slots, 5))
     for C, gamma, slot in points:
         start = time.perf_counter()
-        est.set_params(C=C, gamma=gamma).fit(X_train, y_train)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            est.set_params(C=C, gamma=gamma).fit(X_train, y_train)
         fitted = time.perf_counter()
         out[slot] = (scorer(est, X_test, y_test), fitted - start, time.perf_counter() - fitted,
-                     float(np.sum(est.n_iter_)))
+                     float(np.sum(est.n_iter_)), float(est.fit_status_ == 0))
     return out
 
 
@@ -319,8 +337,8 @@ def _concat(blocks: list[dict[str, Any]]) -> dict[str, Any]:
 
 def _results(candidates: list[dict[str, float]], per_fold: np.ndarray) -> dict[str, Any]:
     """``cv_results_`` in ``GridSearchCV``'s layout from per-fold (score, fit s, score s,
-    steps) rows."""
-    scores, fit_s, score_s, steps = (per_fold[:, :, j] for j in range(4))
+    steps, converged) rows."""
+    scores, fit_s, score_s, steps, converged = (per_fold[:, :, j] for j in range(5))
     results: dict[str, Any] = {
         "mean_fit_time": fit_s.mean(axis=0),
         "std_fit_time": fit_s.std(axis=0),
@@ -338,4 +356,5 @@ def _results(candidates: list[dict[str, float]], per_fold: np.ndarray) -> dict[s
     # scikit-learn's ranking: ties share the smallest rank.
     results["rank_test_score"] = (np.searchsorted(np.sort(-mean), -mean) + 1).astype(np.int32)
     results["n_iter"] = steps.sum(axis=0).astype(np.int64)
+    results["converged"] = converged.mean(axis=0)
     return results
