@@ -522,8 +522,7 @@ class SVC(PersistenceMixin, ClassifierMixin, BaseEstimator):
                 self._warm_weights[self.support_] = self._alpha
                 self._warm_setting = (self.loss, float(self.C))
         else:
-            pairs = run_interruptible(_core.fit_svc_ovo, X_core, y_index.astype(np.float64),
-                                      class_names=[_class_name(c) for c in classes] if self.verbose else None, **kwargs)
+            pairs = self._fit_pairs(X, X_core, y_index, classes, kwargs)
             self._warm_weights = None
             self.history_ = pairs.pop("history", None)
             pairs["exit_reason"] = np.array(pairs["exit_reason"])
@@ -551,6 +550,15 @@ class SVC(PersistenceMixin, ClassifierMixin, BaseEstimator):
 
             self.probA_, self.probB_ = fit_platt(self, X, y_index, user_weights)
         return self
+
+    def _fit_pairs(self, X: Any, X_core: Any, y_index: np.ndarray, classes: np.ndarray,
+                   kwargs: dict[str, Any]) -> dict[str, Any]:
+        """The one-vs-one pairs solved in Rust (in parallel), as columns with one entry per pair
+        (see ``_set_ovo_attributes``). :class:`fwsvm.dask.DaskSVC` overrides it to solve the
+        pairs as tasks on a Dask cluster."""
+        return run_interruptible(_core.fit_svc_ovo, X_core, y_index.astype(np.float64),
+                                 class_names=[_class_name(c) for c in classes] if self.verbose else None,
+                                 **kwargs)
 
     def _check_proba(self) -> bool:
         if not self.probability:
