@@ -4,6 +4,9 @@
   tasks on a ``distributed.Client``: the data are scattered to every worker once per search
   round (not once per task), each task fits its fold's walk through the grid with the Rust
   solver (GIL released), and the results are identical to the in-process search.
+- :func:`fit` fits an :class:`fwsvm.SVC` with its one-vs-one pairs as tasks: the data
+  scattered to every worker once, one task per pair (the Rust binary fit, GIL released), the
+  same model as the in-process fit, bit for bit.
 - :func:`predict` and :func:`decision_function` apply a fitted estimator to a ``dask.array``
   or ``dask.dataframe`` block by block (``map_blocks`` / ``map_partitions``); the model is one
   node of the graph, sent to each worker once.
@@ -34,7 +37,7 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
 from fwsvm.search import SVCSearch, score_fold
 from fwsvm.svm import SVC
 
-__all__ = ["DaskSVCSearch", "predict", "decision_function"]
+__all__ = ["DaskSVCSearch", "fit", "predict", "decision_function"]
 
 
 def _client(client: Client | None) -> Client:
@@ -161,3 +164,34 @@ def decision_function(estimator: Any, X: Any, *, client: Client | None = None) -
     """``estimator.decision_function`` block by block, as :func:`predict` (multiclass values
     are (n_rows, n_classes) for ``decision_function_shape="ovr"``)."""
     return _apply("decision_function", estimator, X, client)
+
+
+def fit(estimator: SVC, X: Any, y: Any, sample_weight: Any = None, *, client: Client | None = None) -> SVC:
+    """Fit ``estimator`` (an :class:`fwsvm.SVC`) with its one-vs-one pairs as tasks on a Dask
+    cluster and return it.
+
+    The training data go to every worker once (``Client.scatter(broadcast=True)``); each
+    pair of classes is one task that runs the Rust binary fit on the pair's rows with one
+    thread, in the same row order, labels and settings as the in-process fit, so the model is
+    identical (support vectors, coefficients, intercepts and step counts). Two classes are one
+    fit in this process. A worker lost mid-fit is handled by the scheduler: its pairs run again
+    elsewhere (a pair is a deterministic function of its inputs), or Dask's ``KilledWorker``
+    names the pair that kept failing.
+
+    Parameters
+    ----------
+    estimator : fwsvm.SVC
+        Unfitted or fitted; its parameters are used as they are.
+    X, y, sample_weight
+        As :meth:`fwsvm.SVC.fit` (in memory: the pairs are the distributed unit).
+    client : distributed.Client, default=None
+        ``None`` uses the current default client.
+
+    Returns
+    -------
+    estimator : fwsvm.SVC
+        Fitted.
+    """
+    from fwsvm import _dask_ovo
+
+    return _dask_ovo.fit(estimator, X, y, sample_weight, _client(client))

@@ -1,0 +1,87 @@
+"""One-vs-one pairs as tasks on a two-process LocalCluster (fwsvm.dask.fit): the same model as
+the in-process fit, bit for bit, and a worker killed mid-fit."""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+import time
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.datasets import make_classification
+
+distributed = pytest.importorskip("distributed", reason="fwsvm.dask needs dask and distributed (pip install fwsvm[dask])")
+
+from fwsvm import SVC  # noqa: E402
+from fwsvm.dask import fit  # noqa: E402
+
+ATTRIBUTES = ("classes_", "support_", "dual_coef_", "intercept_", "n_support_", "n_iter_")
+
+
+@pytest.fixture(scope="module")
+def client():
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0",
+                                       host="127.0.0.1")
+    with distributed.Client(cluster) as c:
+        yield c
+    cluster.close()
+
+
+@pytest.fixture(scope="module")
+def data():
+    return make_classification(n_samples=500, n_features=8, n_informative=6, n_redundant=0, n_classes=4,
+                               random_state=0)
+
+
+def assert_same(a: SVC, b: SVC, X) -> None:
+    for attr in ATTRIBUTES:
+        np.testing.assert_array_equal(getattr(a, attr), getattr(b, attr), err_msg=attr)
+    np.testing.assert_array_equal(a.decision_function(X), b.decision_function(X))
+
+
+@pytest.mark.parametrize(
+    "params, sparse, weighted",
+    [({}, False, False), ({"loss": "squared_hinge", "class_weight": "balanced"}, True, True),
+     ({"kernel": "precomputed"}, False, False)],
+)
+def test_pairs_on_the_cluster_give_the_in_process_model(client, data, params, sparse, weighted) -> None:
+    X, y = data
+    if params.get("kernel") == "precomputed":
+        X = X @ X.T
+    elif sparse:
+        X = sp.csr_matrix(X)
+    weights = np.random.default_rng(0).uniform(0.0, 2.0, len(y)) if weighted else None
+    local = SVC(**params).fit(X, y, sample_weight=weights)
+    remote = fit(SVC(**params), X, y, sample_weight=weights, client=client)
+    assert_same(local, remote, X)
+    assert not hasattr(remote, "__dict__") or "_fit_pairs" not in remote.__dict__
+
+
+def test_two_classes_fit_in_process_and_bad_estimators_are_refused(client, data) -> None:
+    X, y = data
+    binary = fit(SVC(), X[y < 2], y[y < 2], client=client)
+    assert_same(SVC().fit(X[y < 2], y[y < 2]), binary, X[y < 2])
+    with pytest.raises(TypeError, match="fwsvm.SVC"):
+        fit(object(), X, y, client=client)
+
+
+def test_a_worker_killed_mid_fit_gives_the_same_model(client, data) -> None:
+    X, y = data
+    X = np.repeat(X, 8, axis=0) + np.random.default_rng(1).normal(scale=0.01, size=(8 * len(X), X.shape[1]))
+    y = np.repeat(y, 8)
+    expected = SVC(C=10.0).fit(X, y)
+    pids = list(client.run(os.getpid).values())
+
+    def kill_one() -> None:
+        time.sleep(0.3)
+        os.kill(pids[0], signal.SIGKILL)
+
+    killer = threading.Thread(target=kill_one)
+    killer.start()
+    got = fit(SVC(C=10.0), X, y, client=client)
+    killer.join()
+    assert_same(expected, got, X)
+    client.wait_for_workers(2, timeout=60)
