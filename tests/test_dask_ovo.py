@@ -85,3 +85,12 @@ def test_a_worker_killed_mid_fit_gives_the_same_model(client, data) -> None:
     killer.join()
     assert_same(expected, got, X)
     client.wait_for_workers(2, timeout=60)
+
+
+def test_consecutive_fits_on_the_same_data(client, data) -> None:
+    # Regression: task keys derived from the data made the second fit reuse keys the scheduler
+    # was releasing ("lost dependencies").
+    X, y = data
+    first = fit(SVC(), X, y, client=client)
+    second = fit(SVC(), X, y, client=client)
+    assert_same(first, second, X)

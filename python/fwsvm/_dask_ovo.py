@@ -6,6 +6,7 @@ settings per pair, so the same arithmetic)."""
 from __future__ import annotations
 
 import types
+import uuid
 from typing import Any
 
 import numpy as np
@@ -52,13 +53,16 @@ def fit_pairs(estimator: SVC, X: Any, y_index: np.ndarray, n_classes: int, kwarg
     # One thread per task: the cluster's workers are the parallelism (results do not depend
     # on the thread count).
     task_kwargs.update(n_threads=1, verbose=0)
-    data_ref = client.scatter(data, broadcast=True)
-    weights_ref = None if weights is None else client.scatter(weights, broadcast=True)
+    # Fresh keys per fit (hash=False, a uuid in the task keys): a fit on the same data right
+    # after another must not reuse keys the scheduler is still releasing.
+    data_ref = client.scatter(data, broadcast=True, hash=False)
+    weights_ref = None if weights is None else client.scatter(weights, broadcast=True, hash=False)
+    tag = uuid.uuid4().hex
     # The largest pairs first: they dominate the wall time.
     order = sorted(range(len(pairs)), key=lambda p: -(len(members[pairs[p][0]]) + len(members[pairs[p][1]])))
     futures = {
         p: client.submit(_fit_pair, data_ref, members[pairs[p][0]], members[pairs[p][1]], weights_ref, gram,
-                         task_kwargs, key=f"fwsvm-ovo-pair-{pairs[p][0]}-{pairs[p][1]}-{id(data)}")
+                         task_kwargs, key=f"fwsvm-ovo-pair-{pairs[p][0]}-{pairs[p][1]}-{tag}")
         for p in order
     }
     results = client.gather([futures[p] for p in range(len(pairs))])
