@@ -245,3 +245,14 @@ def test_dcd_history_records_certified_gaps(binary) -> None:
     assert len(h["kind"]) > 3
     assert h["gap"][-1] / abs(h["objective"][-1]) <= 1e-8 < h["gap"][0] / abs(h["objective"][0])
     assert np.all(np.diff(h["iteration"]) >= 0)
+
+
+def test_linear_models_and_feature_maps_pickle(binary) -> None:
+    import pickle
+
+    X, y = binary
+    for est in (SGDSVC(random_state=0).fit(X, y), linear_svc(algorithm="dcd").fit(X, y)):
+        clone = pickle.loads(pickle.dumps(est))
+        np.testing.assert_array_equal(clone.decision_function(X), est.decision_function(X))
+    for est in (Nystroem(n_components=20, random_state=0).fit(X), RandomFourierFeatures(n_components=20, random_state=0).fit(X)):
+        np.testing.assert_array_equal(pickle.loads(pickle.dumps(est)).transform(X), est.transform(X))
