@@ -8,6 +8,11 @@
   or ``dask.dataframe`` block by block (``map_blocks`` / ``map_partitions``); the model is one
   node of the graph, sent to each worker once.
 
+- :class:`DistributedSVC` fits one binary squared-hinge SVC whose rows are sharded over the
+  workers (Dask actors), by distributed Frank-Wolfe: per round the driver sends the vertices
+  whose weight changed and receives a few scalars and candidates from every shard; it stops
+  on the same certified duality gap as :class:`fwsvm.SVC` (see :mod:`fwsvm._dfw`).
+
 A worker that dies mid-search is handled by Dask's scheduler: its tasks run again on another
 worker (up to the scheduler's ``allowed-failures``), and since every task is a deterministic
 function of its inputs the search completes with the same results; when the tasks keep failing,
@@ -201,20 +206,25 @@ class DistributedSVC(ClassifierMixin, BaseEstimator):
     stopping : {"gap", "absolute_gap"}, default="gap"
     max_iter : int, default=-1
         Maximum number of rounds (-1: no limit); a fit that stops on it warns.
-    block : int, default=16
-        Pairwise steps the driver may take per round on the candidates' working set. One step
-        per round is textbook pairwise Frank-Wolfe; more steps amortise the round's latency at
-        the cost of a kernel expansion over ``block``-many vertices on every worker.
-    n_candidates : int, default=None
-        Toward and away candidates each shard returns per round (None: ``block``).
+    block : int, default=100000
+        Most pairwise steps the driver takes per round on its working set (the support and
+        the candidates); it stops earlier when the working set's pairwise gap is a quarter
+        of the global duality gap. ``block=1`` is textbook pairwise Frank-Wolfe (one round
+        per step); more steps per round amortise its latency, and every worker then applies
+        the columns of all the vertices whose weight changed.
+    n_candidates : int, default=256
+        Toward candidates (rows of least gradient, with their feature vectors) each shard
+        returns per round.
     client : distributed.Client, default=None
         The cluster (None: the default client).
     n_shards : int, default=None
         Shards of rows (None: one per worker). A dask array's row chunks are grouped into
         contiguous shards; a NumPy array is split evenly.
-    cache_size : float, default=200
-        MB of kernel columns each shard keeps between rounds (the vertices of pairwise steps
-        recur; a miss costs one pass over the shard's rows).
+    cache_size : float, default=1000
+        MB of kernel columns each shard keeps between rounds (every round applies the
+        columns of the vertices that moved, mostly the same support; a miss costs a pass over
+        the shard's rows). Enough for the support's columns makes the rounds cheap: n_SV ·
+        rows per shard · 8 bytes.
     retries : int, default=1
         How many times a fit whose worker died is resumed on new shards, from the last
         iterate the driver holds (it keeps α and the support vectors); after that
@@ -246,11 +256,11 @@ class DistributedSVC(ClassifierMixin, BaseEstimator):
         tol: float = 1e-2,
         stopping: str = "gap",
         max_iter: int = -1,
-        block: int = 16,
-        n_candidates: int | None = None,
+        block: int = 100_000,
+        n_candidates: int = 256,
         client: Client | None = None,
         n_shards: int | None = None,
-        cache_size: float = 200.0,
+        cache_size: float = 1000.0,
         retries: int = 1,
     ) -> None:
         self.C = C
@@ -283,7 +293,7 @@ class DistributedSVC(ClassifierMixin, BaseEstimator):
             raise ValueError(f"tol must be positive, got {self.tol!r}")
         if int(self.block) < 1:
             raise ValueError(f"block must be at least 1, got {self.block!r}")
-        if self.n_candidates is not None and int(self.n_candidates) < 1:
+        if int(self.n_candidates) < 1:
             raise ValueError(f"n_candidates must be at least 1, got {self.n_candidates!r}")
         if int(self.retries) < 0:
             raise ValueError(f"retries must be non-negative, got {self.retries!r}")
@@ -343,7 +353,7 @@ class DistributedSVC(ClassifierMixin, BaseEstimator):
         gamma = self._resolve_gamma(X, is_dask)
         kernel_kw = dict(kernel=self.kernel, gamma=gamma, degree=int(self.degree), coef0=float(self.coef0))
         block = int(self.block)
-        n_cand = int(self.n_candidates) if self.n_candidates is not None else block
+        n_cand = int(self.n_candidates)
         max_rounds = int(self.max_iter) if int(self.max_iter) > 0 else np.iinfo(np.int64).max
         # The start: half the mass on the first row of each class.
         first = np.array([int(np.argmax(y_pm < 0)), int(np.argmax(y_pm > 0))])
