@@ -26,7 +26,7 @@ PARAMS = dict(C=10.0, gamma=0.5)
 
 @pytest.fixture(scope="module")
 def client():
-    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0",
                                        host="127.0.0.1")
     with distributed.Client(cluster) as c:
         yield c
@@ -37,7 +37,7 @@ def client():
 def doomed_client():
     """A cluster of three workers for the tests that kill one each (no test waits for a
     killed worker to come back: under load its restart took minutes)."""
-    cluster = distributed.LocalCluster(n_workers=3, threads_per_worker=1, processes=True, dashboard_address=None,
+    cluster = distributed.LocalCluster(n_workers=3, threads_per_worker=1, processes=True, dashboard_address=":0",
                                        host="127.0.0.1")
     with distributed.Client(cluster) as c:
         yield c
