@@ -10,6 +10,10 @@
 - :func:`predict` and :func:`decision_function` apply a fitted estimator to a ``dask.array``
   or ``dask.dataframe`` block by block (``map_blocks`` / ``map_partitions``); the model is one
   node of the graph, sent to each worker once.
+- :class:`DistributedSVC` fits one binary squared-hinge SVC whose rows are sharded over the
+  workers (Dask actors), by distributed Frank-Wolfe: per round the driver sends the vertices
+  whose weight changed and receives a few scalars and candidates from every shard; it stops
+  on the same certified duality gap as :class:`fwsvm.SVC` (see :mod:`fwsvm._dfw`).
 
 A worker that dies mid-search is handled by Dask's scheduler: its tasks run again on another
 worker (up to the scheduler's ``allowed-failures``), and since every task is a deterministic
@@ -20,9 +24,15 @@ cluster with ``distributed.Client("tcp://scheduler:8786")``.
 
 from __future__ import annotations
 
+import time
+import warnings
 from typing import Any
 
 import numpy as np
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils.validation import check_array, check_is_fitted
 
 try:
     import dask
@@ -34,10 +44,12 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
         "fwsvm.dask needs Dask: pip install 'fwsvm[dask]' (dask[array,dataframe] and distributed)"
     ) from exc
 
+from fwsvm import _core, _dfw
+from fwsvm._dfw import LostShardError
 from fwsvm.search import SVCSearch, score_fold
 from fwsvm.svm import SVC
 
-__all__ = ["DaskSVCSearch", "fit", "predict", "decision_function"]
+__all__ = ["DaskSVCSearch", "DistributedSVC", "LostShardError", "fit", "predict", "decision_function"]
 
 
 def _client(client: Client | None) -> Client:
@@ -195,3 +207,390 @@ def fit(estimator: SVC, X: Any, y: Any, sample_weight: Any = None, *, client: Cl
     from fwsvm import _dask_ovo
 
     return _dask_ovo.fit(estimator, X, y, sample_weight, _client(client))
+
+
+class DistributedSVC(ClassifierMixin, BaseEstimator):
+    """A binary squared-hinge SVC fitted by distributed Frank-Wolfe, rows sharded over Dask workers.
+
+    The model is :class:`fwsvm.SVC` with ``loss="squared_hinge"`` (the Core Vector Machine's
+    dual on the unit simplex, regularised bias): at the same ``C``, kernel and ``tol`` it
+    reaches the same certified optimum, and the fitted :attr:`model_` *is* such an SVC (save
+    it, predict with it in one process or with :func:`predict` over Dask collections).
+
+    Each shard of rows lives in a Dask actor on one worker with its slice of α and of the
+    gradient. A round sends the vertices whose weight changed (their feature vectors and
+    coefficients); every worker updates its slice with one native kernel expansion and returns
+    a few scalars and its best toward/away candidates; the driver computes the global duality
+    gap and takes up to ``block`` pairwise steps with exact line search on the candidates
+    (see :mod:`fwsvm._dfw` and the "Scaling out" guide). The fit stops when the relative
+    duality gap is at most ``tol``, certified after every shard recomputed its gradient from
+    the full support — the same certificate as :class:`fwsvm.SVC`.
+
+    Parameters
+    ----------
+    C : float, default=1.0
+        Penalty on the squared slacks (``SVC(loss="squared_hinge")``'s scale).
+    kernel : {"rbf", "linear", "poly", "sigmoid", "laplacian"}, default="rbf"
+    gamma : "scale", "auto" or float, default="scale"
+        As :class:`fwsvm.SVC` ("scale" computes the variance of X, on the cluster for dask input).
+    degree, coef0 : as :class:`fwsvm.SVC`.
+    tol : float, default=1e-2
+        The relative duality gap to reach (``stopping="absolute_gap"``: the gap).
+    stopping : {"gap", "absolute_gap"}, default="gap"
+    max_iter : int, default=-1
+        Maximum number of rounds (-1: no limit); a fit that stops on it warns.
+    block : int, default=100000
+        Most pairwise steps the driver takes per round on its working set (the support and
+        the candidates); it stops earlier when the working set's pairwise gap is a quarter
+        of the global duality gap. ``block=1`` is textbook pairwise Frank-Wolfe (one round
+        per step); more steps per round amortise its latency, and every worker then applies
+        the columns of all the vertices whose weight changed.
+    n_candidates : int, default=256
+        Toward candidates (rows of least gradient, with their feature vectors) each shard
+        returns per round.
+    client : distributed.Client, default=None
+        The cluster (None: the default client).
+    n_shards : int, default=None
+        Shards of rows (None: one per worker). A dask array's row chunks are grouped into
+        contiguous shards; a NumPy array is split evenly.
+    cache_size : float, default=1000
+        MB of kernel columns each shard keeps between rounds (every round applies the
+        columns of the vertices that moved, mostly the same support; a miss costs a pass over
+        the shard's rows). Enough for the support's columns makes the rounds cheap: n_SV ·
+        rows per shard · 8 bytes.
+    retries : int, default=1
+        How many times a fit whose worker died is resumed on new shards, from the last
+        iterate the driver holds (it keeps α and the support vectors); after that
+        :class:`LostShardError` is raised. No model is set by a failed fit.
+
+    Attributes
+    ----------
+    model_ : fwsvm.SVC
+        The fitted model as an in-process SVC (``loss="squared_hinge"``).
+    classes_, support_, support_vectors_, dual_coef_, intercept_, n_support_ :
+        As :class:`fwsvm.SVC` (``support_`` indexes the rows of the X given to fit).
+    convergence_ : dict
+        ``exit_reason``, ``gap``, ``relative_gap``, ``objective`` (−αᵀQα), ``quadratic``,
+        ``n_iter`` (pairwise steps), ``n_rounds``, ``resyncs``, ``retries``, ``seconds``.
+    rounds_ : dict of ndarray
+        Per-round measurements: ``wall`` (round trip), ``worker_max`` (slowest shard's
+        compute), ``kernel_max``, ``driver`` (the driver's own work), ``steps``,
+        ``n_vectors`` (vertices sent), ``rel_gap``.
+    """
+
+    def __init__(
+        self,
+        *,
+        C: float = 1.0,
+        kernel: str = "rbf",
+        gamma: str | float = "scale",
+        degree: int = 3,
+        coef0: float = 0.0,
+        tol: float = 1e-2,
+        stopping: str = "gap",
+        max_iter: int = -1,
+        block: int = 100_000,
+        n_candidates: int = 256,
+        client: Client | None = None,
+        n_shards: int | None = None,
+        cache_size: float = 1000.0,
+        retries: int = 1,
+    ) -> None:
+        self.C = C
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.tol = tol
+        self.stopping = stopping
+        self.max_iter = max_iter
+        self.block = block
+        self.n_candidates = n_candidates
+        self.client = client
+        self.n_shards = n_shards
+        self.cache_size = cache_size
+        self.retries = retries
+
+    # Seconds slept per round: the benchmarks' simulated network latency (not a user setting).
+    _round_delay: float = 0.0
+
+    def _check_params(self) -> None:
+        if not (np.isfinite(self.C) and self.C > 0):
+            raise ValueError(f"C must be positive and finite, got {self.C!r}")
+        if callable(self.kernel) or self.kernel not in _DFW_KERNELS:
+            raise ValueError(f"kernel must be one of {sorted(_DFW_KERNELS)} for DistributedSVC, got {self.kernel!r} "
+                             "(precomputed and callable kernels need the whole Gram matrix in one place)")
+        if self.stopping not in ("gap", "absolute_gap"):
+            raise ValueError(f"stopping must be 'gap' or 'absolute_gap', got {self.stopping!r}")
+        if not (self.tol > 0):
+            raise ValueError(f"tol must be positive, got {self.tol!r}")
+        if int(self.block) < 1:
+            raise ValueError(f"block must be at least 1, got {self.block!r}")
+        if int(self.n_candidates) < 1:
+            raise ValueError(f"n_candidates must be at least 1, got {self.n_candidates!r}")
+        if int(self.retries) < 0:
+            raise ValueError(f"retries must be non-negative, got {self.retries!r}")
+
+    def fit(self, X: Any, y: Any) -> DistributedSVC:
+        """Fit on a NumPy array or a dask array of rows (dense) and their two class labels.
+
+        Parameters
+        ----------
+        X : ndarray or dask.array.Array of shape (n_samples, n_features)
+            Training rows. A dask array stays on the cluster (its row chunks become the
+            shards); a NumPy array is split into ``n_shards`` parts and scattered.
+        y : array-like or dask.array.Array of shape (n_samples,)
+            Two class labels (the labels are gathered on the driver: one value per row).
+
+        Returns
+        -------
+        self : DistributedSVC
+
+        Raises
+        ------
+        ValueError
+            For more or fewer than two classes (fit multiclass problems with
+            :class:`fwsvm.SVC` or one :class:`DistributedSVC` per pair), sparse input or
+            mismatched lengths.
+        LostShardError
+            When workers die more often than ``retries`` allows.
+        """
+        self._check_params()
+        client = _client(self.client)
+        is_dask = isinstance(X, da.Array)
+        if isinstance(y, (da.Array, dd.Series)):
+            y = y.compute()
+        y = np.asarray(y)
+        if y.ndim != 1:
+            raise ValueError(f"y must be 1-dimensional, got shape {y.shape}")
+        if is_dask:
+            if X.ndim != 2:
+                raise ValueError(f"X must be 2-dimensional, got {X.ndim} dimensions")
+            if any(np.isnan(c) for c in X.chunks[0]):
+                raise ValueError("X has unknown chunk sizes: call X.compute_chunk_sizes() first")
+        else:
+            if sp.issparse(X):
+                raise ValueError("DistributedSVC needs dense X (sparse rows are not supported yet)")
+            X = check_array(X, dtype=np.float64, order="C")
+        n, d = X.shape
+        if n != len(y):
+            raise ValueError(f"X has {n} rows but y has {len(y)} labels")
+        classes, y_index = np.unique(y, return_inverse=True)
+        if len(classes) != 2:
+            raise ValueError(
+                f"DistributedSVC fits binary problems only; y has {len(classes)} class"
+                f"{'es' if len(classes) != 1 else ''}. Fit multiclass problems with fwsvm.SVC "
+                "(one-vs-one) or one DistributedSVC per pair of classes."
+            )
+        y_pm = np.where(y_index == 1, 1.0, -1.0)
+        gamma = self._resolve_gamma(X, is_dask)
+        kernel_kw = dict(kernel=self.kernel, gamma=gamma, degree=int(self.degree), coef0=float(self.coef0))
+        block = int(self.block)
+        n_cand = int(self.n_candidates)
+        max_rounds = int(self.max_iter) if int(self.max_iter) > 0 else np.iinfo(np.int64).max
+        # The start: half the mass on the first row of each class.
+        first = np.array([int(np.argmax(y_pm < 0)), int(np.argmax(y_pm > 0))])
+        start_rows = np.asarray(X[first].compute() if is_dask else X[first], dtype=np.float64)
+        start = (first, np.array([0.5, 0.5]), start_rows)
+        warm = None
+        attempt = 0
+        while True:
+            shards, actors, keep = self._make_shards(client, X, y_pm, kernel_kw, is_dask)
+            try:
+                result = _dfw.solve(
+                    shards, lambda requests, s=shards, f=actors: _call(s, f, requests), y_pm, start, C=float(self.C),
+                    kernel_kw=kernel_kw, tol=float(self.tol), stopping=self.stopping, max_rounds=max_rounds,
+                    block=block, n_candidates=n_cand, round_delay=self._round_delay, warm_alpha=warm,
+                )
+                break
+            except LostShardError as exc:
+                if attempt >= int(self.retries):
+                    raise LostShardError(
+                        f"{exc} — after {attempt} retr{'y' if attempt == 1 else 'ies'} (retries={self.retries}); "
+                        "no model was fitted. Check the workers (client.scheduler_info()) and fit again."
+                    ) from exc
+                attempt += 1
+                warm = getattr(exc, "iterate", None)
+                client.wait_for_workers(1, timeout=60)
+            finally:
+                del shards, actors
+                client.cancel(keep)
+        self._set_model(result, classes, y_pm, X.shape, gamma, attempt)
+        return self
+
+    def _resolve_gamma(self, X: Any, is_dask: bool) -> float:
+        if not isinstance(self.gamma, str):
+            return float(self.gamma)
+        if self.gamma == "auto":
+            return 1.0 / X.shape[1]
+        if self.gamma != "scale":
+            raise ValueError(f"gamma must be 'scale', 'auto' or a float, got {self.gamma!r}")
+        var = float(X.var().compute()) if is_dask else float(_core.data_variance(X))
+        return 1.0 / (X.shape[1] * var) if var != 0 else 1.0
+
+    def _make_shards(self, client: Client, X: Any, y_pm: np.ndarray, kernel_kw: dict[str, Any],
+                     is_dask: bool) -> tuple[list[Any], list[Any], list[Any]]:
+        """The shard actors (one per worker unless ``n_shards`` says otherwise), their futures,
+        and all the futures to release after the fit."""
+        workers = _live_workers(client)
+        if not workers:
+            raise RuntimeError("the Dask cluster has no workers")
+        n = X.shape[0]
+        n_shards = int(self.n_shards) if self.n_shards is not None else len(workers)
+        if n_shards < 1:
+            raise ValueError(f"n_shards must be at least 1, got {self.n_shards!r}")
+        n_shards = min(n_shards, n)
+        inv_c = 1.0 / float(self.C)
+        keep: list[Any] = []
+        futures = []
+        if is_dask:
+            if X.numblocks[1] != 1:
+                X = X.rechunk({1: -1})
+            bounds = np.concatenate([[0], np.cumsum(X.chunks[0])])
+            if X.numblocks[0] < n_shards:
+                sizes = np.diff(np.linspace(0, n, n_shards + 1).astype(int))
+                X = X.rechunk({0: tuple(int(s) for s in sizes)})
+                bounds = np.concatenate([[0], np.cumsum(X.chunks[0])])
+            blocks = client.compute(list(X.to_delayed().ravel()))
+            keep += blocks
+            # Contiguous groups of blocks, as equal in rows as the chunks allow.
+            cut = np.searchsorted(bounds, np.linspace(0, n, n_shards + 1), side="left")
+            cut[0], cut[-1] = 0, len(blocks)
+            for k in range(n_shards):
+                lo, hi = int(bounds[cut[k]]), int(bounds[cut[k + 1]])
+                if hi <= lo:
+                    continue
+                y_ref = client.scatter(y_pm[lo:hi], direct=True)
+                keep.append(y_ref)
+                futures.append(client.submit(_dfw.Shard, blocks[cut[k]:cut[k + 1]], y_ref, lo, kernel_kw, inv_c,
+                                             float(self.cache_size), actor=True, pure=False))
+        else:
+            bounds = np.linspace(0, n, n_shards + 1).astype(int)
+            for k in range(n_shards):
+                lo, hi = int(bounds[k]), int(bounds[k + 1])
+                w = workers[k % len(workers)]
+                x_ref, y_ref = client.scatter([X[lo:hi], y_pm[lo:hi]], workers=[w], direct=True)
+                keep += [x_ref, y_ref]
+                futures.append(client.submit(_dfw.Shard, x_ref, y_ref, lo, kernel_kw, inv_c, float(self.cache_size),
+                                             actor=True, pure=False, workers=[w]))
+        keep += futures
+        try:
+            shards = [f.result(timeout=_TIMEOUT) for f in futures]
+        except Exception as exc:  # a worker lost while the shards were created
+            client.cancel(keep)
+            raise LostShardError(f"could not create the shards of the distributed fit: {exc!r}") from exc
+        return shards, futures, keep
+
+    def _set_model(self, result: Any, classes: np.ndarray, y_pm: np.ndarray, shape: tuple[int, int],
+                   gamma: float, retries: int) -> None:
+        rho = result.rho
+        order = np.lexsort((result.support, y_pm[result.support] > 0))  # negative class first
+        support = result.support[order]
+        alpha = result.alpha[order]
+        ys = y_pm[support]
+        scale = 1.0 / rho if np.isfinite(rho) and rho > 0 else 1.0
+        model = SVC(C=float(self.C), loss="squared_hinge", kernel=self.kernel, gamma=self.gamma,
+                    degree=self.degree, coef0=self.coef0, tol=float(self.tol), stopping=self.stopping)
+        model.classes_ = classes
+        model._gamma = gamma
+        model.support_ = support.astype(np.int32)
+        model.support_vectors_ = np.ascontiguousarray(result.vectors[order])
+        model.dual_coef_ = (ys * alpha * scale).reshape(1, -1)
+        model.intercept_ = np.array([float(np.sum(ys * alpha)) * scale])
+        model.n_support_ = np.array([int(np.sum(ys < 0)), int(np.sum(ys > 0))], dtype=np.int32)
+        model._alpha = alpha
+        model._warm_weights = None
+        model.n_iter_ = np.array([result.n_steps], dtype=np.int64)
+        model.history_ = None
+        model.n_features_in_ = shape[1]
+        model.shape_fit_ = shape
+        model.fit_status_ = int(not result.converged)
+        model.probA_, model.probB_ = np.empty(0), np.empty(0)
+        model.convergence_ = {
+            "exit_reason": "converged" if result.converged else "max_iterations",
+            "gap": result.gap,
+            "relative_gap": result.relative_gap,
+            "objective": -rho,
+            "quadratic": rho,
+            "n_iter": result.n_steps,
+            "n_rounds": result.n_rounds,
+            "n_active": len(support),
+            "resyncs": result.resyncs,
+            "retries": retries,
+            "seconds": result.seconds,
+            "tol": float(self.tol),
+            "loss": "squared_hinge",
+        }
+        if not result.converged:
+            warnings.warn(
+                f"DistributedSVC stopped after max_iter={self.max_iter} rounds with relative duality gap "
+                f"{result.relative_gap:.3g}, before meeting tol={self.tol}. Consider increasing max_iter.",
+                ConvergenceWarning, stacklevel=3)
+        self.model_ = model
+        for name in ("classes_", "support_", "support_vectors_", "dual_coef_", "intercept_", "n_support_",
+                     "n_iter_", "n_features_in_", "fit_status_", "convergence_"):
+            setattr(self, name, getattr(model, name))
+        self.rounds_ = result.rounds
+
+    def decision_function(self, X: Any) -> np.ndarray:
+        """Signed decision values of in-memory rows (positive: ``classes_[1]``); for dask
+        collections use :func:`fwsvm.dask.decision_function`."""
+        check_is_fitted(self)
+        return self.model_.decision_function(X)
+
+    def predict(self, X: Any) -> np.ndarray:
+        """Class labels of in-memory rows; for dask collections use :func:`fwsvm.dask.predict`."""
+        check_is_fitted(self)
+        return self.model_.predict(X)
+
+
+_DFW_KERNELS = frozenset({"rbf", "linear", "poly", "sigmoid", "laplacian"})
+# Seconds to wait for one round's answers before the fit is declared lost (a healthy round
+# takes milliseconds to seconds; a dead worker's actor may never answer).
+_TIMEOUT = 300.0
+_POLL = 0.25  # seconds between checks that the shards' workers are alive
+
+
+def _live_workers(client: Client) -> list[str]:
+    """The workers the scheduler knows now (``client.scheduler_info()`` may be seconds old and
+    still list a worker that died)."""
+    return sorted(client.run_on_scheduler(_scheduler_workers))
+
+
+def _scheduler_workers(dask_scheduler: Any) -> list[str]:
+    return list(dask_scheduler.workers)
+
+
+def _call(shards: list[Any], futures: list[Any], requests: list[tuple[Any, ...]]) -> list[dict[str, Any]]:
+    """One round: request k to shard k, all at once; the answers in shard order.
+
+    An actor's call on a worker that died never answers, so the answers are awaited in short
+    slices between which the shards' futures are checked: a shard whose worker was lost is no
+    longer ``finished`` (the scheduler forgets or recomputes it). Any failure — a lost shard,
+    a closed connection, no answer within ``_TIMEOUT`` — becomes a :class:`LostShardError`
+    naming the shard."""
+    k = 0
+    try:
+        pending = []
+        for k, (shard, request) in enumerate(zip(shards, requests)):
+            pending.append(shard.round(*request))
+        answers = []
+        deadline = time.monotonic() + _TIMEOUT
+        for k, p in enumerate(pending):
+            while True:
+                try:
+                    answers.append(p.result(timeout=_POLL))
+                    break
+                except TimeoutError:
+                    lost = [j for j, f in enumerate(futures) if f.status != "finished"]
+                    if lost:
+                        k = lost[0]
+                        raise RuntimeError(f"its actor is {futures[k].status}") from None
+                    if time.monotonic() > deadline:
+                        raise
+        return answers
+    except Exception as exc:
+        raise LostShardError(
+            f"shard {k} of the distributed fit was lost (its worker died or did not answer): "
+            f"{type(exc).__name__}: {exc}"
+        ) from exc
