@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import os
 import signal
-import threading
 import time
 import warnings
+from collections.abc import Callable
 
 import numpy as np
 import pytest
@@ -120,19 +120,19 @@ def test_max_iter_warns_and_is_not_converged(client, data) -> None:
     assert model.fit_status_ == 1
 
 
-def _kill_one_worker_soon(client, delay: float) -> tuple[threading.Thread, dict[str, float]]:
+def _killer(client) -> tuple[Callable[[int], None], dict[str, float]]:
+    """A round hook that SIGKILLs one worker before round 2 is sent: the shards exist and the
+    fit is under way, whatever the machine's load."""
     worker = sorted(client.scheduler_info()["workers"])[0]
     pid = client.run(os.getpid, workers=[worker])[worker]
     killed: dict[str, float] = {}
 
-    def kill() -> None:
-        time.sleep(delay)
-        os.kill(pid, signal.SIGKILL)
-        killed["at"] = time.perf_counter()
+    def on_round(n: int) -> None:
+        if n == 2 and not killed:
+            os.kill(pid, signal.SIGKILL)
+            killed["at"] = time.perf_counter()
 
-    thread = threading.Thread(target=kill)
-    thread.start()
-    return thread, killed
+    return on_round, killed
 
 
 @pytest.mark.parametrize("retries", [1, 0])
@@ -143,20 +143,17 @@ def test_a_worker_killed_mid_fit(doomed_client, data, retries) -> None:
     ref = SVC(loss="squared_hinge", tol=tol, **PARAMS).fit(X, y)
     assert len(client.scheduler_info()["workers"]) >= 2
     model = DistributedSVC(tol=tol, block=20, n_candidates=16, retries=retries, client=client, **PARAMS)
-    model._round_delay = 0.02  # slower rounds: the fit is still running when the worker dies
-    killer, killed = _kill_one_worker_soon(client, 1.0)
-    try:
-        if retries:
-            with warnings.catch_warnings():
-                warnings.simplefilter("error")  # no unconverged model
-                model.fit(X, y)
-            finished = time.perf_counter()
-            assert killed["at"] < finished  # the worker died while the fit ran
-            assert model.convergence_["retries"] == 1
-            assert_same_optimum(model, ref, X, tol)
-        else:
-            with pytest.raises(LostShardError, match="shard .* was lost .* no model was fitted"):
-                model.fit(X, y)
-            assert not hasattr(model, "model_")
-    finally:
-        killer.join()
+    model._on_round, killed = _killer(client)
+    if retries:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # no unconverged model
+            model.fit(X, y)
+        finished = time.perf_counter()
+        assert killed["at"] < finished  # the worker died while the fit ran
+        assert model.convergence_["retries"] == 1
+        assert_same_optimum(model, ref, X, tol)
+    else:
+        with pytest.raises(LostShardError, match="shard .* was lost .* no model was fitted"):
+            model.fit(X, y)
+        assert not hasattr(model, "model_")
+    assert killed

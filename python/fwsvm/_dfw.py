@@ -276,6 +276,7 @@ def solve(
     n_candidates: int,
     round_delay: float = 0.0,
     warm_alpha: dict[int, tuple[float, np.ndarray]] | None = None,
+    on_round: Callable[[int], None] | None = None,
 ) -> Result:
     """Run the distributed Frank-Wolfe rounds until the certificate holds.
 
@@ -284,7 +285,8 @@ def solve(
     returns their answers (raising :class:`LostShardError` when one is lost). ``y``: all labels
     (±1). ``start``: (global indices, α, feature vectors) of the initial iterate, or ignored
     when ``warm_alpha`` (global index → (α, vector)) is given. ``round_delay``: seconds slept
-    per round (to simulate a slower network in the benchmarks)."""
+    per round (to simulate a slower network in the benchmarks). ``on_round(n)``: called before
+    round n is sent (tests use it to lose a worker at a known point)."""
     t_start = time.perf_counter()
     inv_c = 1.0 / C
     weights: dict[int, float] = {}
@@ -314,6 +316,8 @@ def solve(
         t0 = time.perf_counter()
         if round_delay > 0:
             time.sleep(round_delay)
+        if on_round is not None:
+            on_round(n_rounds)
         try:
             answers = call([request] * len(shards))
         except LostShardError as exc:

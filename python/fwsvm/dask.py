@@ -313,6 +313,8 @@ class DistributedSVC(ClassifierMixin, BaseEstimator):
 
     # Seconds slept per round: the benchmarks' simulated network latency (not a user setting).
     _round_delay: float = 0.0
+    #: Called with the round number before each round is sent (tests: lose a worker mid-fit).
+    _on_round: Any = None
 
     def _check_params(self) -> None:
         if not (np.isfinite(self.C) and self.C > 0):
@@ -395,12 +397,24 @@ class DistributedSVC(ClassifierMixin, BaseEstimator):
         warm = None
         attempt = 0
         while True:
-            shards, actors, keep = self._make_shards(client, X, y_pm, kernel_kw, is_dask)
+            try:
+                shards, actors, keep = self._make_shards(client, X, y_pm, kernel_kw, is_dask)
+            except LostShardError as exc:
+                # A worker lost while the shards were created: the same retry policy.
+                if attempt >= int(self.retries):
+                    raise LostShardError(
+                        f"{exc} — after {attempt} retr{'y' if attempt == 1 else 'ies'} (retries={self.retries}); "
+                        "no model was fitted. Check the workers (client.scheduler_info()) and fit again."
+                    ) from exc
+                attempt += 1
+                client.wait_for_workers(1, timeout=60)
+                continue
             try:
                 result = _dfw.solve(
                     shards, lambda requests, s=shards, f=actors: _call(s, f, requests), y_pm, start, C=float(self.C),
                     kernel_kw=kernel_kw, tol=float(self.tol), stopping=self.stopping, max_rounds=max_rounds,
                     block=block, n_candidates=n_cand, round_delay=self._round_delay, warm_alpha=warm,
+                    on_round=self._on_round,
                 )
                 break
             except LostShardError as exc:
