@@ -33,19 +33,77 @@ pub fn with_threads<T: Send>(n_threads: Option<usize>, f: impl FnOnce() -> T + S
     .map(|n| n.min(MAX_THREADS_PER_CORE * available_cores()));
     #[cfg(feature = "parallel")]
     {
-        let mut builder = rayon::ThreadPoolBuilder::new();
-        if let Some(n) = n {
-            builder = builder.num_threads(n);
-        }
-        let pool = builder
-            .build()
-            .map_err(|e| FwsvmError::ThreadPool(e.to_string()))?;
-        Ok(pool.install(f))
+        let lent = pools::take(n)?;
+        Ok(lent.pool().install(f))
     }
     #[cfg(not(feature = "parallel"))]
     {
         let _ = n;
         Ok(f())
+    }
+}
+
+/// Idle rayon pools kept for reuse: building one costs 0.4–3 ms (thread start-up), which a
+/// prediction on a few rows or a small fit would pay on every call. A pool is lent to one
+/// [`with_threads`] call at a time, so concurrent calls (folds fitted from Python threads)
+/// still get pools of their own and run in parallel.
+#[cfg(feature = "parallel")]
+mod pools {
+    use std::sync::Mutex;
+
+    use crate::error::{FwsvmError, Result};
+
+    /// At most this many idle pools are kept; more are dropped when returned.
+    const MAX_IDLE: usize = 8;
+
+    static IDLE: Mutex<Vec<(Option<usize>, rayon::ThreadPool)>> = Mutex::new(Vec::new());
+
+    /// A pool lent by [`take`], returned to the idle list when dropped (also on a panic).
+    pub(super) struct Lent {
+        threads: Option<usize>,
+        pool: Option<rayon::ThreadPool>,
+    }
+
+    impl Lent {
+        pub(super) fn pool(&self) -> &rayon::ThreadPool {
+            self.pool
+                .as_ref()
+                .expect("a lent pool is present until dropped")
+        }
+    }
+
+    impl Drop for Lent {
+        fn drop(&mut self) {
+            if let (Some(pool), Ok(mut idle)) = (self.pool.take(), IDLE.lock())
+                && idle.len() < MAX_IDLE
+            {
+                idle.push((self.threads, pool));
+            }
+        }
+    }
+
+    /// An idle pool of `threads` threads (`None`: rayon's default), or a new one.
+    pub(super) fn take(threads: Option<usize>) -> Result<Lent> {
+        let reused = IDLE.lock().ok().and_then(|mut idle| {
+            let k = idle.iter().position(|(t, _)| *t == threads)?;
+            Some(idle.swap_remove(k).1)
+        });
+        let pool = match reused {
+            Some(pool) => pool,
+            None => {
+                let mut builder = rayon::ThreadPoolBuilder::new();
+                if let Some(n) = threads {
+                    builder = builder.num_threads(n);
+                }
+                builder
+                    .build()
+                    .map_err(|e| FwsvmError::ThreadPool(e.to_string()))?
+            }
+        };
+        Ok(Lent {
+            threads,
+            pool: Some(pool),
+        })
     }
 }
 
@@ -155,4 +213,36 @@ pub fn map_ranges<R: Send>(
         .iter()
         .map(|&lo| f(lo, (lo + chunk).min(n)))
         .collect()
+}
+
+#[cfg(all(test, feature = "parallel"))]
+mod pool_tests {
+    use super::with_threads;
+    use std::sync::mpsc;
+    use std::time::Duration;
+
+    /// Two concurrent one-thread calls must run at the same time (each inside its own pool):
+    /// each waits inside its pool for the other to arrive.
+    #[test]
+    fn concurrent_calls_get_pools_of_their_own() {
+        let (to_b, from_a) = mpsc::channel::<()>();
+        let (to_a, from_b) = mpsc::channel::<()>();
+        let a = std::thread::spawn(move || {
+            with_threads(Some(1), move || {
+                to_b.send(()).unwrap();
+                from_b.recv_timeout(Duration::from_secs(20)).is_ok()
+            })
+            .unwrap()
+        });
+        let b = std::thread::spawn(move || {
+            with_threads(Some(1), move || {
+                to_a.send(()).unwrap();
+                from_a.recv_timeout(Duration::from_secs(20)).is_ok()
+            })
+            .unwrap()
+        });
+        assert!(a.join().unwrap() && b.join().unwrap());
+        // And the pools are reusable afterwards.
+        assert_eq!(with_threads(Some(1), || 7).unwrap(), 7);
+    }
 }
