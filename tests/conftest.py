@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 from pathlib import Path
 
@@ -29,3 +30,16 @@ def load_libsvm_dense(name: str, n_features: int | None = None) -> tuple[np.ndar
 @pytest.fixture
 def rng() -> np.random.Generator:
     return np.random.default_rng(0)
+
+
+@contextlib.contextmanager
+def dask_client(n_workers: int = 2):
+    """A ``distributed.Client`` on a LocalCluster of ``n_workers`` one-thread worker processes on
+    loopback, started by the test (any free dashboard port), closed afterwards."""
+    import distributed
+
+    cluster = distributed.LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True,
+                                       dashboard_address=":0", host="127.0.0.1")
+    with distributed.Client(cluster) as client:
+        yield client
+    cluster.close()

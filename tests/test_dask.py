@@ -17,6 +17,7 @@ distributed = pytest.importorskip("distributed", reason="fwsvm.dask needs dask a
 da = pytest.importorskip("dask.array")
 dd = pytest.importorskip("dask.dataframe")
 
+from conftest import dask_client  # noqa: E402
 from fwsvm import SVC, SVCSearch  # noqa: E402
 from fwsvm.dask import DaskSVCSearch, decision_function, predict  # noqa: E402
 
@@ -26,11 +27,8 @@ GAMMAS = [0.02, 0.1, 0.5]
 
 @pytest.fixture(scope="module")
 def client():
-    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
-                                       host="127.0.0.1")
-    with distributed.Client(cluster) as c:
+    with dask_client(2) as c:
         yield c
-    cluster.close()
 
 
 def test_core_package_does_not_import_dask() -> None:

@@ -18,6 +18,7 @@ from sklearn.datasets import make_classification
 distributed = pytest.importorskip("distributed", reason="fwsvm.dask needs dask and distributed (pip install fwsvm[dask])")
 da = pytest.importorskip("dask.array")
 
+from conftest import dask_client  # noqa: E402
 from fwsvm import SVC  # noqa: E402
 from fwsvm.dask import DistributedSVC, LostShardError  # noqa: E402
 
@@ -26,22 +27,16 @@ PARAMS = dict(C=10.0, gamma=0.5)
 
 @pytest.fixture(scope="module")
 def client():
-    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0",
-                                       host="127.0.0.1")
-    with distributed.Client(cluster) as c:
+    with dask_client(2) as c:
         yield c
-    cluster.close()
 
 
 @pytest.fixture(scope="module")
 def doomed_client():
     """A cluster of three workers for the tests that kill one each (no test waits for a
     killed worker to come back: under load its restart took minutes)."""
-    cluster = distributed.LocalCluster(n_workers=3, threads_per_worker=1, processes=True, dashboard_address=":0",
-                                       host="127.0.0.1")
-    with distributed.Client(cluster) as c:
+    with dask_client(3) as c:
         yield c
-    cluster.close()
 
 
 @pytest.fixture(scope="module")

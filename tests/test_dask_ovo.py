@@ -15,6 +15,7 @@ from sklearn.datasets import make_classification
 
 distributed = pytest.importorskip("distributed", reason="fwsvm.dask needs dask and distributed (pip install fwsvm[dask])")
 
+from conftest import dask_client  # noqa: E402
 from fwsvm import SVC  # noqa: E402
 from fwsvm.dask import fit  # noqa: E402
 
@@ -23,11 +24,8 @@ ATTRIBUTES = ("classes_", "support_", "dual_coef_", "intercept_", "n_support_", 
 
 @pytest.fixture(scope="module")
 def client():
-    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0",
-                                       host="127.0.0.1")
-    with distributed.Client(cluster) as c:
+    with dask_client(2) as c:
         yield c
-    cluster.close()
 
 
 @pytest.fixture(scope="module")

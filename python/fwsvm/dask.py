@@ -401,11 +401,7 @@ class DistributedSVC(ClassifierMixin, BaseEstimator):
                 shards, actors, keep = self._make_shards(client, X, y_pm, kernel_kw, is_dask)
             except LostShardError as exc:
                 # A worker lost while the shards were created: the same retry policy.
-                if attempt >= int(self.retries):
-                    raise LostShardError(
-                        f"{exc} — after {attempt} retr{'y' if attempt == 1 else 'ies'} (retries={self.retries}); "
-                        "no model was fitted. Check the workers (client.scheduler_info()) and fit again."
-                    ) from exc
+                self._check_retry(exc, attempt)
                 attempt += 1
                 client.wait_for_workers(1, timeout=60)
                 continue
@@ -418,11 +414,7 @@ class DistributedSVC(ClassifierMixin, BaseEstimator):
                 )
                 break
             except LostShardError as exc:
-                if attempt >= int(self.retries):
-                    raise LostShardError(
-                        f"{exc} — after {attempt} retr{'y' if attempt == 1 else 'ies'} (retries={self.retries}); "
-                        "no model was fitted. Check the workers (client.scheduler_info()) and fit again."
-                    ) from exc
+                self._check_retry(exc, attempt)
                 attempt += 1
                 warm = getattr(exc, "iterate", None)
                 client.wait_for_workers(1, timeout=60)
@@ -441,6 +433,14 @@ class DistributedSVC(ClassifierMixin, BaseEstimator):
             raise ValueError(f"gamma must be 'scale', 'auto' or a float, got {self.gamma!r}")
         var = float(X.var().compute()) if is_dask else float(_core.data_variance(X))
         return 1.0 / (X.shape[1] * var) if var != 0 else 1.0
+
+    def _check_retry(self, exc: LostShardError, attempt: int) -> None:
+        """Raises the final LostShardError when ``attempt`` retries are all ``retries`` allows."""
+        if attempt >= int(self.retries):
+            raise LostShardError(
+                f"{exc} — after {attempt} retr{'y' if attempt == 1 else 'ies'} (retries={self.retries}); "
+                "no model was fitted. Check the workers (client.scheduler_info()) and fit again."
+            ) from exc
 
     def _make_shards(self, client: Client, X: Any, y_pm: np.ndarray, kernel_kw: dict[str, Any],
                      is_dask: bool) -> tuple[list[Any], list[Any], list[Any]]:
