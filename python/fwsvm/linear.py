@@ -29,7 +29,7 @@ class SGDSVC(LinearClassifierMixin, BaseEstimator):
 
     ℓ the hinge max(0, 1 − t) (LIBSVM's, LinearSVC's ``loss="hinge"`` and the same ``C``) or the
     squared hinge. Each epoch shuffles the rows and takes one step per batch of ``batch_size``
-    rows along the stochastic subgradient ĝ = [w; 0] − (N C/|J|) Σ_{j∈J} s_j (−ℓ′) [y_j x_j; y_j]
+    rows J along the stochastic subgradient ``ĝ = [w; 0] − (N C/|J|) Σ_{j∈J} s_j (−ℓ′) [y_j x_j; y_j]``
     (004 (5.7)); a step costs O(nnz of the batch), whatever the number of features, so it suits
     large sparse data. More than two classes are fitted one-vs-rest, one problem per class
     (in parallel threads with ``n_jobs``).
