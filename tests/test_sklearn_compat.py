@@ -19,10 +19,6 @@ EXPECTED_FAILURES = {
 # Some checks cap max_iter (check_class_weight_classifiers: 1000 steps on a problem whose class
 # weights differ by 10^7); stopping there is correct behaviour and warns, which is not a failure.
 SGD_FAILURES = {
-    # A stochastic method: repeated rows change the shuffles, so the models agree in
-    # distribution, not to rtol 1e-7.
-    "check_sample_weight_equivalence_on_dense_data": "stochastic: equal in distribution only",
-    "check_sample_weight_equivalence_on_sparse_data": "stochastic: equal in distribution only",
     # Class weights 1000 vs 0.0001 on noisy blobs: per-sample penalties 10^7 apart make the
     # subgradient steps ill-conditioned; 200 epochs at the best η₀ reach 92% of class 0, not 87% in
     # the check's budget (SVC with the same weights passes: an exact solver).
