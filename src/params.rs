@@ -574,10 +574,9 @@ impl SvcValidParams {
             }
             None => &params.solver,
         };
-        let kernel = KernelMatrix::new(params.kernel, x_used);
         if params.loss == Loss::Hinge {
             // f = Σ y α k + b as solved: no rescaling.
-            let problem = BoxProblem::hinge_svc(kernel, y_pm, c)?;
+            let problem = BoxProblem::hinge_svc(KernelMatrix::new(params.kernel, x_used), y_pm, c)?;
             let solution = solve_box(&problem, solver, monitor)?;
             let bias = solution.bias;
             return Ok(BinaryFit::from_alpha(
@@ -589,10 +588,13 @@ impl SvcValidParams {
                 solution.history,
             ));
         }
+        // The linear path reads the rows directly: no kernel matrix (its norms, bit tables or
+        // feature-major copy) is built for it.
         let solution = if solver.algorithm == Algorithm::Dcd {
             crate::solver::solve_linear(x_used, y_pm, c, solver, monitor)?
         } else {
-            let problem = SimplexProblem::l2_svc(kernel, y_pm, c)?;
+            let problem =
+                SimplexProblem::l2_svc(KernelMatrix::new(params.kernel, x_used), y_pm, c)?;
             solve(&problem, solver, monitor)?
         };
         let quadratic = solution.stats.quadratic;

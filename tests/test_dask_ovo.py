@@ -55,7 +55,7 @@ def test_pairs_on_the_cluster_give_the_in_process_model(client, data, params, sp
     local = SVC(**params).fit(X, y, sample_weight=weights)
     remote = fit(SVC(**params), X, y, sample_weight=weights, client=client)
     assert_same(local, remote, X)
-    assert not hasattr(remote, "__dict__") or "_fit_pairs" not in remote.__dict__
+    assert "_fit_pairs" not in vars(remote)  # the temporary hook is gone
 
 
 def test_two_classes_fit_in_process_and_bad_estimators_are_refused(client, data) -> None:

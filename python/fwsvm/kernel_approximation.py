@@ -30,9 +30,8 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from fwsvm import _core
 from fwsvm._native import features_arg, n_threads
-from fwsvm.svm import resolve_gamma
+from fwsvm.svm import _KERNELS, resolve_gamma
 
-_KERNELS = ("rbf", "laplacian", "linear", "poly", "sigmoid")
 
 
 class Nystroem(TransformerMixin, BaseEstimator):

@@ -3,21 +3,22 @@
 
 from __future__ import annotations
 
+import warnings
 from concurrent.futures import ThreadPoolExecutor
 from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
 from sklearn.base import BaseEstimator
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model._base import LinearClassifierMixin
-from sklearn.utils import compute_class_weight
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import _check_sample_weight, validate_data
+from sklearn.utils.validation import validate_data
 
 from fwsvm import _core
 from fwsvm._native import features_arg, n_threads, run_interruptible
-from fwsvm.svm import _seed, _verbosity
+from fwsvm.svm import _seed, _verbosity, fit_weights
 
 
 class SGDSVC(LinearClassifierMixin, BaseEstimator):
@@ -190,19 +191,16 @@ class SGDSVC(LinearClassifierMixin, BaseEstimator):
             raise ValueError(
                 f"The number of classes has to be greater than one; got {len(classes)} class"
             )
-        weights = np.ones(X.shape[0])
-        if sample_weight is not None:
-            weights = _check_sample_weight(sample_weight, X, dtype=np.float64)
-            if np.any(weights < 0):
-                raise ValueError("sample_weight must be non-negative")
-        if self.class_weight is not None:
-            weights = weights * compute_class_weight(self.class_weight, classes=classes, y=y)[y_index]
+        _, weights = fit_weights(sample_weight, X, self.class_weight, classes, y, y_index)
+        if weights is None:
+            weights = np.ones(X.shape[0])
         X_core = features_arg(X)
         seed = _seed(self.random_state)
         problems = [1] if len(classes) == 2 else list(range(len(classes)))
+        # n_jobs threads: the one-vs-rest problems side by side, the rest to each one's passes.
         threads = n_threads(self.n_jobs)
-        parallel = max(1, min(len(problems), threads or 1)) if self.n_jobs is not None else 1
-        inner_threads = max(1, (threads or 1) // parallel) if threads else None
+        parallel = 1 if threads is None else min(len(problems), threads)
+        inner_threads = None if threads is None else max(1, threads // parallel)
 
         def fit_one(k: int) -> dict[str, Any]:
             labels = np.where(y_index == k, 1.0, -1.0)
@@ -242,10 +240,6 @@ class SGDSVC(LinearClassifierMixin, BaseEstimator):
         self.converged_ = np.array([f["converged"] for f in fits])
         self.eta0_ = np.array([f["eta0"] for f in fits])
         if not self.converged_.all():
-            import warnings
-
-            from sklearn.exceptions import ConvergenceWarning
-
             warnings.warn(
                 f"SGD ran max_epochs={self.max_epochs} epochs without meeting the stopping rule "
                 f"(tol={self.tol}); raise max_epochs or tol.",

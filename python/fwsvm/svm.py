@@ -72,6 +72,21 @@ def _warn_no_progress(reasons: Any, relative_gaps: Any, tol: float, stacklevel: 
         )
 
 
+def fit_weights(sample_weight: Any, X: Any, class_weight: Any, classes: np.ndarray, y: np.ndarray,
+                y_index: np.ndarray) -> tuple[np.ndarray | None, np.ndarray | None]:
+    """(the caller's ``sample_weight``, checked; it times ``class_weight`` per sample): each
+    None when there is nothing to weight."""
+    user = None
+    if sample_weight is not None:
+        user = _check_sample_weight(sample_weight, X, dtype=np.float64)
+        if np.any(user < 0):
+            raise ValueError("sample_weight must be non-negative")
+    if class_weight is None:
+        return user, user
+    per_sample = compute_class_weight(class_weight, classes=classes, y=y)[y_index]
+    return user, per_sample if user is None else user * per_sample
+
+
 def resolve_gamma(gamma: Any, X: Any) -> float:
     """γ for ``gamma="scale"`` (1/(n_features · X.var())), ``"auto"`` (1/n_features) or a number."""
     if isinstance(gamma, str):
@@ -468,15 +483,8 @@ class SVC(PersistenceMixin, ClassifierMixin, BaseEstimator):
             raise ValueError(
                 f"The number of classes has to be greater than one; got {len(classes)} class"
             )
-        weights = None
-        if sample_weight is not None:
-            weights = _check_sample_weight(sample_weight, X, dtype=np.float64)
-            if np.any(weights < 0):
-                raise ValueError("sample_weight must be non-negative")
-        user_weights = weights  # the cross-validation fits of probability=True apply class_weight again
-        if self.class_weight is not None:
-            cw = compute_class_weight(self.class_weight, classes=classes, y=y)
-            weights = cw[y_index] if weights is None else weights * cw[y_index]
+        # The cross-validation fits of probability=True apply class_weight again to user_weights.
+        user_weights, weights = fit_weights(sample_weight, X, self.class_weight, classes, y, y_index)
         self._gamma = 0.0 if _uses_gram(self) else self._resolve_gamma(X)
         hinge = self.loss == "hinge"
         tol = self._effective_tol()

@@ -2,7 +2,7 @@
 //! coordinate descent, SGD) need from the data, O(nnz of the row) per call for sparse rows.
 
 use super::Features;
-use crate::kernel::dot::{dense_dot, sparse_dense_dot};
+use crate::kernel::dot::{dense_dot, sparse_dense_dot, sq_norm};
 
 impl Features<'_> {
     /// ⟨x_i, w⟩ with `w` at least `n_cols` long (longer entries are ignored).
@@ -42,8 +42,8 @@ impl Features<'_> {
     #[inline]
     pub(crate) fn row_sq_norm(&self, i: usize) -> f64 {
         match self {
-            Features::Dense(d) => crate::kernel::dot::sq_norm(d.row(i)),
-            Features::Sparse(s) => s.row(i).1.iter().map(|v| v * v).sum(),
+            Features::Dense(d) => sq_norm(d.row(i)),
+            Features::Sparse(s) => sq_norm(s.row(i).1),
         }
     }
 }
