@@ -843,16 +843,30 @@ fn best_partner<T: Copy + Into<f64>>(
         let end = (start + BLOCK).min(n);
         let mut num = [-1.0f64; LANES];
         let mut den = [1.0f64; LANES];
-        let full = start + (end - start) / LANES * LANES;
-        for t0 in (start..full).step_by(LANES) {
+        // Equal-length slices cut into exact lanes: no bounds checks, so the lane loop
+        // vectorises (indexing the whole arrays kept it scalar: 52% of an a9a fit at C = 32).
+        let (cb, vb, lb, db) = (
+            &col[start..end],
+            &v[start..end],
+            &low[start..end],
+            &diag[start..end],
+        );
+        let lanes = cb
+            .chunks_exact(LANES)
+            .zip(vb.chunks_exact(LANES))
+            .zip(lb.chunks_exact(LANES).zip(db.chunks_exact(LANES)));
+        for ((c8, v8), (l8, d8)) in lanes {
             for l in 0..LANES {
-                let (g, a) = gain(t0 + l);
+                let b = gmax - (v8[l] + l8[l]);
+                let a = kii + d8[l] - 2.0 * c8[l].into();
+                let a = if a > 0.0 { a } else { TAU };
+                let g = if b > 0.0 { b * b } else { -1.0 };
                 let wins = g * den[l] > num[l] * a;
                 num[l] = if wins { g } else { num[l] };
                 den[l] = if wins { a } else { den[l] };
             }
         }
-        for t in full..end {
+        for t in start + (end - start) / LANES * LANES..end {
             let (g, a) = gain(t);
             if g * den[0] > num[0] * a {
                 (num[0], den[0]) = (g, a);

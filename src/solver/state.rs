@@ -16,6 +16,9 @@ pub(crate) struct State {
     /// G = Qα (so ∇g = b − 2G).
     pub grad_q: Vec<f64>,
     pub active: Vec<usize>,
+    /// The same coordinates in ascending order: loops that gather per-coordinate data at the
+    /// coreset's rows (the pairwise partner search) stream through memory in this order.
+    pub sorted: Vec<usize>,
     position: Vec<u32>,
     /// bᵀα.
     pub lin: f64,
@@ -33,6 +36,7 @@ impl State {
             alpha: vec![0.0; n],
             grad_q: vec![0.0; n],
             active: Vec::new(),
+            sorted: Vec::new(),
             position: vec![NOT_ACTIVE; n],
             lin: 0.0,
             quad: 0.0,
@@ -63,6 +67,8 @@ impl State {
         if self.position[a] == NOT_ACTIVE {
             self.position[a] = self.active.len() as u32;
             self.active.push(a);
+            let at = self.sorted.partition_point(|&b| b < a);
+            self.sorted.insert(at, a);
         }
     }
 
@@ -82,6 +88,8 @@ impl State {
                 self.position[last] = p;
             }
             self.position[a] = NOT_ACTIVE;
+            let at = self.sorted.partition_point(|&b| b < a);
+            self.sorted.remove(at);
         }
         self.alpha[a] = 0.0;
     }

@@ -107,7 +107,8 @@ fn best_partner(
     let gi = state.grad(problem, i);
     let qii = problem.q_diag(i);
     let mut best: Option<(usize, LineSearch, f64)> = None;
-    for &j in &state.active {
+    // In ascending order (the result does not depend on it: ties go to the smallest j).
+    for &j in &state.sorted {
         if j == i {
             continue;
         }
