@@ -733,11 +733,15 @@ fn scan_chunk(
         let mut lo = [f64::INFINITY; LANES];
         let len = end - start;
         let full = len / LANES * LANES;
-        for r0 in (0..full).step_by(LANES) {
+        // Exact lanes (no bounds checks) so that the loop vectorises.
+        let lanes = vb[..full]
+            .chunks_exact(LANES)
+            .zip(ub[..full].chunks_exact(LANES).zip(lb[..full].chunks_exact(LANES)));
+        for (v8, (u8, l8)) in lanes {
             for l in 0..LANES {
-                let x = vb[r0 + l] + ub[r0 + l];
+                let x = v8[l] + u8[l];
                 hi[l] = if x > hi[l] { x } else { hi[l] };
-                let z = vb[r0 + l] + lb[r0 + l];
+                let z = v8[l] + l8[l];
                 lo[l] = if z < lo[l] { z } else { lo[l] };
             }
         }
