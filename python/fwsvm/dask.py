@@ -46,7 +46,7 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
 
 from fwsvm import _core, _dfw
 from fwsvm._dfw import LostShardError
-from fwsvm.search import SVCSearch, score_fold
+from fwsvm.search import SVCSearch, gather_chains, score_fold
 from fwsvm.svm import SVC
 
 __all__ = ["DaskSVCSearch", "DistributedSVC", "LostShardError", "fit", "predict", "decision_function"]
@@ -65,7 +65,7 @@ def _client(client: Client | None) -> Client:
 
 
 class DaskSVCSearch(SVCSearch):
-    """:class:`fwsvm.SVCSearch` with the folds as tasks on a Dask cluster.
+    """:class:`fwsvm.SVCSearch` with its fits (or warm-started chains) as tasks on a Dask cluster.
 
     Parameters
     ----------
@@ -99,20 +99,21 @@ class DaskSVCSearch(SVCSearch):
     _parameter_constraints: dict[str, list[Any]] = {**SVCSearch._parameter_constraints, "client": [object, None]}
 
     def _map_folds(self, X: Any, y: np.ndarray, splits: list[tuple[np.ndarray, np.ndarray]], template: SVC,
-                   points: list[tuple[float, float, int]], n_slots: int, warm: bool, scorer: Any,
+                   chains: list[list[tuple[float, float, int]]], n_slots: int, warm: bool, scorer: Any,
                    workers: int) -> np.ndarray:
         client = _client(self.client)
         if template.n_jobs is None:
             template = template.set_params(n_jobs=1)  # one task per worker thread
         # The data go to every worker once; the tasks get references.
         X_ref, y_ref = client.scatter([X, y], broadcast=True)
+        tasks = [(k, chain) for chain in chains for k in range(len(splits))]
         futures = [
-            client.submit(score_fold, X_ref, y_ref, train, test, template, points, n_slots, warm, scorer,
-                          key=f"fwsvm-fold-{k}-{id(self)}-{len(points)}-{len(y)}", pure=False)
-            for k, (train, test) in enumerate(splits)
+            client.submit(score_fold, X_ref, y_ref, *splits[k], template, chain, n_slots, warm, scorer,
+                          key=f"fwsvm-fold-{k}-{t}-{id(self)}-{len(chains)}-{len(y)}", pure=False)
+            for t, (k, chain) in enumerate(tasks)
         ]
         try:
-            return np.stack(client.gather(futures))
+            return gather_chains(client.gather(futures), tasks, len(splits), n_slots)
         finally:
             client.cancel(futures + [X_ref, y_ref])
 

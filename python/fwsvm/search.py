@@ -4,14 +4,16 @@
 ``GridSearchCV(SVC(), {"C": ..., "gamma": ...})`` and reports in its layout (``cv_results_``,
 ``best_params_``, ``best_estimator_``), but it does not fit the grid points independently:
 
-- **Warm starts through the grid.** On each fold the grid is walked as a snake — C ascending at
-  the first γ, descending at the next, … — and every fit starts from the solution of its
-  neighbour. For the hinge loss α ∈ [0, C]ⁿ with yᵀα = 0 is feasible whatever the kernel, and
-  the step along C scales α by C_new/C_old (LIBSVM's warm start); for the squared hinge α stays
-  on the simplex whatever C and γ are.
-- **Folds in parallel.** The folds are independent: with ``n_jobs`` > 1 they run on a thread
-  pool (each fit releases the GIL), every fit on one thread, so the results do not depend on
-  ``n_jobs``.
+- **Warm starts along C.** On each fold the Cs of one γ are fitted in ascending order, every
+  fit starting from the solution at the previous C. For the hinge loss α ∈ [0, C]ⁿ with
+  yᵀα = 0 is feasible whatever the kernel, and the step along C scales α by C_new/C_old
+  (LIBSVM's warm start); for the squared hinge α stays on the simplex whatever C is.
+- **Folds and grid points in parallel.** Each fold's fits that do not depend on each other are
+  separate tasks — every grid point when the fits start cold (the hinge loss's default), one
+  chain per γ when they are warm-started along C: with ``n_jobs`` > 1 the tasks run on a
+  thread pool (each fit releases the GIL), every fit on one thread, so the results do not
+  depend on ``n_jobs``. With 175 tasks (or 25 chains) rather than 5 folds the threads stay
+  busy to the end: two threads on five folds idle one thread for a fifth of the search.
 - **A data-driven default grid.** γ around ``"scale"`` (1 / (n_features · Var X)) times
   2⁻⁴ … 2⁴, and C over LIBSVM's grid.py range 2⁻³ … 2⁹ (every second power of two); the same
   numeric γ values are used on every fold.
@@ -65,8 +67,9 @@ class SVCSearch(BestEstimatorMixin, ClassifierMixin, BaseEstimator):
     refit : bool, default=True
         Fit ``best_estimator_`` on all the data with the best parameters.
     n_jobs : int or None, default=None
-        Folds fitted at the same time (threads; ``None`` or 1: one at a time, each fit then
-        uses the template's ``n_jobs``; -1: all cores). The results do not depend on it.
+        Fits (or warm-started chains of fits) run at the same time (threads; ``None`` or 1: one at a time, each
+        fit then uses the template's ``n_jobs``; -1: all cores). The results do not depend on
+        it.
     halving : bool, default=False
         Successive halving (as scikit-learn's ``HalvingGridSearchCV`` with the number of
         samples as the resource): every candidate is scored on a stratified subsample, the best
@@ -79,7 +82,7 @@ class SVCSearch(BestEstimatorMixin, ClassifierMixin, BaseEstimator):
         this and the candidates allow; smaller first rounds were measured to pick worse
         parameters (a1a from 59 samples: test accuracy 0.833 against 0.843).
     warm_start : bool or "auto", default="auto"
-        Start each fit from its grid neighbour's solution (binary problems); ``False`` fits
+        Start each fit from the solution at the next smaller C of its γ (binary problems); ``False`` fits
         every grid point from scratch, as ``GridSearchCV`` does. ``"auto"``: warm for the
         squared hinge (about half the steps along C), cold for the hinge loss, whose SMO steps
         did not drop from a neighbour's α (a1a, 35 × 5 fits: 581k warm against 613k cold steps,
@@ -176,11 +179,10 @@ class SVCSearch(BestEstimatorMixin, ClassifierMixin, BaseEstimator):
         classifier = type_of_target(y) in ("binary", "multiclass")
         scorer = check_scoring(template, self.scoring)
         n_splits = check_cv(self.cv, y, classifier=classifier).get_n_splits(X, y)
-        workers = _workers(self.n_jobs, n_splits)
+        workers = _workers(self.n_jobs, len(candidates) * n_splits)
         if workers > 1:
             template.set_params(n_jobs=1)
         warm = self.warm_start if self.warm_start != "auto" else template.loss == "squared_hinge"
-        snake = _snake(sorted({p["C"] for p in candidates}), sorted({p["gamma"] for p in candidates}))
 
         def score(rows: np.ndarray | None, alive: list[int]) -> np.ndarray:
             """(n_splits, len(alive), 4) per-fold score, fit s, score s, steps of the alive
@@ -188,10 +190,8 @@ class SVCSearch(BestEstimatorMixin, ClassifierMixin, BaseEstimator):
             X_r, y_r = (X, y) if rows is None else (_safe_indexing(X, rows), y[rows])
             splits = list(check_cv(self.cv, y_r, classifier=classifier).split(X_r, y_r))
             slot = {(candidates[k]["C"], candidates[k]["gamma"]): a for a, k in enumerate(alive)}
-            order = [point for point in snake if point in slot]
-
-            points = [(C, gamma, slot[(C, gamma)]) for C, gamma in order]
-            return self._map_folds(X_r, y_r, splits, template, points, len(alive), warm, scorer, workers)
+            return self._map_folds(X_r, y_r, splits, template, _chains(slot, warm), len(alive), warm, scorer,
+                                   workers)
 
         start = time.perf_counter()
         if not self.halving:
@@ -247,17 +247,22 @@ class SVCSearch(BestEstimatorMixin, ClassifierMixin, BaseEstimator):
         return self
 
     def _map_folds(self, X: Any, y: np.ndarray, splits: list[tuple[np.ndarray, np.ndarray]], template: SVC,
-                   points: list[tuple[float, float, int]], n_slots: int, warm: bool, scorer: Any,
+                   chains: list[list[tuple[float, float, int]]], n_slots: int, warm: bool, scorer: Any,
                    workers: int) -> np.ndarray:
-        """Runs :func:`score_fold` on every split: (n_splits, n_slots, 4). Here on a thread pool;
-        :class:`fwsvm.dask.DaskSVCSearch` runs the folds as tasks on a Dask cluster."""
-        def run(split: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
-            return score_fold(X, y, split[0], split[1], template, points, n_slots, warm, scorer)
+        """Runs :func:`score_fold` on every (split, chain): (n_splits, n_slots, 5). Here on a
+        thread pool; :class:`fwsvm.dask.DaskSVCSearch` runs them as tasks on a Dask cluster."""
+        tasks = [(k, chain) for chain in chains for k in range(len(splits))]
+
+        def run(task: tuple[int, list[tuple[float, float, int]]]) -> np.ndarray:
+            train, test = splits[task[0]]
+            return score_fold(X, y, train, test, template, task[1], n_slots, warm, scorer)
 
         if workers > 1:
             with ThreadPoolExecutor(workers) as pool:
-                return np.stack(list(pool.map(run, splits)))
-        return np.stack([run(split) for split in splits])
+                parts = list(pool.map(run, tasks))
+        else:
+            parts = [run(task) for task in tasks]
+        return gather_chains(parts, tasks, len(splits), n_slots)
 
     def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
         """Score of ``best_estimator_`` with the search's ``scoring`` (accuracy by default)."""
@@ -306,14 +311,24 @@ def _workers(n_jobs: int | None, n_splits: int) -> int:
     return max(1, min(wanted, n_splits))
 
 
-def _snake(Cs: list[float], gammas: list[float]) -> list[tuple[float, float]]:
-    """The grid walked so that consecutive points are neighbours: C up at the first γ, down
-    at the second, …"""
-    order = []
-    for k, gamma in enumerate(gammas):
-        for C in (Cs if k % 2 == 0 else Cs[::-1]):
-            order.append((C, gamma))
-    return order
+def _chains(slot: dict[tuple[float, float], int], warm: bool) -> list[list[tuple[float, float, int]]]:
+    """The grid points ``{(C, γ): slot}`` as the fits of one fold that depend on each other:
+    with ``warm``, one chain per γ with its (C, γ, slot) in ascending C; cold, every point on its
+    own, the largest C first (the longest fits: scheduled first, they do not end the search
+    on one thread while the other waits)."""
+    if not warm:
+        return [[(C, gamma, k)] for (C, gamma), k in sorted(slot.items(), key=lambda p: (-p[0][0], p[0][1]))]
+    gammas = sorted({gamma for _, gamma in slot})
+    return [[(C, gamma, slot[(C, gamma)]) for C in sorted(C for C, g in slot if g == gamma)] for gamma in gammas]
+
+
+def gather_chains(parts: list[np.ndarray], tasks: list[tuple[int, Any]], n_splits: int, n_slots: int) -> np.ndarray:
+    """The per-task (n_slots, 5) rows of :func:`score_fold` (each filled only at its chain's
+    slots) as one (n_splits, n_slots, 5) array."""
+    out = np.zeros((n_splits, n_slots, 5))
+    for (k, _), part in zip(tasks, parts):
+        out[k] += part
+    return out
 
 
 def _concat(blocks: list[dict[str, Any]]) -> dict[str, Any]:
