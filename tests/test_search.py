@@ -50,10 +50,13 @@ def test_warm_and_cold_fits_reach_the_same_certified_optimum(loss) -> None:
         assert warm.cv_results_["n_iter"].sum() < cold.cv_results_["n_iter"].sum()
 
 
-@pytest.mark.parametrize("n_classes", [2, 3])
-def test_results_do_not_depend_on_n_jobs(n_classes) -> None:
+@pytest.mark.parametrize("n_classes, loss", [(2, "hinge"), (3, "hinge"), (2, "squared_hinge")])
+def test_results_do_not_depend_on_n_jobs(n_classes, loss) -> None:
+    # Cold fits run one task per grid point and fold; warm ones (the squared hinge's default)
+    # one chain per γ and fold, each fit starting from the previous C's solution.
     X, y = _data(n_classes)
-    runs = [SVCSearch(Cs=CS, gammas=GAMMAS, cv=3, n_jobs=j, refit=False).fit(X, y) for j in (1, 2, -1)]
+    runs = [SVCSearch(SVC(loss=loss), Cs=CS, gammas=GAMMAS, cv=3, n_jobs=j, refit=False).fit(X, y)
+            for j in (1, 2, -1)]
     for other in runs[1:]:
         for key in ("mean_test_score", "rank_test_score", "n_iter"):
             np.testing.assert_array_equal(runs[0].cv_results_[key], other.cv_results_[key])
