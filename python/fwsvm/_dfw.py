@@ -18,14 +18,15 @@ of :func:`solve`:
    g = −ρ, ``gap = 2 (ρ − min_i G_i)``, relative to ``|g| = ρ`` — exactly
    :class:`fwsvm.SVC`'s ``convergence_["gap"]`` and ``["relative_gap"]``;
 3. the working set W is the whole support plus the toward candidates, so the problem
-   restricted to W is the L2-SVC on W's rows: the in-process engine (``algorithm="swap"``,
-   kernel values among W held by the driver) solves it warm-started from the current α to a
-   quarter of the global relative gap (at most ``block`` steps). W contains the global
+   restricted to W is the L2-SVC on W's rows: the in-process engine (``algorithm="swap"`` on
+   W's vectors, its kernel columns in a bounded cache) solves it warm-started from the current
+   α to a quarter of the global relative gap (at most ``block`` steps). W contains the global
    toward and away vertices, so a round does at least what one global pairwise step does.
 
 This is the Core Vector Machine's coreset scheme with the data sharded: the driver's work
-grows with the support (its kernel values are |support|², the limit of this design), the
-workers' with the vertices that moved times their rows.
+grows with the support (steps over W, O(|W|) each, and W's vectors; its kernel values are
+bounded by the inner cache, not |support|²), the workers' with the vertices that moved times
+their rows.
 
 Before stopping, every shard recomputes s from the full support (no accumulated round-off) and
 the gap is tested again: the reported gap is that of the returned model.
@@ -215,52 +216,6 @@ class LostShardError(RuntimeError):
     """A worker holding a shard of a distributed fit died or could not be reached."""
 
 
-class _Gram:
-    """The driver's kernel values among the points it has seen (support and candidates),
-    grown as points arrive so a round computes k only for its new points."""
-
-    def __init__(self, kernel_kw: dict[str, Any]) -> None:
-        self.kernel_kw = kernel_kw
-        self.ids: list[int] = []
-        self.pos: dict[int, int] = {}
-        self.V = np.zeros((0, 0))
-        self.K = np.zeros((0, 0))
-
-    def positions(self, idx: np.ndarray, vecs: dict[int, np.ndarray]) -> np.ndarray:
-        """The rows of :attr:`K` of the points ``idx`` (computing the kernel values of the new
-        ones against all points held)."""
-        new = [int(i) for i in idx if int(i) not in self.pos]
-        if new:
-            Vn = np.stack([vecs[i] for i in new])
-            n0, n1 = len(self.ids), len(self.ids) + len(new)
-            if n1 > self.K.shape[0]:
-                cap = max(n1, 2 * self.K.shape[0], 64)
-                K = np.empty((cap, cap))
-                K[:n0, :n0] = self.K[:n0, :n0]
-                self.K = K
-                V = np.empty((cap, Vn.shape[1]))
-                if n0:
-                    V[:n0] = self.V[:n0]
-                self.V = V
-            self.V[n0:n1] = Vn
-            cross = kernel_columns(self.V[:n1], None, Vn, self.kernel_kw)  # (n1, new)
-            self.K[:n1, n0:n1] = cross
-            self.K[n0:n1, :n1] = cross.T
-            for i in new:
-                self.pos[i] = len(self.ids)
-                self.ids.append(i)
-        return np.array([self.pos[int(i)] for i in idx], dtype=np.intp)
-
-    def forget(self, keep: dict[int, Any]) -> None:
-        """Drop the points not in ``keep`` (compacting the matrix)."""
-        kept = [i for i in self.ids if i in keep]
-        p = np.array([self.pos[i] for i in kept], dtype=np.intp)
-        self.K = self.K[np.ix_(p, p)].copy()
-        self.V = self.V[p].copy()
-        self.ids = kept
-        self.pos = {i: k for k, i in enumerate(kept)}
-
-
 def solve(
     shards: list[Any],
     call: Callable[[list[Any]], list[dict[str, Any]]],
@@ -277,6 +232,7 @@ def solve(
     round_delay: float = 0.0,
     warm_alpha: dict[int, tuple[float, np.ndarray]] | None = None,
     on_round: Callable[[int], None] | None = None,
+    inner_cache: float = 200.0,
 ) -> Result:
     """Run the distributed Frank-Wolfe rounds until the certificate holds.
 
@@ -286,7 +242,8 @@ def solve(
     (±1). ``start``: (global indices, α, feature vectors) of the initial iterate, or ignored
     when ``warm_alpha`` (global index → (α, vector)) is given. ``round_delay``: seconds slept
     per round (to simulate a slower network in the benchmarks). ``on_round(n)``: called before
-    round n is sent (tests use it to lose a worker at a known point)."""
+    round n is sent (tests use it to lose a worker at a known point). ``inner_cache``: MB of
+    kernel columns of the driver's inner solves."""
     t_start = time.perf_counter()
     inv_c = 1.0 / C
     weights: dict[int, float] = {}
@@ -304,7 +261,6 @@ def solve(
         V = np.stack([vecs[i] for i in idx])
         return (V, a * y[idx], idx, a, n_candidates, True)
 
-    gram = _Gram(kernel_kw)
     request = full_request()
     log: dict[str, list[float]] = {k: [] for k in ("wall", "worker_max", "kernel_max", "driver", "steps",
                                                    "n_vectors", "rel_gap")}
@@ -360,15 +316,16 @@ def solve(
         yw = y[idx]
         a_old = np.array([weights.get(int(i), 0.0) for i in idx])
         # W holds the whole support, so the problem restricted to W is the L2-SVC on W's rows
-        # with the same C: the in-process engine solves it (precomputed kernel values, warm
-        # started from the current α) to a quarter of the global relative gap, or ``block`` steps.
-        pos = gram.positions(idx, vecs)
+        # with the same C: the in-process engine solves it on W's vectors (kernel columns
+        # computed as its steps need them, in a cache of ``inner_cache`` MB; warm started from
+        # the current α) to a quarter of the global relative gap, or ``block`` steps.
         inner_tol = max(0.25 * rel, 0.1 * tol) if stopping == "gap" else max(0.25 * gap, 0.1 * tol) / max(rho, 1e-300)
         inner = _core.fit_svc(
-            np.ascontiguousarray(gram.K[np.ix_(pos, pos)]), np.ascontiguousarray(yw), c=C, kernel="precomputed",
-            gamma=0.0, degree=3, coef0=0.0, algorithm="swap", tol=float(inner_tol), stopping="gap",
-            max_iter=int(block), cache_size=200.0, init="random", seed=0, n_threads=None,
-            warm_start=np.ascontiguousarray(a_old / a_old.sum()), loss="squared_hinge",
+            np.stack([vecs[int(i)] for i in idx]), np.ascontiguousarray(yw), c=C, kernel=kernel_kw["kernel"],
+            gamma=float(kernel_kw["gamma"]), degree=int(kernel_kw["degree"]), coef0=float(kernel_kw["coef0"]),
+            algorithm="swap", tol=float(inner_tol), stopping="gap", max_iter=int(block), cache_size=inner_cache,
+            init="random", seed=0, n_threads=None, warm_start=np.ascontiguousarray(a_old / a_old.sum()),
+            loss="squared_hinge",
         )
         a_new = np.zeros(len(idx))
         a_new[np.asarray(inner["support"], dtype=np.intp)] = inner["alpha"]
@@ -400,7 +357,6 @@ def solve(
         # Keep the vectors of the support and of this round's points only.
         if len(vecs) > 4 * max(len(weights), n_candidates * len(shards)):
             vecs = {i: vecs[i] for i in set(weights) | set(idx.tolist())}
-            gram.forget(vecs)
         certified = False
     support = np.array(sorted(weights), dtype=np.intp)
     return Result(
