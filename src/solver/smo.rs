@@ -734,9 +734,11 @@ fn scan_chunk(
         let len = end - start;
         let full = len / LANES * LANES;
         // Exact lanes (no bounds checks) so that the loop vectorises.
-        let lanes = vb[..full]
-            .chunks_exact(LANES)
-            .zip(ub[..full].chunks_exact(LANES).zip(lb[..full].chunks_exact(LANES)));
+        let lanes = vb[..full].chunks_exact(LANES).zip(
+            ub[..full]
+                .chunks_exact(LANES)
+                .zip(lb[..full].chunks_exact(LANES)),
+        );
         for (v8, (u8, l8)) in lanes {
             for l in 0..LANES {
                 let x = v8[l] + u8[l];
