@@ -66,6 +66,17 @@ def test_two_classes_fit_in_process_and_bad_estimators_are_refused(client, data)
         fit(object(), X, y, client=client)
 
 
+def test_consecutive_fits_on_the_same_data(client, data) -> None:
+    # Regression: task keys derived from the data made the second fit reuse keys the scheduler
+    # was releasing ("lost dependencies").
+    X, y = data
+    first = fit(SVC(), X, y, client=client)
+    second = fit(SVC(), X, y, client=client)
+    assert_same(first, second, X)
+
+
+# Last in the module: the cluster it leaves has a restarted worker (a test after it once met
+# that worker's closed stream in `client.scatter`).
 def test_a_worker_killed_mid_fit_gives_the_same_model(client, data) -> None:
     X, y = data
     X = np.repeat(X, 8, axis=0) + np.random.default_rng(1).normal(scale=0.01, size=(8 * len(X), X.shape[1]))
@@ -83,12 +94,3 @@ def test_a_worker_killed_mid_fit_gives_the_same_model(client, data) -> None:
     killer.join()
     assert_same(expected, got, X)
     client.wait_for_workers(2, timeout=60)
-
-
-def test_consecutive_fits_on_the_same_data(client, data) -> None:
-    # Regression: task keys derived from the data made the second fit reuse keys the scheduler
-    # was releasing ("lost dependencies").
-    X, y = data
-    first = fit(SVC(), X, y, client=client)
-    second = fit(SVC(), X, y, client=client)
-    assert_same(first, second, X)
