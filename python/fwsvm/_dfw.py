@@ -42,6 +42,9 @@ import numpy as np
 
 from fwsvm import _core
 
+#: MB of kernel columns for the driver's inner solves (the in-process SVC's default cache).
+INNER_CACHE_MB = 200.0
+
 
 def kernel_columns(X: np.ndarray, sq: np.ndarray | None, V: np.ndarray, kernel_kw: dict[str, Any]) -> np.ndarray:
     """k(x_i, v_j) for the rows x_i of X and v_j of V as an (n, k) matrix, with NumPy (BLAS for
@@ -232,7 +235,6 @@ def solve(
     round_delay: float = 0.0,
     warm_alpha: dict[int, tuple[float, np.ndarray]] | None = None,
     on_round: Callable[[int], None] | None = None,
-    inner_cache: float = 200.0,
 ) -> Result:
     """Run the distributed Frank-Wolfe rounds until the certificate holds.
 
@@ -242,8 +244,7 @@ def solve(
     (±1). ``start``: (global indices, α, feature vectors) of the initial iterate, or ignored
     when ``warm_alpha`` (global index → (α, vector)) is given. ``round_delay``: seconds slept
     per round (to simulate a slower network in the benchmarks). ``on_round(n)``: called before
-    round n is sent (tests use it to lose a worker at a known point). ``inner_cache``: MB of
-    kernel columns of the driver's inner solves."""
+    round n is sent (tests use it to lose a worker at a known point)."""
     t_start = time.perf_counter()
     inv_c = 1.0 / C
     weights: dict[int, float] = {}
@@ -317,13 +318,13 @@ def solve(
         a_old = np.array([weights.get(int(i), 0.0) for i in idx])
         # W holds the whole support, so the problem restricted to W is the L2-SVC on W's rows
         # with the same C: the in-process engine solves it on W's vectors (kernel columns
-        # computed as its steps need them, in a cache of ``inner_cache`` MB; warm started from
+        # computed as its steps need them, in a cache of ``INNER_CACHE_MB``; warm started from
         # the current α) to a quarter of the global relative gap, or ``block`` steps.
         inner_tol = max(0.25 * rel, 0.1 * tol) if stopping == "gap" else max(0.25 * gap, 0.1 * tol) / max(rho, 1e-300)
         inner = _core.fit_svc(
             np.stack([vecs[int(i)] for i in idx]), np.ascontiguousarray(yw), c=C, kernel=kernel_kw["kernel"],
             gamma=float(kernel_kw["gamma"]), degree=int(kernel_kw["degree"]), coef0=float(kernel_kw["coef0"]),
-            algorithm="swap", tol=float(inner_tol), stopping="gap", max_iter=int(block), cache_size=inner_cache,
+            algorithm="swap", tol=float(inner_tol), stopping="gap", max_iter=int(block), cache_size=INNER_CACHE_MB,
             init="random", seed=0, n_threads=None, warm_start=np.ascontiguousarray(a_old / a_old.sum()),
             loss="squared_hinge",
         )

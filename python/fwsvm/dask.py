@@ -46,7 +46,7 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
 
 from fwsvm import _core, _dfw
 from fwsvm._dfw import LostShardError
-from fwsvm.search import SVCSearch, gather_chains, score_fold
+from fwsvm.search import SVCSearch, chain_tasks, gather_chains, score_fold
 from fwsvm.svm import SVC
 
 __all__ = ["DaskSVCSearch", "DistributedSVC", "LostShardError", "fit", "predict", "decision_function"]
@@ -106,7 +106,7 @@ class DaskSVCSearch(SVCSearch):
             template = template.set_params(n_jobs=1)  # one task per worker thread
         # The data go to every worker once; the tasks get references.
         X_ref, y_ref = client.scatter([X, y], broadcast=True)
-        tasks = [(k, chain) for chain in chains for k in range(len(splits))]
+        tasks = chain_tasks(chains, len(splits))
         futures = [
             client.submit(score_fold, X_ref, y_ref, *splits[k], template, chain, n_slots, warm, scorer,
                           key=f"fwsvm-fold-{k}-{t}-{id(self)}-{len(chains)}-{len(y)}", pure=False)

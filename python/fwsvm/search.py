@@ -251,7 +251,7 @@ class SVCSearch(BestEstimatorMixin, ClassifierMixin, BaseEstimator):
                    workers: int) -> np.ndarray:
         """Runs :func:`score_fold` on every (split, chain): (n_splits, n_slots, 5). Here on a
         thread pool; :class:`fwsvm.dask.DaskSVCSearch` runs them as tasks on a Dask cluster."""
-        tasks = [(k, chain) for chain in chains for k in range(len(splits))]
+        tasks = chain_tasks(chains, len(splits))
 
         def run(task: tuple[int, list[tuple[float, float, int]]]) -> np.ndarray:
             train, test = splits[task[0]]
@@ -301,14 +301,14 @@ def _positive(values: Any, name: str) -> np.ndarray:
     return out
 
 
-def _workers(n_jobs: int | None, n_splits: int) -> int:
+def _workers(n_jobs: int | None, n_tasks: int) -> int:
     import os
 
     if n_jobs is None or n_jobs == 1:
         return 1
     cores = os.cpu_count() or 1
     wanted = cores if n_jobs < 0 else n_jobs
-    return max(1, min(wanted, n_splits))
+    return max(1, min(wanted, n_tasks))
 
 
 def _chains(slot: dict[tuple[float, float], int], warm: bool) -> list[list[tuple[float, float, int]]]:
@@ -320,6 +320,12 @@ def _chains(slot: dict[tuple[float, float], int], warm: bool) -> list[list[tuple
         return [[(C, gamma, k)] for (C, gamma), k in sorted(slot.items(), key=lambda p: (-p[0][0], p[0][1]))]
     gammas = sorted({gamma for _, gamma in slot})
     return [[(C, gamma, slot[(C, gamma)]) for C in sorted(C for C, g in slot if g == gamma)] for gamma in gammas]
+
+
+def chain_tasks(chains: list[list[tuple[float, float, int]]], n_splits: int) -> list[tuple[int, Any]]:
+    """The (split, chain) tasks of a search, in the order of ``chains`` (for cold fits: the
+    largest C first)."""
+    return [(k, chain) for chain in chains for k in range(n_splits)]
 
 
 def gather_chains(parts: list[np.ndarray], tasks: list[tuple[int, Any]], n_splits: int, n_slots: int) -> np.ndarray:

@@ -32,10 +32,9 @@ pub(crate) fn corrective_step(
     let newcomer = v.toward;
     let was_active = state.alpha[newcomer] > 0.0;
     state.activate(newcomer);
-    // In sample order: the inner steps gather the coreset's rows of a column, and ascending
+    // In ascending order: the inner steps gather the coreset's rows of a column, and ascending
     // addresses stream from memory where the insertion order missed the cache on every row.
-    let mut coreset = state.active.clone();
-    coreset.sort_unstable_by_key(|&a| problem.sample(a));
+    let coreset = state.sorted.clone();
     let old: Vec<f64> = coreset.iter().map(|&a| state.alpha[a]).collect();
     let (alpha, inner) = solve_on_coreset(problem, state, cache, &coreset, inner_tol);
     if inner == 0 {
@@ -124,8 +123,14 @@ fn solve_on_coreset(
             break;
         };
         let slope = grad[up] - grad[down];
-        let curvature =
-            diag[up] - 2.0 * (scale * sign[up] * sign[down] * (ki[down] + shift)) + diag[down];
+        let curvature = pair_curvature(
+            diag[up],
+            scale * sign[up],
+            sign[down],
+            ki[down],
+            shift,
+            diag[down],
+        );
         let unclipped = if curvature > 0.0 {
             slope / (2.0 * curvature)
         } else {
@@ -168,6 +173,12 @@ fn gather(column: Column<'_>, sample: &[usize], out: &mut [f64]) {
     }
 }
 
+/// Q_up,up − 2Q_up,r + Q_rr with Q_up,r = σ s_up s_r (k(x_up, x_r) + κ); `w_up` = σ s_up.
+#[inline(always)]
+fn pair_curvature(d_up: f64, w_up: f64, s_r: f64, k: f64, shift: f64, d_r: f64) -> f64 {
+    d_up - 2.0 * (w_up * s_r * (k + shift)) + d_r
+}
+
 /// Independent lanes of the vectorised loops below.
 const LANES: usize = 8;
 
@@ -188,7 +199,7 @@ crate::simd::multiversion! {
         let (g_up, d_up) = (grad[up], diag[up]);
         let gain = |k: f64, g: f64, a: f64, s: f64, d: f64| {
             let slope = g_up - g;
-            let curvature = d_up - 2.0 * (w_up * s * (k + shift)) + d;
+            let curvature = pair_curvature(d_up, w_up, s, k, shift, d);
             let gain = if curvature > 0.0 { slope * slope / (4.0 * curvature) } else { f64::INFINITY };
             // −1: not a candidate (the comparisons are false for NaN as well).
             if a > 0.0 && slope > 0.0 { gain } else { -1.0 }

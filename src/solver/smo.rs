@@ -836,12 +836,13 @@ fn best_partner<T: Copy + Into<f64>>(
     let n = v.len();
     // The gain b²/a as a fraction (b², a), compared by cross-multiplication (no division in
     // the loop); −1 marks a slot that is not a candidate (not in I_low, or v_t ≥ v_i).
-    let gain = |t: usize| {
-        let b = gmax - (v[t] + low[t]);
-        let a = kii + diag[t] - 2.0 * col[t].into();
+    let gain_of = |k: f64, vt: f64, lowt: f64, dt: f64| {
+        let b = gmax - (vt + lowt);
+        let a = kii + dt - 2.0 * k;
         let a = if a > 0.0 { a } else { TAU };
         (if b > 0.0 { b * b } else { -1.0 }, a)
     };
+    let gain = |t: usize| gain_of(col[t].into(), v[t], low[t], diag[t]);
     let better = |(n1, d1): (f64, f64), (n2, d2): (f64, f64)| n1 * d2 > n2 * d1;
     let mut best = (usize::MAX, (-1.0, 1.0));
     let mut start = 0;
@@ -863,10 +864,7 @@ fn best_partner<T: Copy + Into<f64>>(
             .zip(lb.chunks_exact(LANES).zip(db.chunks_exact(LANES)));
         for ((c8, v8), (l8, d8)) in lanes {
             for l in 0..LANES {
-                let b = gmax - (v8[l] + l8[l]);
-                let a = kii + d8[l] - 2.0 * c8[l].into();
-                let a = if a > 0.0 { a } else { TAU };
-                let g = if b > 0.0 { b * b } else { -1.0 };
+                let (g, a) = gain_of(c8[l].into(), v8[l], l8[l], d8[l]);
                 let wins = g * den[l] > num[l] * a;
                 num[l] = if wins { g } else { num[l] };
                 den[l] = if wins { a } else { den[l] };
