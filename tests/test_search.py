@@ -104,8 +104,13 @@ def test_halving_scores_growing_subsamples_and_keeps_the_best_third() -> None:
     assert r["iter"][search.best_index_] == 2
     assert search.best_score_ == r["mean_test_score"][r["iter"] == 2].max()
     assert search.score(X, y) > 0.8
-    with pytest.raises(ValueError, match="give cv as a number of folds"):
-        SVCSearch(cv=StratifiedKFold(3), halving=True).fit(X, y)
+    # A splitter splits every round's subsample; fixed index lists cannot.
+    shuffled = SVCSearch(Cs=[0.1, 1.0, 10.0], gammas=[0.01, 0.05, 0.2, 1.0, 5.0], halving=True, min_resources=100,
+                         cv=StratifiedKFold(3, shuffle=True, random_state=0)).fit(X, y)
+    assert shuffled.n_resources_ == [100, 300, 900] and shuffled.n_splits_ == 3
+    assert shuffled.score(X, y) > 0.8
+    with pytest.raises(ValueError, match="give cv as a number of folds or a splitter"):
+        SVCSearch(cv=list(StratifiedKFold(3).split(X, y)), halving=True).fit(X, y)
 
 
 def test_a_kernel_without_gamma_searches_c_only() -> None:

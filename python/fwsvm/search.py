@@ -74,7 +74,11 @@ class SVCSearch(BestEstimatorMixin, ClassifierMixin, BaseEstimator):
         Successive halving (as scikit-learn's ``HalvingGridSearchCV`` with the number of
         samples as the resource): every candidate is scored on a stratified subsample, the best
         1/``factor`` go on to a ``factor`` times larger one, and only the last round uses all
-        the data. Needs ``cv`` as a number of folds.
+        the data. ``cv`` must be a number of folds or a splitter (it splits every subsample),
+        not fixed index lists. Data stored in a meaningful order (w8a's training file: its
+        unshuffled 5-fold CV accuracy is 0.969 where shuffled folds and the test set give
+        0.988–0.991) needs shuffled folds, ``StratifiedKFold(k, shuffle=True)``, here as in
+        any cross-validation.
     factor : float, default=3
         The halving rate.
     min_resources : int, default=500
@@ -198,10 +202,12 @@ class SVCSearch(BestEstimatorMixin, ClassifierMixin, BaseEstimator):
             self.cv_results_ = _results(candidates, score(None, list(range(len(candidates)))))
             self.best_index_ = int(np.argmin(self.cv_results_["rank_test_score"]))
         else:
-            if not isinstance(self.cv, Integral):
-                raise ValueError("halving draws its own subsamples: give cv as a number of folds")
+            if not (isinstance(self.cv, Integral) or hasattr(self.cv, "split")):
+                raise ValueError("halving draws its own subsamples, which fixed (train, test) index lists cannot "
+                                 "split: give cv as a number of folds or a splitter such as "
+                                 "StratifiedKFold(5, shuffle=True, random_state=0)")
             blocks, alive, n = [], list(range(len(candidates))), len(y)
-            smallest = max(self.min_resources, 2 * self.cv * (len(np.unique(y)) if classifier else 1))
+            smallest = max(self.min_resources, 2 * n_splits * (len(np.unique(y)) if classifier else 1))
             rounds = 1 + int(np.floor(min(np.log(len(candidates)), np.log(max(n / smallest, 1.0)))
                                       / np.log(self.factor) + 1e-9))
             for k in range(rounds):
