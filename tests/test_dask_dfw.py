@@ -59,12 +59,12 @@ def assert_same_optimum(model, ref, X, tol) -> None:
     np.testing.assert_array_equal(model.predict(X), ref.predict(X))
 
 
-@pytest.mark.parametrize("block", [50, 100_000])
-def test_same_certified_optimum_as_the_in_process_fit(client, data, block) -> None:
+@pytest.mark.parametrize("block, init", [(50, "local"), (None, "local"), (50, "pair"), (None, "pair")])
+def test_same_certified_optimum_as_the_in_process_fit(client, data, block, init) -> None:
     X, y = data
     tol = 1e-6
     ref = SVC(loss="squared_hinge", tol=tol, **PARAMS).fit(X, y)
-    model = DistributedSVC(tol=tol, block=block, client=client, **PARAMS).fit(X, y)
+    model = DistributedSVC(tol=tol, block=block, init=init, client=client, **PARAMS).fit(X, y)
     assert_same_optimum(model, ref, X, tol)
     # The fitted model is an in-process SVC with the same attributes.
     assert isinstance(model.model_, SVC)
@@ -80,6 +80,18 @@ def test_dask_array_rows_with_more_shards_than_workers(client, data) -> None:
     ref = SVC(loss="squared_hinge", tol=tol, **PARAMS).fit(X, y)
     model = DistributedSVC(tol=tol, client=client, n_shards=3, **PARAMS).fit(da.from_array(X, chunks=(70, 5)),
                                                                           da.from_array(y, chunks=70))
+    assert_same_optimum(model, ref, X, tol)
+
+
+def test_shards_of_one_class_start_from_a_pair(client, data) -> None:
+    """Rows sorted by class: each of the two contiguous shards holds one class and has no local
+    problem, so the rounds start from a pair of rows and still reach the optimum."""
+    X, y = data
+    order = np.argsort(y, kind="stable")
+    X, y = X[order], y[order]
+    tol = 1e-6
+    ref = SVC(loss="squared_hinge", tol=tol, **PARAMS).fit(X, y)
+    model = DistributedSVC(tol=tol, client=client, **PARAMS).fit(X, y)
     assert_same_optimum(model, ref, X, tol)
 
 
@@ -105,12 +117,17 @@ def test_multiclass_and_bad_input_are_refused(client) -> None:
         DistributedSVC(client=client, kernel="precomputed").fit(X, y % 2)
     with pytest.raises(ValueError, match="rows but y has"):
         DistributedSVC(client=client).fit(X, (y % 2)[:-1])
+    with pytest.raises(ValueError, match="init must be 'local' or 'pair'"):
+        DistributedSVC(client=client, init="cascade").fit(X, y % 2)
+    with pytest.raises(ValueError, match="block must be None or at least 1"):
+        DistributedSVC(client=client, block=0).fit(X, y % 2)
 
 
 def test_max_iter_warns_and_is_not_converged(client, data) -> None:
     X, y = data
     with pytest.warns(Warning, match="before meeting tol"):
-        model = DistributedSVC(tol=1e-8, max_iter=3, client=client, **PARAMS).fit(X, y)
+        # One round measures the start's gap and stops (the local start is not within 1e-8).
+        model = DistributedSVC(tol=1e-8, max_iter=1, client=client, **PARAMS).fit(X, y)
     assert model.convergence_["exit_reason"] == "max_iterations"
     assert model.fit_status_ == 1
 

@@ -104,8 +104,9 @@ class DaskSVCSearch(SVCSearch):
         client = _client(self.client)
         if template.n_jobs is None:
             template = template.set_params(n_jobs=1)  # one task per worker thread
-        # The data go to every worker once; the tasks get references.
-        X_ref, y_ref = client.scatter([X, y], broadcast=True)
+        # The data go to every worker once; the tasks get references (keys of their own: a
+        # search right after another on the same data must not share keys being released).
+        X_ref, y_ref = client.scatter([X, y], broadcast=True, hash=False)
         tasks = chain_tasks(chains, len(splits))
         futures = [
             client.submit(score_fold, X_ref, y_ref, *splits[k], template, chain, n_slots, warm, scorer,
@@ -219,13 +220,16 @@ class DistributedSVC(ClassifierMixin, BaseEstimator):
     it, predict with it in one process or with :func:`predict` over Dask collections).
 
     Each shard of rows lives in a Dask actor on one worker with its slice of α and of the
-    gradient. A round sends the vertices whose weight changed (their feature vectors and
-    coefficients); every worker updates its slice with one native kernel expansion and returns
-    a few scalars and its best toward/away candidates; the driver computes the global duality
-    gap and takes up to ``block`` pairwise steps with exact line search on the candidates
-    (see :mod:`fwsvm._dfw` and the "Scaling out" guide). The fit stops when the relative
-    duality gap is at most ``tol``, certified after every shard recomputed its gradient from
-    the full support — the same certificate as :class:`fwsvm.SVC`.
+    gradient. With ``init="local"`` every shard first solves the problem on its own rows
+    (the in-process engine, in parallel), and the global rounds start from the union of
+    those solutions (a cascade SVM's first layer). A round sends the vertices whose weight
+    changed (their feature vectors and coefficients); every worker updates its slice with
+    the engine's kernel expansion and returns a few scalars and its best toward/away
+    candidates; the driver computes the global duality gap and solves the problem restricted
+    to the support and the candidates with the in-process engine (see :mod:`fwsvm._dfw` and
+    the "Scaling out" guide). The fit stops when the relative duality gap is at most ``tol``,
+    certified after every shard recomputed its gradient from the full support — the same
+    certificate as :class:`fwsvm.SVC`.
 
     Parameters
     ----------
@@ -240,12 +244,18 @@ class DistributedSVC(ClassifierMixin, BaseEstimator):
     stopping : {"gap", "absolute_gap"}, default="gap"
     max_iter : int, default=-1
         Maximum number of rounds (-1: no limit); a fit that stops on it warns.
-    block : int, default=100000
+    block : int or None, default=None
         Most pairwise steps the driver takes per round on its working set (the support and
-        the candidates); it stops earlier when the working set's pairwise gap is a quarter
-        of the global duality gap. ``block=1`` is textbook pairwise Frank-Wolfe (one round
-        per step); more steps per round amortise its latency, and every worker then applies
-        the columns of all the vertices whose weight changed.
+        the candidates; None: no limit); it stops earlier when the working set's relative
+        gap is a quarter of the global one. ``block=1`` is textbook pairwise Frank-Wolfe
+        (one round per step); more steps per round amortise its latency, and every worker
+        then applies the columns of all the vertices whose weight changed.
+    init : {"local", "pair"}, default="local"
+        The start of the global rounds: ``"local"``, the union of the shards' own solutions,
+        each weighted by its share of the rows (every shard solves its rows first, in
+        parallel: on the checkerboard at 10⁵ rows the first global round is then within
+        tol); ``"pair"``, half the weight on one row of each class (the working set then
+        grows by ``n_candidates`` per shard and round).
     n_candidates : int, default=256
         Toward candidates (rows of least gradient, with their feature vectors) each shard
         returns per round.
@@ -272,7 +282,9 @@ class DistributedSVC(ClassifierMixin, BaseEstimator):
         As :class:`fwsvm.SVC` (``support_`` indexes the rows of the X given to fit).
     convergence_ : dict
         ``exit_reason``, ``gap``, ``relative_gap``, ``objective`` (−αᵀQα), ``quadratic``,
-        ``n_iter`` (pairwise steps), ``n_rounds``, ``resyncs``, ``retries``, ``seconds``.
+        ``n_iter`` (pairwise steps of the driver's solves), ``n_rounds``, ``resyncs``,
+        ``retries``, ``local_seconds`` (the shards' own solves of ``init="local"``),
+        ``seconds`` (all of the fit's solving).
     rounds_ : dict of ndarray
         Per-round measurements: ``wall`` (round trip), ``worker_max`` (slowest shard's
         compute), ``kernel_max``, ``driver`` (the driver's own work), ``steps``,
@@ -290,8 +302,9 @@ class DistributedSVC(ClassifierMixin, BaseEstimator):
         tol: float = 1e-2,
         stopping: str = "gap",
         max_iter: int = -1,
-        block: int = 100_000,
+        block: int | None = None,
         n_candidates: int = 256,
+        init: str = "local",
         client: Client | None = None,
         n_shards: int | None = None,
         cache_size: float = 1000.0,
@@ -307,6 +320,7 @@ class DistributedSVC(ClassifierMixin, BaseEstimator):
         self.max_iter = max_iter
         self.block = block
         self.n_candidates = n_candidates
+        self.init = init
         self.client = client
         self.n_shards = n_shards
         self.cache_size = cache_size
@@ -327,8 +341,10 @@ class DistributedSVC(ClassifierMixin, BaseEstimator):
             raise ValueError(f"stopping must be 'gap' or 'absolute_gap', got {self.stopping!r}")
         if not (self.tol > 0):
             raise ValueError(f"tol must be positive, got {self.tol!r}")
-        if int(self.block) < 1:
-            raise ValueError(f"block must be at least 1, got {self.block!r}")
+        if self.block is not None and int(self.block) < 1:
+            raise ValueError(f"block must be None or at least 1, got {self.block!r}")
+        if self.init not in ("local", "pair"):
+            raise ValueError(f"init must be 'local' or 'pair', got {self.init!r}")
         if int(self.n_candidates) < 1:
             raise ValueError(f"n_candidates must be at least 1, got {self.n_candidates!r}")
         if int(self.retries) < 0:
@@ -388,7 +404,7 @@ class DistributedSVC(ClassifierMixin, BaseEstimator):
         y_pm = np.where(y_index == 1, 1.0, -1.0)
         gamma = self._resolve_gamma(X, is_dask)
         kernel_kw = dict(kernel=self.kernel, gamma=gamma, degree=int(self.degree), coef0=float(self.coef0))
-        block = int(self.block)
+        block = None if self.block is None else int(self.block)
         n_cand = int(self.n_candidates)
         max_rounds = int(self.max_iter) if int(self.max_iter) > 0 else np.iinfo(np.int64).max
         # The start: half the mass on the first row of each class.
@@ -397,9 +413,10 @@ class DistributedSVC(ClassifierMixin, BaseEstimator):
         start = (first, np.array([0.5, 0.5]), start_rows)
         warm = None
         attempt = 0
+        local_seconds = 0.0
         while True:
             try:
-                shards, actors, keep = self._make_shards(client, X, y_pm, kernel_kw, is_dask)
+                shards, actors, keep, shard_rows = self._make_shards(client, X, y_pm, kernel_kw, is_dask)
             except LostShardError as exc:
                 # A worker lost while the shards were created: the same retry policy.
                 self._check_retry(exc, attempt)
@@ -407,6 +424,12 @@ class DistributedSVC(ClassifierMixin, BaseEstimator):
                 client.wait_for_workers(1, timeout=60)
                 continue
             try:
+                if warm is None and self.init == "local":
+                    t0 = time.perf_counter()
+                    warm = _dfw.local_start(
+                        lambda requests, s=shards, f=actors: _call(s, f, requests, "local_fit"), len(shards),
+                        [int(k) for k in shard_rows], n, float(self.tol), self.stopping)
+                    local_seconds = time.perf_counter() - t0
                 result = _dfw.solve(
                     shards, lambda requests, s=shards, f=actors: _call(s, f, requests), y_pm, start, C=float(self.C),
                     kernel_kw=kernel_kw, tol=float(self.tol), stopping=self.stopping, max_rounds=max_rounds,
@@ -422,7 +445,7 @@ class DistributedSVC(ClassifierMixin, BaseEstimator):
             finally:
                 del shards, actors
                 client.cancel(keep)
-        self._set_model(result, classes, y_pm, X.shape, gamma, attempt)
+        self._set_model(result, classes, y_pm, X.shape, gamma, attempt, local_seconds)
         return self
 
     def _resolve_gamma(self, X: Any, is_dask: bool) -> float:
@@ -444,9 +467,10 @@ class DistributedSVC(ClassifierMixin, BaseEstimator):
             ) from exc
 
     def _make_shards(self, client: Client, X: Any, y_pm: np.ndarray, kernel_kw: dict[str, Any],
-                     is_dask: bool) -> tuple[list[Any], list[Any], list[Any]]:
+                     is_dask: bool) -> tuple[list[Any], list[Any], list[Any], list[int]]:
         """The shard actors (one per worker unless ``n_shards`` says otherwise), their futures,
-        and all the futures to release after the fit."""
+        all the futures to release after the fit, and the shards' numbers of rows. Each shard
+        computes with its worker's threads."""
         workers = _live_workers(client)
         if not workers:
             raise RuntimeError("the Dask cluster has no workers")
@@ -458,6 +482,7 @@ class DistributedSVC(ClassifierMixin, BaseEstimator):
         inv_c = 1.0 / float(self.C)
         keep: list[Any] = []
         futures = []
+        rows: list[int] = []
         if is_dask:
             if X.numblocks[1] != 1:
                 X = X.rechunk({1: -1})
@@ -475,29 +500,33 @@ class DistributedSVC(ClassifierMixin, BaseEstimator):
                 lo, hi = int(bounds[cut[k]]), int(bounds[cut[k + 1]])
                 if hi <= lo:
                     continue
-                y_ref = client.scatter(y_pm[lo:hi], direct=True)
+                # Keys of their own (hash=False): a fit right after another on the same rows would
+                # otherwise share the keys the first one is releasing ("lost dependencies").
+                y_ref = client.scatter(y_pm[lo:hi], direct=True, hash=False)
                 keep.append(y_ref)
+                rows.append(hi - lo)
                 futures.append(client.submit(_dfw.Shard, blocks[cut[k]:cut[k + 1]], y_ref, lo, kernel_kw, inv_c,
-                                             float(self.cache_size), actor=True, pure=False))
+                                             float(self.cache_size), None, actor=True, pure=False))
         else:
             bounds = np.linspace(0, n, n_shards + 1).astype(int)
             for k in range(n_shards):
                 lo, hi = int(bounds[k]), int(bounds[k + 1])
                 w = workers[k % len(workers)]
-                x_ref, y_ref = client.scatter([X[lo:hi], y_pm[lo:hi]], workers=[w], direct=True)
+                x_ref, y_ref = client.scatter([X[lo:hi], y_pm[lo:hi]], workers=[w], direct=True, hash=False)
                 keep += [x_ref, y_ref]
+                rows.append(hi - lo)
                 futures.append(client.submit(_dfw.Shard, x_ref, y_ref, lo, kernel_kw, inv_c, float(self.cache_size),
-                                             actor=True, pure=False, workers=[w]))
+                                             None, actor=True, pure=False, workers=[w]))
         keep += futures
         try:
             shards = [f.result(timeout=_TIMEOUT) for f in futures]
         except Exception as exc:  # a worker lost while the shards were created
             client.cancel(keep)
             raise LostShardError(f"could not create the shards of the distributed fit: {exc!r}") from exc
-        return shards, futures, keep
+        return shards, futures, keep, rows
 
     def _set_model(self, result: Any, classes: np.ndarray, y_pm: np.ndarray, shape: tuple[int, int],
-                   gamma: float, retries: int) -> None:
+                   gamma: float, retries: int, local_seconds: float) -> None:
         rho = result.rho
         order = np.lexsort((result.support, y_pm[result.support] > 0))  # negative class first
         support = result.support[order]
@@ -532,7 +561,8 @@ class DistributedSVC(ClassifierMixin, BaseEstimator):
             "n_active": len(support),
             "resyncs": result.resyncs,
             "retries": retries,
-            "seconds": result.seconds,
+            "local_seconds": local_seconds,
+            "seconds": result.seconds + local_seconds,
             "tol": float(self.tol),
             "loss": "squared_hinge",
         }
@@ -576,8 +606,10 @@ def _scheduler_workers(dask_scheduler: Any) -> list[str]:
     return list(dask_scheduler.workers)
 
 
-def _call(shards: list[Any], futures: list[Any], requests: list[tuple[Any, ...]]) -> list[dict[str, Any]]:
-    """One round: request k to shard k, all at once; the answers in shard order.
+def _call(shards: list[Any], futures: list[Any], requests: list[tuple[Any, ...]],
+          method: str = "round") -> list[dict[str, Any]]:
+    """One round: ``method`` called with request k on shard k, all at once; the answers in
+    shard order.
 
     An actor's call on a worker that died never answers, so the answers are awaited in short
     slices between which the shards' futures are checked: a shard whose worker was lost is no
@@ -588,7 +620,7 @@ def _call(shards: list[Any], futures: list[Any], requests: list[tuple[Any, ...]]
     try:
         pending = []
         for k, (shard, request) in enumerate(zip(shards, requests)):
-            pending.append(shard.round(*request))
+            pending.append(getattr(shard, method)(*request))
         answers = []
         deadline = time.monotonic() + _TIMEOUT
         for k, p in enumerate(pending):
