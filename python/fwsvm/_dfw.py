@@ -6,22 +6,29 @@ The problem is the Core Vector Machine's dual that :class:`fwsvm.SVC` solves wit
     minimise ρ(α) = αᵀQα over the unit simplex,   Q_ij = y_i y_j (k(x_i, x_j) + 1) + δ_ij / C
 
 Every shard (:class:`Shard`, a Dask actor on one worker) holds its rows, labels, its slice of α
-and s_i = Σ_j α_j y_j (k(x_i, x_j) + 1), from which G_i = (Qα)_i = y_i s_i + α_i / C. A round
-of :func:`solve`:
+and s_i = Σ_j α_j y_j (k(x_i, x_j) + 1), from which G_i = (Qα)_i = y_i s_i + α_i / C.
+
+The start (:func:`local_start`, ``init="local"``): every shard solves the problem on its own rows
+(:meth:`Shard.local_fit`, the in-process engine, loosely), and the union of the solutions, each
+weighted by its shard's share of the rows, is the first iterate — a point of the simplex whose
+support holds nearly all of the whole problem's support (a cascade SVM's first layer). The
+driver solves the problem restricted to it before the first round (``solve_first``).
+
+A round of :func:`solve`:
 
 1. the driver sends the vertices whose weight changed (their feature vectors, Δ(α_j y_j), the new
-   α_j of the rows a shard owns); every shard adds Δs to its slice from its kernel columns
-   (cached; the missing ones by BLAS) and returns ``min G`` and ``Σ α_i G_i`` over its rows,
-   G on its active rows (α > 0; the driver holds their vectors) and its ``n_candidates``
-   rows of least G with their feature vectors (the toward candidates);
+   α_j of the rows a shard owns), or the whole support when that is no more work; every shard
+   adds Δs to its slice with the engine's kernel expansion and returns ``min G`` and
+   ``Σ α_i G_i`` over its rows, G on its active rows (α > 0; the driver holds their vectors)
+   and its ``n_candidates`` rows of least G with their feature vectors (the toward candidates);
 2. the driver reduces the scalars to the certificate: the Frank-Wolfe duality gap of
    g = −ρ, ``gap = 2 (ρ − min_i G_i)``, relative to ``|g| = ρ`` — exactly
    :class:`fwsvm.SVC`'s ``convergence_["gap"]`` and ``["relative_gap"]``;
 3. the working set W is the whole support plus the toward candidates, so the problem
    restricted to W is the L2-SVC on W's rows: the in-process engine (``algorithm="swap"`` on
    W's vectors, its kernel columns in a bounded cache) solves it warm-started from the current
-   α to a quarter of the global relative gap (at most ``block`` steps). W contains the global
-   toward and away vertices, so a round does at least what one global pairwise step does.
+   α to half the target gap. W contains the global toward and away vertices, so a round does
+   at least what one global pairwise step does.
 
 This is the Core Vector Machine's coreset scheme with the data sharded: the driver's work
 grows with the support (steps over W, O(|W|) each, and W's vectors; its kernel values are
@@ -42,11 +49,17 @@ import numpy as np
 
 from fwsvm import _core
 
-#: MB of kernel columns for the driver's inner solves (the in-process SVC's default cache).
-INNER_CACHE_MB = 200.0
-#: The shards' own solves of ``init="local"`` stop at this multiple of ``tol``: they only start
-#: the global rounds, whose inner solves reach the target.
-LOCAL_TOL_FACTOR = 10.0
+#: MB of kernel columns of the engine's solves here (the shards' local solves, the driver's
+#: inner solves): the in-process SVC's default. Larger caches were slower on the checkerboard
+#: (10⁵ rows, an inner solve on 25k vectors, 2 threads: 8.6 s at 200 MB, 12.2 s at 1 GB).
+ENGINE_CACHE_MB = 200.0
+#: The shards' own solves of ``init="local"`` stop at this multiple of ``tol`` (at most
+#: ``LOCAL_TOL_MAX`` for the relative gap, never below ``tol``): they only find the start's support, and the driver's
+#: solves reach the target. Checkerboard 10⁵ rows, tol 1e-2: local solves at 0.1 / 0.3 / 1.0 took
+#: 9.5 / 7.7 / 5.8 s, the driver's solve on their union 8.4 / 7.9 / 9.3 s, and at 1.0 the union
+#: missed support vectors (a second round).
+LOCAL_TOL_FACTOR = 30.0
+LOCAL_TOL_MAX = 0.3
 #: Shards keep kernel columns between rounds only for data with at least this many features.
 CACHE_MIN_FEATURES = 16
 
@@ -91,8 +104,7 @@ class Shard:
     cache_size : float
         MB of kernel columns (k(x_i, v) over the shard's rows for a vertex v) kept between
         rounds: the support's vertices recur every round. When it is full, new columns are
-        not kept (no eviction: see :meth:`_add_columns`). Also the column cache of
-        :meth:`local_fit`.
+        not kept (no eviction: see :meth:`_add_columns`).
     n_threads : int or None
         Threads of the shard's kernel work and local solve (the worker's threads).
     """
@@ -108,7 +120,6 @@ class Shard:
         self.offset = int(offset)
         self.kernel_kw = dict(kernel_kw)
         self.inv_c = float(inv_c)
-        self.cache_size = float(cache_size)
         self.n_threads = n_threads if n_threads is not None else _worker_threads()
         n = self.X.shape[0]
         self.alpha = np.zeros(n)
@@ -136,7 +147,7 @@ class Shard:
             return {"index": np.zeros(0, dtype=np.intp), "alpha": np.zeros(0), "vectors": self.X[:0],
                     "n_iter": 0, "seconds": time.perf_counter() - t0}
         r = _core.fit_svc(self.X, self.y, c=1.0 / self.inv_c, algorithm="swap", tol=float(tol), stopping=stopping,
-                          max_iter=-1, cache_size=self.cache_size, init="random", seed=int(seed),
+                          max_iter=-1, cache_size=ENGINE_CACHE_MB, init="random", seed=int(seed),
                           n_threads=self.n_threads, loss="squared_hinge", **_kernel_args(self.kernel_kw))
         sup = np.asarray(r["support"], dtype=np.intp)
         return {"index": sup + self.offset, "alpha": np.asarray(r["alpha"]) * float(weight), "vectors": self.X[sup],
@@ -236,7 +247,8 @@ def local_start(call: Callable[[list[Any]], list[dict[str, Any]]], n_shards: int
     as global index → (α, vector). A convex combination of points of the shards' simplices,
     it is a point of the global simplex (renormalised against round-off). None when no
     shard holds both classes (rows sorted by class, say): the rounds then start from a pair."""
-    answers = call([(LOCAL_TOL_FACTOR * tol, stopping, rows[k] / n, k) for k in range(n_shards)])
+    local_tol = max(tol, min(LOCAL_TOL_FACTOR * tol, LOCAL_TOL_MAX)) if stopping == "gap" else LOCAL_TOL_FACTOR * tol
+    answers = call([(local_tol, stopping, rows[k] / n, k) for k in range(n_shards)])
     start: dict[int, tuple[float, np.ndarray]] = {}
     for a in answers:
         for i, w, v in zip(a["index"].tolist(), a["alpha"].tolist(), a["vectors"]):
@@ -263,6 +275,8 @@ class Result:
     n_steps: int
     resyncs: int
     seconds: float
+    start_seconds: float
+    start_size: int
     rounds: dict[str, np.ndarray] = field(default_factory=dict)
 
 
@@ -286,6 +300,7 @@ def solve(
     round_delay: float = 0.0,
     warm_alpha: dict[int, tuple[float, np.ndarray]] | None = None,
     on_round: Callable[[int], None] | None = None,
+    solve_first: bool = False,
 ) -> Result:
     """Run the distributed Frank-Wolfe rounds until the certificate holds.
 
@@ -295,7 +310,10 @@ def solve(
     (±1). ``start``: (global indices, α, feature vectors) of the initial iterate, or ignored
     when ``warm_alpha`` (global index → (α, vector)) is given. ``round_delay``: seconds slept
     per round (to simulate a slower network in the benchmarks). ``on_round(n)``: called before
-    round n is sent (tests use it to lose a worker at a known point)."""
+    round n is sent (tests use it to lose a worker at a known point). ``solve_first``: before
+    the first round, solve the problem restricted to the start's support (for a start that
+    already holds nearly the whole support, the local one: the first round then measures the
+    solved iterate instead of the start, and one expansion over the support is saved)."""
     t_start = time.perf_counter()
     inv_c = 1.0 / C
     weights: dict[int, float] = {}
@@ -313,10 +331,22 @@ def solve(
         V = np.stack([vecs[i] for i in idx])
         return (V, a * y[idx], idx, a, n_candidates, True)
 
+    n_steps = 0
+    start_seconds = 0.0
+    start_size = len(weights)
+    if solve_first and len(weights) > 1:
+        t = time.perf_counter()
+        idx = np.fromiter(weights, dtype=np.intp, count=len(weights))
+        a_old = np.array([weights[int(i)] for i in idx])
+        mode = "gap" if stopping == "gap" else "absolute_gap"
+        a_new, n_steps = _inner_solve(np.stack([vecs[int(i)] for i in idx]), y[idx], a_old, C, kernel_kw,
+                                      0.5 * tol, mode, block)
+        weights = {int(i): float(a) for i, a in zip(idx, a_new) if a > 0.0}
+        start_seconds = time.perf_counter() - t
     request = full_request()
     log: dict[str, list[float]] = {k: [] for k in ("wall", "worker_max", "kernel_max", "driver", "steps",
                                                    "n_vectors", "rel_gap")}
-    n_rounds = n_steps = resyncs = 0
+    n_rounds = resyncs = 0
     certified = True  # the first round recomputes s from scratch
     rho = gap = rel = np.inf
     converged = False
@@ -369,7 +399,7 @@ def solve(
         a_old = np.array([weights.get(int(i), 0.0) for i in idx])
         # W holds the whole support, so the problem restricted to W is the L2-SVC on W's rows
         # with the same C: the in-process engine solves it on W's vectors (kernel columns
-        # computed as its steps need them, in a cache of ``INNER_CACHE_MB``; warm started from
+        # computed as its steps need them, in a cache of ``ENGINE_CACHE_MB``; warm started from
         # the current α) to half the target gap (or a quarter of the global gap, if smaller),
         # or ``block`` steps. W holds the support, so a tight inner solve leaves the next round
         # only the rows W missed: every round costs the shards an expansion over the vertices
@@ -378,17 +408,8 @@ def solve(
         # checkerboard at 10⁴ rows from the local start).
         target = tol if stopping == "gap" else tol / max(rho, 1e-300)
         inner_tol = max(min(0.25 * rel, 0.5 * target), 0.1 * target)
-        inner = _core.fit_svc(
-            np.stack([vecs[int(i)] for i in idx]), np.ascontiguousarray(yw), c=C, kernel=kernel_kw["kernel"],
-            gamma=float(kernel_kw["gamma"]), degree=int(kernel_kw["degree"]), coef0=float(kernel_kw["coef0"]),
-            algorithm="swap", tol=float(inner_tol), stopping="gap", max_iter=-1 if block is None else int(block),
-            cache_size=INNER_CACHE_MB,
-            init="random", seed=0, n_threads=None, warm_start=np.ascontiguousarray(a_old / a_old.sum()),
-            loss="squared_hinge",
-        )
-        a_new = np.zeros(len(idx))
-        a_new[np.asarray(inner["support"], dtype=np.intp)] = inner["alpha"]
-        steps = int(inner["n_iter"])
+        inner = _inner_solve(np.stack([vecs[int(i)] for i in idx]), yw, a_old, C, kernel_kw, inner_tol, "gap", block)
+        a_new, steps = inner
         # Weights the inner solve moved by less than 1e-12 of the largest keep their value
         # (its warm start rescales every weight in the last bits): the round sends only the
         # vertices that moved. The shards hold exactly the driver's weights either way.
@@ -430,9 +451,24 @@ def solve(
         vectors=np.stack([vecs[i] for i in support]) if len(support) else np.zeros((0, 0)),
         rho=rho, gap=gap, relative_gap=rel, converged=converged,
         n_rounds=n_rounds, n_steps=n_steps, resyncs=resyncs,
-        seconds=time.perf_counter() - t_start,
+        seconds=time.perf_counter() - t_start, start_seconds=start_seconds, start_size=start_size,
         rounds={k: np.asarray(v) for k, v in log.items()},
     )
+
+
+def _inner_solve(V: np.ndarray, yw: np.ndarray, a_old: np.ndarray, C: float, kernel_kw: dict[str, Any],
+                 tol: float, stopping: str, block: int | None) -> tuple[np.ndarray, int]:
+    """The problem restricted to the working set (rows V, labels yw) solved by the in-process
+    engine warm-started from ``a_old`` (all cores of the driver; the shards wait meanwhile):
+    the new weights over the working set and the engine's steps."""
+    inner = _core.fit_svc(
+        V, np.ascontiguousarray(yw), c=C, algorithm="swap", tol=float(tol), stopping=stopping,
+        max_iter=-1 if block is None else int(block), cache_size=ENGINE_CACHE_MB, init="random", seed=0,
+        n_threads=None, warm_start=np.ascontiguousarray(a_old / a_old.sum()), loss="squared_hinge",
+        **_kernel_args(kernel_kw))
+    a_new = np.zeros(len(a_old))
+    a_new[np.asarray(inner["support"], dtype=np.intp)] = inner["alpha"]
+    return a_new, int(inner["n_iter"])
 
 
 def log_round(log: dict[str, list[float]], t0: float, t1: float, t2: float, answers: list[dict[str, Any]],

@@ -284,6 +284,8 @@ class DistributedSVC(ClassifierMixin, BaseEstimator):
         ``exit_reason``, ``gap``, ``relative_gap``, ``objective`` (−αᵀQα), ``quadratic``,
         ``n_iter`` (pairwise steps of the driver's solves), ``n_rounds``, ``resyncs``,
         ``retries``, ``local_seconds`` (the shards' own solves of ``init="local"``),
+        ``start_seconds`` and ``start_size`` (the driver's solve on the start's support —
+        with ``init="local"`` the union of the shards' supports — before the first round),
         ``seconds`` (all of the fit's solving).
     rounds_ : dict of ndarray
         Per-round measurements: ``wall`` (round trip), ``worker_max`` (slowest shard's
@@ -434,7 +436,7 @@ class DistributedSVC(ClassifierMixin, BaseEstimator):
                     shards, lambda requests, s=shards, f=actors: _call(s, f, requests), y_pm, start, C=float(self.C),
                     kernel_kw=kernel_kw, tol=float(self.tol), stopping=self.stopping, max_rounds=max_rounds,
                     block=block, n_candidates=n_cand, round_delay=self._round_delay, warm_alpha=warm,
-                    on_round=self._on_round,
+                    on_round=self._on_round, solve_first=warm is not None,
                 )
                 break
             except LostShardError as exc:
@@ -562,6 +564,8 @@ class DistributedSVC(ClassifierMixin, BaseEstimator):
             "resyncs": result.resyncs,
             "retries": retries,
             "local_seconds": local_seconds,
+            "start_seconds": result.start_seconds,
+            "start_size": result.start_size,
             "seconds": result.seconds + local_seconds,
             "tol": float(self.tol),
             "loss": "squared_hinge",
