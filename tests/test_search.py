@@ -89,7 +89,7 @@ def test_bad_grids_are_refused(params, message) -> None:
 def test_halving_scores_growing_subsamples_and_keeps_the_best_third() -> None:
     X, y = make_classification(n_samples=900, n_features=6, n_informative=4, flip_y=0.05, random_state=4)
     search = SVCSearch(Cs=[0.1, 1.0, 10.0], gammas=[0.01, 0.05, 0.2, 1.0, 5.0], cv=3, halving=True,
-                       min_resources=100).fit(X, y)
+                       min_resources=100, local_search=False).fit(X, y)
     # 15 candidates, factor 3: 15 → 5 → 2 on 100, 300, 900 samples.
     assert search.n_candidates_ == [15, 5, 2]
     assert search.n_resources_ == [100, 300, 900]
@@ -106,11 +106,37 @@ def test_halving_scores_growing_subsamples_and_keeps_the_best_third() -> None:
     assert search.score(X, y) > 0.8
     # A splitter splits every round's subsample; fixed index lists cannot.
     shuffled = SVCSearch(Cs=[0.1, 1.0, 10.0], gammas=[0.01, 0.05, 0.2, 1.0, 5.0], halving=True, min_resources=100,
-                         cv=StratifiedKFold(3, shuffle=True, random_state=0)).fit(X, y)
+                         local_search=False, cv=StratifiedKFold(3, shuffle=True, random_state=0)).fit(X, y)
     assert shuffled.n_resources_ == [100, 300, 900] and shuffled.n_splits_ == 3
     assert shuffled.score(X, y) > 0.8
     with pytest.raises(ValueError, match="give cv as a number of folds or a splitter"):
         SVCSearch(cv=list(StratifiedKFold(3).split(X, y)), halving=True).fit(X, y)
+
+
+def test_halving_ends_at_a_local_maximum_of_the_full_data_score() -> None:
+    """The local search after the rounds: the choice's grid neighbours are all scored on all
+    the data and none beats it, and those scores are the exhaustive search's."""
+    X, y = make_classification(n_samples=900, n_features=6, n_informative=4, flip_y=0.05, random_state=4)
+    Cs, gammas = [0.1, 1.0, 10.0, 100.0], [0.01, 0.05, 0.2, 1.0, 5.0]
+    search = SVCSearch(Cs=Cs, gammas=gammas, cv=3, halving=True, min_resources=100).fit(X, y)
+    exhaustive = SVCSearch(Cs=Cs, gammas=gammas, cv=3).fit(X, y)
+    r = search.cv_results_
+    full = {(p["C"], p["gamma"]): score for p, score, m in zip(r["params"], r["mean_test_score"], r["n_resources"])
+            if m == len(y)}
+    every = {(p["C"], p["gamma"]): score for p, score in zip(exhaustive.cv_results_["params"],
+                                                             exhaustive.cv_results_["mean_test_score"])}
+    for key, score in full.items():
+        assert score == every[key]  # the same folds on all the data: the same scores
+    best = (search.best_params_["C"], search.best_params_["gamma"])
+    assert search.best_score_ == full[best] == max(full.values())
+    i, j = Cs.index(best[0]), gammas.index(best[1])
+    for a, b in ((i - 1, j), (i + 1, j), (i, j - 1), (i, j + 1)):
+        if 0 <= a < len(Cs) and 0 <= b < len(gammas):
+            assert full[(Cs[a], gammas[b])] <= full[best]
+    # The local search's steps are further rounds on all the data.
+    assert len(search.n_resources_) == len(search.n_candidates_) > 3
+    assert set(search.n_resources_[3:]) <= {len(y)}
+    assert list(r["iter"]) == sorted(r["iter"])
 
 
 def test_a_kernel_without_gamma_searches_c_only() -> None:
