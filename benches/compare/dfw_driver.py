@@ -47,7 +47,8 @@ def main() -> None:
         rows.append({"tool": f"DistributedSVC, {args.workers} workers", "n": args.n, "init": args.init,
                      "seconds": wall, "local_seconds": c["local_seconds"], "start_seconds": c["start_seconds"], "start_size": c["start_size"],
                      "rounds": int(c["n_rounds"]), "round_seconds": float(r["wall"].sum()),
-                     "driver_round_seconds": float(r["driver"].sum()), "worker_max_seconds": float(r["worker_max"].sum()),
+                     "driver_round_seconds": float(r["driver"].sum()),
+                     "worker_max_seconds": float(r["worker_max"].sum()),
                      "n_sv": int(len(m.support_)), "steps": int(c["n_iter"]), "relative_gap": c["relative_gap"],
                      "quadratic": c["quadratic"]})
         print(json.dumps(rows[-1]), flush=True)

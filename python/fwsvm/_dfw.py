@@ -54,10 +54,10 @@ from fwsvm import _core
 #: (10⁵ rows, an inner solve on 25k vectors, 2 threads: 8.6 s at 200 MB, 12.2 s at 1 GB).
 ENGINE_CACHE_MB = 200.0
 #: The shards' own solves of ``init="local"`` stop at this multiple of ``tol`` (at most
-#: ``LOCAL_TOL_MAX`` for the relative gap, never below ``tol``): they only find the start's support, and the driver's
-#: solves reach the target. Checkerboard 10⁵ rows, tol 1e-2: local solves at 0.1 / 0.3 / 1.0 took
-#: 9.5 / 7.7 / 5.8 s, the driver's solve on their union 8.4 / 7.9 / 9.3 s, and at 1.0 the union
-#: missed support vectors (a second round).
+#: ``LOCAL_TOL_MAX`` for the relative gap, never below ``tol``): they only find the start's
+#: support, and the driver's solves reach the target. Checkerboard 10⁵ rows, tol 1e-2: local
+#: solves at 0.1 / 0.3 / 1.0 took 9.5 / 7.7 / 5.8 s, the driver's solve on their union
+#: 8.4 / 7.9 / 9.3 s, and at 1.0 the union missed support vectors (a second round).
 LOCAL_TOL_FACTOR = 30.0
 LOCAL_TOL_MAX = 0.3
 #: Shards keep kernel columns between rounds only for data with at least this many features.
@@ -408,8 +408,8 @@ def solve(
         # checkerboard at 10⁴ rows from the local start).
         target = tol if stopping == "gap" else tol / max(rho, 1e-300)
         inner_tol = max(min(0.25 * rel, 0.5 * target), 0.1 * target)
-        inner = _inner_solve(np.stack([vecs[int(i)] for i in idx]), yw, a_old, C, kernel_kw, inner_tol, "gap", block)
-        a_new, steps = inner
+        a_new, steps = _inner_solve(np.stack([vecs[int(i)] for i in idx]), yw, a_old, C, kernel_kw, inner_tol,
+                                    "gap", block)
         # Weights the inner solve moved by less than 1e-12 of the largest keep their value
         # (its warm start rescales every weight in the last bits): the round sends only the
         # vertices that moved. The shards hold exactly the driver's weights either way.
