@@ -118,7 +118,7 @@ def test_halving_ends_at_a_local_maximum_of_the_full_data_score() -> None:
     the data and none beats it, and those scores are the exhaustive search's."""
     X, y = make_classification(n_samples=900, n_features=6, n_informative=4, flip_y=0.05, random_state=4)
     Cs, gammas = [0.1, 1.0, 10.0, 100.0], [0.01, 0.05, 0.2, 1.0, 5.0]
-    search = SVCSearch(Cs=Cs, gammas=gammas, cv=3, halving=True, min_resources=100).fit(X, y)
+    search = SVCSearch(Cs=Cs, gammas=gammas, cv=3, halving=True, min_resources=100, local_search=True).fit(X, y)
     exhaustive = SVCSearch(Cs=Cs, gammas=gammas, cv=3).fit(X, y)
     r = search.cv_results_
     full = {(p["C"], p["gamma"]): score for p, score, m in zip(r["params"], r["mean_test_score"], r["n_resources"])

@@ -91,7 +91,7 @@ class DaskSVCSearch(SVCSearch):
         factor: float = 3,
         min_resources: int = 500,
         warm_start: bool | str = "auto",
-        local_search: bool = True,
+        local_search: bool = False,
     ) -> None:
         super().__init__(estimator, Cs=Cs, gammas=gammas, cv=cv, scoring=scoring, refit=refit, n_jobs=n_jobs,
                          halving=halving, factor=factor, min_resources=min_resources, warm_start=warm_start,
