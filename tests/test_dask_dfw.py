@@ -66,6 +66,12 @@ def test_same_certified_optimum_as_the_in_process_fit(client, data, block, init)
     ref = SVC(loss="squared_hinge", tol=tol, **PARAMS).fit(X, y)
     model = DistributedSVC(tol=tol, block=block, init=init, client=client, **PARAMS).fit(X, y)
     assert_same_optimum(model, ref, X, tol)
+    c = model.convergence_
+    if init == "local":
+        # The shards solved their rows and the driver their union before the first round.
+        assert c["local_seconds"] > 0 and c["start_size"] >= len(model.support_) // 2
+    else:
+        assert c["local_seconds"] == 0 and c["start_size"] == 2
     # The fitted model is an in-process SVC with the same attributes.
     assert isinstance(model.model_, SVC)
     np.testing.assert_allclose(model.dual_coef_, ref.dual_coef_, atol=1e-3 * np.abs(ref.dual_coef_).max())
