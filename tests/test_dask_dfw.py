@@ -89,6 +89,39 @@ def test_dask_array_rows_with_more_shards_than_workers(client, data) -> None:
     assert_same_optimum(model, ref, X, tol)
 
 
+def test_wide_rows_use_the_shards_column_cache(client) -> None:
+    """At 16 features or more the shards keep kernel columns between rounds (computed by the
+    engine); the pair start makes the rounds reuse them. Same optimum."""
+    X, y = make_classification(n_samples=300, n_features=20, n_informative=6, flip_y=0.05, random_state=2)
+    tol = 1e-6
+    ref = SVC(loss="squared_hinge", tol=tol, C=10.0, gamma=0.05).fit(X, y)
+    model = DistributedSVC(tol=tol, C=10.0, gamma=0.05, init="pair", block=50, client=client).fit(X, y)
+    assert_same_optimum(model, ref, X, tol)
+    assert model.convergence_["n_rounds"] > 2
+
+
+@pytest.mark.parametrize("n_features", [5, 20])
+def test_a_shard_keeps_its_gradient_with_or_without_cached_columns(n_features) -> None:
+    """Shard.round's s = Σ α_j y_j (k(x_i, x_j) + 1) after a reset and a delta equals the
+    direct expansion, whether the columns come from the shard's cache (≥ 16 features, the
+    second round hits) or from the engine's expansion (no cache)."""
+    from fwsvm import _core
+    from fwsvm._dfw import Shard
+
+    X, y = make_classification(n_samples=120, n_features=n_features, random_state=3)
+    y = np.where(y == 1, 1.0, -1.0)
+    kw = dict(kernel="rbf", gamma=0.1, degree=3, coef0=0.0)
+    shard = Shard(X[40:], y[40:], 40, kw, 0.5, cache_size=100.0, n_threads=1)
+    idx = np.array([3, 50, 77, 101])
+    a = np.array([0.4, 0.3, 0.2, 0.1])
+    shard.round(X[idx], a * y[idx], idx, a, 4, reset=True)
+    a2 = np.array([0.1, 0.3, 0.5, 0.1])  # the same vertices, new weights: a delta round
+    answer = shard.round(X[idx], (a2 - a) * y[idx], idx, a2, 4)
+    direct = _core.decision_function(X[40:], X[idx], a2 * y[idx], float(np.sum(a2 * y[idx])), n_threads=1, **kw)
+    np.testing.assert_allclose(shard.s, direct, rtol=0, atol=1e-12)
+    assert answer["cache_hits"] == (4 if n_features >= 16 else 0)
+
+
 def test_shards_of_one_class_start_from_a_pair(client, data) -> None:
     """Rows sorted by class: each of the two contiguous shards holds one class and has no local
     problem, so the rounds start from a pair of rows and still reach the optimum."""
