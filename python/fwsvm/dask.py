@@ -267,10 +267,11 @@ class DistributedSVC(ClassifierMixin, BaseEstimator):
         Shards of rows (None: one per worker). A dask array's row chunks are grouped into
         contiguous shards; a NumPy array is split evenly.
     cache_size : float, default=1000
-        MB of kernel columns each shard keeps between rounds (every round applies the
-        columns of the vertices that moved, mostly the same support; a miss costs a pass over
-        the shard's rows). Enough for the support's columns makes the rounds cheap: n_SV ·
-        rows per shard · 8 bytes.
+        MB of kernel columns each shard keeps between rounds for data of 16 features or more
+        (every round applies the columns of the vertices that moved, mostly the same support;
+        a miss costs a pass over the shard's rows; enough for the support's columns: n_SV ·
+        rows per shard · 8 bytes). Below 16 features the engine's kernel expansion costs
+        about what reading a cached column does, and nothing is cached.
     retries : int, default=1
         How many times a fit whose worker died is resumed on new shards, from the last
         iterate the driver holds (it keeps α and the support vectors); after that
