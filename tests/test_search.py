@@ -161,3 +161,34 @@ def test_a_step_budget_per_grid_point_is_reported() -> None:
     assert np.all((converged >= 0) & (converged <= 1))
     full = SVCSearch(SVC(), Cs=[0.1, 100.0], gammas=[0.1, 10.0], cv=3).fit(X, y)
     assert np.all(full.cv_results_["converged"] == 1.0)
+
+
+def test_a_precomputed_kernel_is_split_by_rows_and_columns() -> None:
+    """The folds of a precomputed kernel take its train columns (scikit-learn's ``_safe_split``):
+    the scores are GridSearchCV's; halving subsamples rows and columns alike."""
+    from sklearn.metrics.pairwise import rbf_kernel
+
+    X, y = _data()
+    K = rbf_kernel(X, gamma=0.2)
+    cv = StratifiedKFold(4, shuffle=True, random_state=0)
+    ours = SVCSearch(SVC(kernel="precomputed", tol=1e-7), Cs=CS, cv=cv).fit(K, y)
+    grid = GridSearchCV(SVC(kernel="precomputed", tol=1e-7), {"C": CS}, cv=cv).fit(K, y)
+    np.testing.assert_allclose(ours.cv_results_["mean_test_score"], grid.cv_results_["mean_test_score"])
+    halved = SVCSearch(SVC(kernel="precomputed"), Cs=CS, cv=cv, halving=True, min_resources=60).fit(K, y)
+    assert halved.n_resources_[0] < len(y) and halved.best_params_["C"] in CS
+
+
+def test_input_is_checked_once_and_dataframes_keep_their_names() -> None:
+    pd = pytest.importorskip("pandas")
+    X, y = _data()
+    bad = X.copy()
+    bad[5, 1] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        SVCSearch(Cs=CS, gammas=GAMMAS, cv=3).fit(bad, y)
+    with pytest.raises(ValueError, match="C"):
+        SVCSearch(SVC(C=-1.0), Cs=CS, gammas=GAMMAS, cv=3).fit(X, y)
+    frame = pd.DataFrame(X, columns=[f"f{k}" for k in range(X.shape[1])])
+    search = SVCSearch(Cs=CS, gammas=GAMMAS, cv=3).fit(frame, y)
+    np.testing.assert_array_equal(search.best_estimator_.feature_names_in_, frame.columns)
+    plain = SVCSearch(Cs=CS, gammas=GAMMAS, cv=3).fit(X, y)
+    np.testing.assert_array_equal(search.cv_results_["mean_test_score"], plain.cv_results_["mean_test_score"])

@@ -23,6 +23,8 @@ Multiclass problems are fitted one-vs-one from cold starts (the warm start is bi
 
 from __future__ import annotations
 
+import copy
+import threading
 import time
 import warnings
 from concurrent.futures import ThreadPoolExecutor
@@ -30,14 +32,15 @@ from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics import check_scoring
 from sklearn.model_selection import ParameterGrid, check_cv, train_test_split
-from sklearn.utils import _safe_indexing
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.multiclass import type_of_target
-from sklearn.utils.validation import check_array, check_is_fitted, indexable
+from sklearn.utils.multiclass import check_classification_targets, type_of_target
+from sklearn.utils.metaestimators import _safe_split
+from sklearn.utils.validation import check_X_y, check_array, check_is_fitted, indexable
 
 from fwsvm.svm import SVC
 from fwsvm.tuning import DEFAULT_CS, BestEstimatorMixin
@@ -178,7 +181,10 @@ class SVCSearch(BestEstimatorMixin, ClassifierMixin, BaseEstimator):
         self._validate_params()
         X, y = indexable(X, y)
         y = np.asarray(y)
+        # Checked once (no copy when X is already CSR or C-ordered float64); the refit gets X as given.
+        X_checked = check_array(X, accept_sparse="csr", dtype=np.float64, order="C", accept_large_sparse=True)
         template = clone(self.estimator) if self.estimator is not None else SVC()
+        template._validate_params()
         has_gamma = template.kernel in ("rbf", "poly", "sigmoid")
         if not has_gamma and self.gammas is not None:
             raise ValueError(f"gammas were given but the kernel {template.kernel!r} has no gamma: "
@@ -187,8 +193,7 @@ class SVCSearch(BestEstimatorMixin, ClassifierMixin, BaseEstimator):
         if not has_gamma:
             gammas = np.array([1.0])  # not used by the kernel: the search is over C
         elif self.gammas is None:
-            scale = clone(template).set_params(gamma="scale")._resolve_gamma(
-                check_array(X, accept_sparse="csr", dtype=np.float64))
+            scale = clone(template).set_params(gamma="scale")._resolve_gamma(X_checked)
             gammas = np.array([scale * f for f in DEFAULT_GAMMA_FACTORS])
         else:
             gammas = _positive(self.gammas, "gammas")
@@ -206,7 +211,7 @@ class SVCSearch(BestEstimatorMixin, ClassifierMixin, BaseEstimator):
         def score(rows: np.ndarray | None, alive: list[int]) -> np.ndarray:
             """(n_splits, len(alive), 4) per-fold score, fit s, score s, steps of the alive
             candidates on the rows (None: all)."""
-            X_r, y_r = (X, y) if rows is None else (_safe_indexing(X, rows), y[rows])
+            X_r, y_r = (X_checked, y) if rows is None else _safe_split(template, X_checked, y, rows)
             splits = list(check_cv(self.cv, y_r, classifier=classifier).split(X_r, y_r))
             slot = {(candidates[k]["C"], candidates[k]["gamma"]): a for a, k in enumerate(alive)}
             return self._map_folds(X_r, y_r, splits, template, _chains(slot, warm), len(alive), warm, scorer,
@@ -304,13 +309,13 @@ class SVCSearch(BestEstimatorMixin, ClassifierMixin, BaseEstimator):
     def _map_folds(self, X: Any, y: np.ndarray, splits: list[tuple[np.ndarray, np.ndarray]], template: SVC,
                    chains: list[list[tuple[float, float, int]]], n_slots: int, warm: bool, scorer: Any,
                    workers: int) -> np.ndarray:
-        """Runs :func:`score_fold` on every (split, chain): (n_splits, n_slots, 5). Here on a
+        """Runs :func:`fit_points` on every (split, chain): (n_splits, n_slots, 5). Here on a
         thread pool; :class:`fwsvm.dask.DaskSVCSearch` runs them as tasks on a Dask cluster."""
         tasks = chain_tasks(chains, len(splits))
+        folds = _Folds(template, X, y, splits)
 
         def run(task: tuple[int, list[tuple[float, float, int]]]) -> np.ndarray:
-            train, test = splits[task[0]]
-            return score_fold(X, y, train, test, template, task[1], n_slots, warm, scorer)
+            return fit_points(folds[task[0]], template, task[1], n_slots, warm, scorer)
 
         if workers > 1:
             with ThreadPoolExecutor(workers) as pool:
@@ -327,25 +332,83 @@ class SVCSearch(BestEstimatorMixin, ClassifierMixin, BaseEstimator):
         return check_scoring(best, self.scoring)(best, X, y)
 
 
+#: Folds whose rows together take at most this many bytes are split once per search and kept;
+#: larger data is split again by every task (at most one copy per thread alive).
+FOLD_CACHE_BYTES = 1 << 30
+
+
+class _Folds:
+    """The checked (X_train, y_train, X_test, y_test) of each split, made on first use (under
+    the split's lock: its other tasks wait for it) and kept while the copies of all splits fit
+    in :data:`FOLD_CACHE_BYTES`. Splitting and checking the rows once per split instead of once
+    per grid point, with the fits skipping scikit-learn's checks, took a small search's Python
+    — which holds the GIL, so two threads wait for each other in it — from a sixth of its time
+    to a twelfth (a1a: two threads 1.82× → 1.92× one; BENCHMARKS.md)."""
+
+    def __init__(self, template: SVC, X: Any, y: np.ndarray, splits: list[tuple[np.ndarray, np.ndarray]]) -> None:
+        self.template, self.X, self.y, self.splits = template, X, y, splits
+        size = X.data.nbytes + X.indices.nbytes + X.indptr.nbytes if sp.issparse(X) else np.asarray(X).nbytes
+        self.keep = size * len(splits) <= FOLD_CACHE_BYTES
+        self.kept: dict[int, tuple[Any, np.ndarray, Any, np.ndarray]] = {}
+        self.locks = [threading.Lock() for _ in splits]
+
+    def __getitem__(self, k: int) -> tuple[Any, np.ndarray, Any, np.ndarray]:
+        if not self.keep:
+            return split_fold(self.template, self.X, self.y, *self.splits[k])
+        with self.locks[k]:
+            if k not in self.kept:
+                self.kept[k] = split_fold(self.template, self.X, self.y, *self.splits[k])
+            return self.kept[k]
+
+
+def split_fold(template: SVC, X: Any, y: np.ndarray, train: np.ndarray,
+               test: np.ndarray) -> tuple[Any, np.ndarray, Any, np.ndarray]:
+    """(X_train, y_train, X_test, y_test) of one split, checked as ``SVC.fit`` and ``predict``
+    check their input (for a precomputed kernel: the train columns of the rows)."""
+    X_train, y_train = _safe_split(template, X, y, train)
+    X_test, y_test = _safe_split(template, X, y, test, train)
+    X_train, y_train = check_X_y(X_train, y_train, accept_sparse="csr", dtype=np.float64, order="C",
+                                 accept_large_sparse=True, estimator=template)
+    check_classification_targets(y_train)
+    X_test = check_array(X_test, accept_sparse="csr", dtype=np.float64, order="C", accept_large_sparse=True,
+                         estimator=template)
+    return X_train, y_train, X_test, np.asarray(y_test)
+
+
 def score_fold(X: Any, y: np.ndarray, train: np.ndarray, test: np.ndarray, template: SVC,
                points: list[tuple[float, float, int]], n_slots: int, warm: bool, scorer: Any) -> np.ndarray:
-    """Fits ``template`` on the ``train`` rows at every (C, γ, slot) of ``points`` in order (each
-    fit warm-started from the previous one when ``warm``) and scores it on the ``test`` rows
-    (``scorer`` None: accuracy):
-    an (n_slots, 5) array of score, fit seconds, score seconds, solver steps and 1.0 if the fit
-    met its stopping rule (0.0 if it stopped at the template's ``max_iter``: the search reports
-    those fits in ``cv_results_["converged"]`` and one warning instead of one per fit)."""
-    X_train, y_train = _safe_indexing(X, train), y[train]
-    X_test, y_test = _safe_indexing(X, test), y[test]
-    est = clone(template).set_params(warm_start=warm)
+    """:func:`fit_points` on the split (``train``, ``test``) of X, y (a Dask task's work)."""
+    return fit_points(split_fold(template, X, y, train, test), template, points, n_slots, warm, scorer)
+
+
+def fit_points(fold: tuple[Any, np.ndarray, Any, np.ndarray], template: SVC, points: list[tuple[float, float, int]],
+               n_slots: int, warm: bool, scorer: Any) -> np.ndarray:
+    """Fits ``template`` on the fold's training rows at every (C, γ, slot) of ``points`` in
+    order (each fit warm-started from the previous one when ``warm``) and scores it on its test
+    rows (``scorer`` None: accuracy): an (n_slots, 5) array of score, fit seconds, score
+    seconds, solver steps and 1.0 if the fit met its stopping rule (0.0 if it stopped at the
+    template's ``max_iter``: the search reports those fits in ``cv_results_["converged"]`` and
+    one warning instead of one per fit).
+
+    The rows come checked (:func:`split_fold`) and the template unfitted with its parameters
+    validated; the grid's C and γ are positive numbers (the search checked them), set directly."""
+    X_train, y_train, X_test, y_test = fold
+    # A copy of the unfitted, validated template: clone's and set_params' get_params were
+    # a tenth of a small fit's Python.
+    est = copy.copy(template)
+    est.warm_start = warm
     out = np.zeros((n_slots, 5))
     for C, gamma, slot in points:
+        est.C, est.gamma = C, gamma
         start = time.perf_counter()
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)
-            est.set_params(C=C, gamma=gamma).fit(X_train, y_train)
+            est._fit_validated(X_train, y_train)
         fitted = time.perf_counter()
-        score = float(np.mean(est.predict(X_test) == y_test)) if scorer is None else scorer(est, X_test, y_test)
+        if scorer is None:
+            score = float(np.mean(est._predict_validated(X_test) == y_test))
+        else:
+            score = scorer(est, X_test, y_test)
         out[slot] = (score, fitted - start, time.perf_counter() - fitted,
                      float(np.sum(est.n_iter_)), float(est.fit_status_ == 0))
     return out

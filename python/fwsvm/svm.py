@@ -478,6 +478,14 @@ class SVC(PersistenceMixin, ClassifierMixin, BaseEstimator):
             self, X, y, accept_sparse="csr", dtype=np.float64, order="C", accept_large_sparse=True
         )
         check_classification_targets(y)
+        return self._fit_validated(X, y, sample_weight)
+
+    def _fit_validated(self, X: Any, y: np.ndarray, sample_weight: Any = None) -> SVC:
+        """:meth:`fit` on rows ``validate_data`` and ``check_classification_targets`` have
+        already checked (CSR or C-contiguous float64, y 1-D), with the parameters validated.
+        :class:`fwsvm.SVCSearch` checks each fold once and fits its grid points through here: on
+        small sets scikit-learn's checks were a sixth of a fit, all of it under the GIL."""
+        self.n_features_in_ = X.shape[1]
         classes, y_index = np.unique(y, return_inverse=True)
         if len(classes) < 2:
             raise ValueError(
@@ -675,7 +683,10 @@ class SVC(PersistenceMixin, ClassifierMixin, BaseEstimator):
         ndarray of shape (n_samples,)
         """
         check_is_fitted(self)
-        X = _check_query(self, X)
+        return self._decision_validated(_check_query(self, X))
+
+    def _decision_validated(self, X: Any) -> np.ndarray:
+        """:meth:`decision_function` on rows ``_check_query`` has already checked."""
         kernel_kw = dict(
             kernel=self.kernel, gamma=self._gamma, degree=int(self.degree), coef0=float(self.coef0),
             n_threads=n_threads(self.n_jobs),
@@ -758,15 +769,17 @@ class SVC(PersistenceMixin, ClassifierMixin, BaseEstimator):
         ndarray of shape (n_samples,)
         """
         check_is_fitted(self)
+        return self._predict_validated(_check_query(self, X))
+
+    def _predict_validated(self, X: Any) -> np.ndarray:
+        """:meth:`predict` on rows ``_check_query`` has already checked."""
         n_classes = len(self.classes_)
         if n_classes == 2:
-            scores = self.decision_function(X)
-            return self.classes_[(scores >= 0).astype(np.intp)]
+            return self.classes_[(self._decision_validated(X) >= 0).astype(np.intp)]
         if self.break_ties and self.decision_function_shape == "ovo":
             raise ValueError("break_ties must be False when decision_function_shape is 'ovo'")
         if self.break_ties:
-            return self.classes_[np.argmax(self.decision_function(X), axis=1)]
-        X = _check_query(self, X)
+            return self.classes_[np.argmax(self._decision_validated(X), axis=1)]
         if _uses_gram(self):
             blocks = [_ovo_from_kernel_values(_test_kernel_values(self, X), self.dual_coef_, self.intercept_,
                                               self.n_support_)]
