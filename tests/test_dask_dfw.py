@@ -1,7 +1,7 @@
-"""Distributed Frank-Wolfe (fwsvm.dask.DistributedSVC) on a LocalCluster of two worker processes
-started in the test: the same certified optimum as the in-process squared-hinge SVC, from NumPy
-and dask arrays, multiclass refused, and a worker killed mid-fit (a resumed fit that is still
-the optimum, or a clear error)."""
+"""Distributed Frank-Wolfe (fwsvm.dask.DistributedSVC, DistributedOneClassSVM) on a LocalCluster
+of two worker processes started in the test: the same certified optimum as the in-process
+squared-hinge SVC and one-class ball, from NumPy and dask arrays, multiclass refused, and a
+worker killed mid-fit (a resumed fit that is still the optimum, or a clear error)."""
 
 from __future__ import annotations
 
@@ -19,8 +19,8 @@ distributed = pytest.importorskip("distributed", reason="fwsvm.dask needs dask a
 da = pytest.importorskip("dask.array")
 
 from conftest import dask_client  # noqa: E402
-from fwsvm import SVC  # noqa: E402
-from fwsvm.dask import DistributedSVC, LostShardError  # noqa: E402
+from fwsvm import SVC, OneClassSVM  # noqa: E402
+from fwsvm.dask import DistributedOneClassSVM, DistributedSVC, LostShardError  # noqa: E402
 
 PARAMS = dict(C=10.0, gamma=0.5)
 
@@ -208,3 +208,49 @@ def test_a_worker_killed_mid_fit(doomed_client, data, retries) -> None:
             model.fit(X, y)
         assert not hasattr(model, "model_")
     assert killed
+
+
+@pytest.mark.parametrize(("kernel", "init"), [("rbf", "local"), ("rbf", "pair"), ("poly", "local")])
+def test_one_class_reaches_the_in_process_ball(client, data, kernel, init) -> None:
+    """The distributed ball is OneClassSVM's: objectives within the certified gaps, the same
+    support, scores, radius and offset (the nu-quantile of every shard's training scores) —
+    for a kernel with a constant diagonal (rbf) and one without (poly: the linear term b)."""
+    X, _ = data
+    tol = 1e-6
+    params = dict(nu=0.2, kernel=kernel, gamma=0.3, coef0=1.0, degree=2, tol=tol)
+    ref = OneClassSVM(**params).fit(X)
+    model = DistributedOneClassSVM(client=client, init=init, **params).fit(X)
+    c, r = model.convergence_, ref.convergence_
+    assert c["exit_reason"] == "converged" and c["relative_gap"] <= tol
+    assert abs(c["objective"] - r["objective"]) <= c["gap"] + r["gap"]
+    np.testing.assert_array_equal(model.support_, ref.support_)
+    # Scores agree to a few certified gaps (the gap scales with the objective: R̃² ≈ 70 for poly).
+    close = 10 * (c["gap"] + r["gap"]) + 1e-9
+    np.testing.assert_allclose(model.score_samples(X), ref.score_samples(X), rtol=0, atol=close)
+    assert model.radius_ == pytest.approx(ref.radius_, abs=close)
+    assert model.offset_ == pytest.approx(ref.offset_, abs=close)
+    np.testing.assert_array_equal(model.predict(X), ref.predict(X))
+    assert np.mean(model.predict(X) == -1) == pytest.approx(0.2, abs=0.01)
+    assert isinstance(model.model_, OneClassSVM)
+
+
+def test_one_class_from_a_dask_array_with_more_shards_than_workers(client, data) -> None:
+    X, _ = data
+    ref = OneClassSVM(nu=0.1, gamma=0.5, tol=1e-6).fit(X)
+    model = DistributedOneClassSVM(nu=0.1, gamma=0.5, tol=1e-6, client=client, n_shards=4).fit(
+        da.from_array(X, chunks=(70, -1)))
+    np.testing.assert_allclose(model.decision_function(X), ref.decision_function(X), rtol=0, atol=1e-4)
+
+
+def test_one_class_bad_input_is_refused(client) -> None:
+    X = np.random.default_rng(0).normal(size=(50, 3))
+    with pytest.raises(ValueError, match="nu must be in"):
+        DistributedOneClassSVM(nu=1.5, client=client).fit(X)
+    with pytest.raises(ValueError, match="C must be None or positive"):
+        DistributedOneClassSVM(C=-1.0, client=client).fit(X)
+    with pytest.raises(ValueError, match="0 sample"):
+        DistributedOneClassSVM(client=client).fit(np.zeros((0, 3)))
+    with pytest.raises(ValueError, match="dense X"):
+        import scipy.sparse as sp
+
+        DistributedOneClassSVM(client=client).fit(sp.csr_matrix(X))

@@ -90,6 +90,7 @@ def fit_one_class(
     n_threads: int | None = None,
     verbose: int = 0,
     record_history: bool = False,
+    warm_start: npt.NDArray[np.float64] | None = None,
     cancel: CancelToken | None = None,
 ) -> dict[str, Any]: ...
 def fit_svr(

@@ -1,12 +1,18 @@
-"""Distributed Frank-Wolfe for the binary L2-SVC (squared hinge) with rows sharded across workers.
+"""Distributed Frank-Wolfe for the binary L2-SVC (squared hinge) and the one-class ball, with
+rows sharded across workers.
 
-The problem is the Core Vector Machine's dual that :class:`fwsvm.SVC` solves with
-``loss="squared_hinge"`` (``src/problem/svc.rs``)::
+The problems are the Core Vector Machine's duals that :class:`fwsvm.SVC` solves with
+``loss="squared_hinge"`` (``src/problem/svc.rs``) and :class:`fwsvm.OneClassSVM` solves
+(``src/problem/one_class.rs``)::
 
-    minimise ρ(α) = αᵀQα over the unit simplex,   Q_ij = y_i y_j (k(x_i, x_j) + 1) + δ_ij / C
+    maximise g(α) = bᵀα − αᵀQα over the unit simplex
+    SVC:        Q_ij = y_i y_j (k(x_i, x_j) + 1) + δ_ij / C,   b = 0
+    one-class:  Q_ij = k(x_i, x_j) + δ_ij / C,                 b_i = k(x_i, x_i) + 1 / C
 
-Every shard (:class:`Shard`, a Dask actor on one worker) holds its rows, labels, its slice of α
-and s_i = Σ_j α_j y_j (k(x_i, x_j) + 1), from which G_i = (Qα)_i = y_i s_i + α_i / C.
+Every shard (:class:`Shard`, a Dask actor on one worker) holds its rows, labels (all 1 for the
+one-class problem), its slice of α and s_i = Σ_j α_j y_j (k(x_i, x_j) + β) (β = 1 for the SVC's
+bias, 0 for the ball), from which G_i = (Qα)_i = y_i s_i + α_i / C; the Frank-Wolfe vertex is
+the row of least H_i = 2 G_i − b_i (the negative gradient of g).
 
 The start (:func:`local_start`, ``init="local"``): every shard solves the problem on its own rows
 (:meth:`Shard.local_fit`, the in-process engine, loosely), and the union of the solutions, each
@@ -21,11 +27,12 @@ A round of :func:`solve`:
    adds Δs to its slice with the engine's kernel expansion and returns ``min G`` and
    ``Σ α_i G_i`` over its rows, G on its active rows (α > 0; the driver holds their vectors)
    and its ``n_candidates`` rows of least G with their feature vectors (the toward candidates);
-2. the driver reduces the scalars to the certificate: the Frank-Wolfe duality gap of
-   g = −ρ, ``gap = 2 (ρ − min_i G_i)``, relative to ``|g| = ρ`` — exactly
-   :class:`fwsvm.SVC`'s ``convergence_["gap"]`` and ``["relative_gap"]``;
+2. the driver reduces the scalars to the certificate: the Frank-Wolfe duality gap of g,
+   ``gap = Σ α_i H_i − min_i H_i`` (for the SVC 2 (ρ − min G), ρ = αᵀQα), relative to
+   ``|g(α)|`` — exactly :class:`fwsvm.SVC`'s (:class:`fwsvm.OneClassSVM`'s)
+   ``convergence_["gap"]`` and ``["relative_gap"]``;
 3. the working set W is the whole support plus the toward candidates, so the problem
-   restricted to W is the L2-SVC on W's rows: the in-process engine (``algorithm="swap"`` on
+   restricted to W is the same problem on W's rows: the in-process engine (``algorithm="swap"`` on
    W's vectors, its kernel columns in a bounded cache) solves it warm-started from the current
    α to half the target gap. W contains the global toward and away vertices, so a round does
    at least what one global pairwise step does.
@@ -48,6 +55,7 @@ from typing import Any, Callable
 import numpy as np
 
 from fwsvm import _core
+from fwsvm.svm import _kernel_diagonal
 
 #: MB of kernel columns of the engine's solves here (the shards' local solves, the driver's
 #: inner solves): the in-process SVC's default. Larger caches were slower on the checkerboard
@@ -94,7 +102,7 @@ class Shard:
     X : ndarray of shape (n_rows, n_features), or a list of row blocks
         The shard's rows (dense).
     y : ndarray of shape (n_rows,)
-        Their labels, ±1.
+        Their labels, ±1 (all 1 for the one-class problem).
     offset : int
         The global index of the shard's first row.
     kernel_kw : dict
@@ -107,10 +115,12 @@ class Shard:
         not kept (no eviction: see :meth:`_add_columns`).
     n_threads : int or None
         Threads of the shard's kernel work and local solve (the worker's threads).
+    one_class : bool
+        The one-class ball instead of the SVC (no bias term; the linear term b).
     """
 
     def __init__(self, X: Any, y: Any, offset: int, kernel_kw: dict[str, Any], inv_c: float,
-                 cache_size: float = 1000.0, n_threads: int | None = 1) -> None:
+                 cache_size: float = 1000.0, n_threads: int | None = 1, one_class: bool = False) -> None:
         if isinstance(X, (list, tuple)):  # row blocks of a dask array
             X = np.concatenate([np.asarray(b, dtype=np.float64) for b in X])
         self.X = np.array(X, dtype=np.float64, order="C")  # an aligned copy of its own
@@ -121,6 +131,11 @@ class Shard:
         self.kernel_kw = dict(kernel_kw)
         self.inv_c = float(inv_c)
         self.n_threads = n_threads if n_threads is not None else _worker_threads()
+        self.one_class = bool(one_class)
+        # β: the bias term's constant in every kernel value (the SVC's), and b: the linear term
+        # of the ball's objective (None: zero).
+        self.beta = 0.0 if one_class else 1.0
+        self.b = _kernel_diagonal(self.X, **_kernel_args(self.kernel_kw)) + self.inv_c if one_class else None
         n = self.X.shape[0]
         self.alpha = np.zeros(n)
         self.s = np.zeros(n)
@@ -142,6 +157,17 @@ class Shard:
         begins near the final support instead of growing from two points."""
         t0 = time.perf_counter()
         n = self.X.shape[0]
+        if self.one_class and n:
+            # The ball of this shard's rows with C / weight (C = 1 / (ν m) gives the shard
+            # 1 / (ν · its rows)): if the other shards' rows contribute to (Kα)_i what this
+            # shard's do, times (1 − weight) / weight, the global optimum on these rows is
+            # weight · this solution.
+            r = _core.fit_one_class(self.X, c=1.0 / (self.inv_c * weight), algorithm="swap", tol=float(tol),
+                                    stopping=stopping, max_iter=-1, cache_size=ENGINE_CACHE_MB, init="random",
+                                    seed=int(seed), n_threads=self.n_threads, **_kernel_args(self.kernel_kw))
+            sup = np.asarray(r["support"], dtype=np.intp)
+            return {"index": sup + self.offset, "alpha": np.asarray(r["alpha"]) * float(weight),
+                    "vectors": self.X[sup], "n_iter": int(r["n_iter"]), "seconds": time.perf_counter() - t0}
         if n == 0 or len(np.unique(self.y)) < 2:
             # One class (or none): no local problem; the shard's rows join as candidates.
             return {"index": np.zeros(0, dtype=np.intp), "alpha": np.zeros(0), "vectors": self.X[:0],
@@ -204,29 +230,38 @@ class Shard:
         if dcoef.size and n:
             vectors = np.asarray(vectors, dtype=np.float64)
             self._add_columns(index, vectors, dcoef)
-            self.s += dcoef.sum()
+            if self.beta:
+                self.s += self.beta * dcoef.sum()
         G = self.y * self.s + self.alpha * self.inv_c
+        H = 2.0 * G if self.b is None else 2.0 * G - self.b
         t1 = time.perf_counter()
-        out: dict[str, Any] = {"n_rows": n, "min_g": np.inf, "alpha_g": 0.0, "alpha_sum": 0.0, "n_active": 0}
+        out: dict[str, Any] = {"n_rows": n, "min_h": np.inf, "alpha_h": 0.0, "alpha_g": 0.0, "alpha_b": 0.0,
+                               "alpha_sum": 0.0, "n_active": 0}
         if n:
             k = min(n_candidates, n)
-            toward = np.argpartition(G, k - 1)[:k] if k < n else np.arange(n)
+            toward = np.argpartition(H, k - 1)[:k] if k < n else np.arange(n)
             active = np.flatnonzero(self.alpha > 0.0)
+            a = self.alpha[active]
             out.update(
-                min_g=float(G.min()),
-                alpha_g=float(self.alpha[active] @ G[active]),
-                alpha_sum=float(self.alpha[active].sum()),
+                min_h=float(H.min()),
+                alpha_h=float(a @ H[active]),
+                alpha_g=float(a @ G[active]),
+                alpha_b=float(a @ self.b[active]) if self.b is not None else 0.0,
+                alpha_sum=float(a.sum()),
                 n_active=int(active.size),
                 index=toward + self.offset,
-                g=G[toward],
                 vectors=self.X[toward],
                 active_index=active + self.offset,
-                active_g=G[active],
             )
         out["seconds"] = time.perf_counter() - t0
         out["kernel_seconds"] = t1 - t0
         out["cache_hits"], out["cache_misses"] = self.counts["hits"], self.counts["misses"]
         return out
+
+    def scores(self, constant: float) -> np.ndarray:
+        """The one-class model's ``score_samples`` of this shard's rows, R² − ‖φ(x) − c‖² =
+        2 s_i + ``constant`` − k(x_i, x_i), from s of the last round (the final weights)."""
+        return 2.0 * self.s + float(constant) - (self.b - self.inv_c)
 
 
 def _worker_threads() -> int | None:
@@ -268,6 +303,7 @@ class Result:
     alpha: np.ndarray
     vectors: np.ndarray
     rho: float
+    objective: float
     gap: float
     relative_gap: float
     converged: bool
@@ -301,6 +337,7 @@ def solve(
     warm_alpha: dict[int, tuple[float, np.ndarray]] | None = None,
     on_round: Callable[[int], None] | None = None,
     solve_first: bool = False,
+    one_class: bool = False,
 ) -> Result:
     """Run the distributed Frank-Wolfe rounds until the certificate holds.
 
@@ -313,7 +350,8 @@ def solve(
     round n is sent (tests use it to lose a worker at a known point). ``solve_first``: before
     the first round, solve the problem restricted to the start's support (for a start that
     already holds nearly the whole support, the local one: the first round then measures the
-    solved iterate instead of the start, and one expansion over the support is saved)."""
+    solved iterate instead of the start, and one expansion over the support is saved).
+    ``one_class``: the shards hold the one-class ball's rows (``y`` all 1)."""
     t_start = time.perf_counter()
     inv_c = 1.0 / C
     weights: dict[int, float] = {}
@@ -340,7 +378,7 @@ def solve(
         a_old = np.array([weights[int(i)] for i in idx])
         mode = "gap" if stopping == "gap" else "absolute_gap"
         a_new, n_steps = _inner_solve(np.stack([vecs[int(i)] for i in idx]), y[idx], a_old, C, kernel_kw,
-                                      0.5 * tol, mode, block)
+                                      0.5 * tol, mode, block, one_class)
         weights = {int(i): float(a) for i, a in zip(idx, a_new) if a > 0.0}
         start_seconds = time.perf_counter() - t
     request = full_request()
@@ -348,7 +386,7 @@ def solve(
                                                    "n_vectors", "rel_gap")}
     n_rounds = resyncs = 0
     certified = True  # the first round recomputes s from scratch
-    rho = gap = rel = np.inf
+    rho = objective = gap = rel = np.inf
     converged = False
     while True:
         t0 = time.perf_counter()
@@ -366,10 +404,11 @@ def solve(
             raise
         t1 = time.perf_counter()
         n_rounds += 1
-        min_g = min(r["min_g"] for r in answers)
+        min_h = min(r["min_h"] for r in answers)
         rho = float(sum(r["alpha_g"] for r in answers))
-        gap = 2.0 * (rho - min_g)
-        rel = gap / rho if rho != 0 else gap
+        objective = float(sum(r["alpha_b"] for r in answers)) - rho
+        gap = float(sum(r["alpha_h"] for r in answers)) - min_h
+        rel = gap / abs(objective) if objective != 0 else gap
         measured = rel if stopping == "gap" else gap
         if measured <= tol:
             if certified:
@@ -385,20 +424,19 @@ def solve(
             break
         # The working set: the whole support (G from the shards, vectors held here) and every
         # shard's toward candidates.
-        g_of: dict[int, float] = {}
+        work: dict[int, None] = {}
         for r in answers:
             if r["n_rows"]:
-                g_of.update(zip(r["active_index"].tolist(), r["active_g"].tolist()))
-                for i, gi, v in zip(r["index"].tolist(), r["g"].tolist(), r["vectors"]):
-                    if i not in g_of:
-                        g_of[i] = gi
+                work.update(dict.fromkeys(r["active_index"].tolist()))
+                for i, v in zip(r["index"].tolist(), r["vectors"]):
+                    if i not in work:
+                        work[i] = None
                         vecs.setdefault(i, v)
-        idx = np.fromiter(g_of, dtype=np.intp, count=len(g_of))
-        g = np.fromiter(g_of.values(), dtype=np.float64, count=len(g_of))
+        idx = np.fromiter(work, dtype=np.intp, count=len(work))
         yw = y[idx]
         a_old = np.array([weights.get(int(i), 0.0) for i in idx])
-        # W holds the whole support, so the problem restricted to W is the L2-SVC on W's rows
-        # with the same C: the in-process engine solves it on W's vectors (kernel columns
+        # W holds the whole support, so the problem restricted to W is the same problem on W's
+        # rows with the same C: the in-process engine solves it on W's vectors (kernel columns
         # computed as its steps need them, in a cache of ``ENGINE_CACHE_MB``; warm started from
         # the current α) to half the target gap (or a quarter of the global gap, if smaller),
         # or ``block`` steps. W holds the support, so a tight inner solve leaves the next round
@@ -406,10 +444,10 @@ def solve(
         # that moved, which at 10⁵ rows is worth thousands of inner steps (a looser inner
         # tolerance, a quarter of the global gap, took 7 rounds instead of 2 on the
         # checkerboard at 10⁴ rows from the local start).
-        target = tol if stopping == "gap" else tol / max(rho, 1e-300)
+        target = tol if stopping == "gap" else tol / max(abs(objective), 1e-300)
         inner_tol = max(min(0.25 * rel, 0.5 * target), 0.1 * target)
         a_new, steps = _inner_solve(np.stack([vecs[int(i)] for i in idx]), yw, a_old, C, kernel_kw, inner_tol,
-                                    "gap", block)
+                                    "gap", block, one_class)
         # Weights the inner solve moved by less than 1e-12 of the largest keep their value
         # (its warm start rescales every weight in the last bits): the round sends only the
         # vertices that moved. The shards hold exactly the driver's weights either way.
@@ -449,7 +487,7 @@ def solve(
         support=support,
         alpha=np.array([weights[i] for i in support]),
         vectors=np.stack([vecs[i] for i in support]) if len(support) else np.zeros((0, 0)),
-        rho=rho, gap=gap, relative_gap=rel, converged=converged,
+        rho=rho, objective=objective, gap=gap, relative_gap=rel, converged=converged,
         n_rounds=n_rounds, n_steps=n_steps, resyncs=resyncs,
         seconds=time.perf_counter() - t_start, start_seconds=start_seconds, start_size=start_size,
         rounds={k: np.asarray(v) for k, v in log.items()},
@@ -457,15 +495,17 @@ def solve(
 
 
 def _inner_solve(V: np.ndarray, yw: np.ndarray, a_old: np.ndarray, C: float, kernel_kw: dict[str, Any],
-                 tol: float, stopping: str, block: int | None) -> tuple[np.ndarray, int]:
+                 tol: float, stopping: str, block: int | None, one_class: bool = False) -> tuple[np.ndarray, int]:
     """The problem restricted to the working set (rows V, labels yw) solved by the in-process
     engine warm-started from ``a_old`` (all cores of the driver; the shards wait meanwhile):
     the new weights over the working set and the engine's steps."""
-    inner = _core.fit_svc(
-        V, np.ascontiguousarray(yw), c=C, algorithm="swap", tol=float(tol), stopping=stopping,
-        max_iter=-1 if block is None else int(block), cache_size=ENGINE_CACHE_MB, init="random", seed=0,
-        n_threads=None, warm_start=np.ascontiguousarray(a_old / a_old.sum()), loss="squared_hinge",
-        **_kernel_args(kernel_kw))
+    common = dict(c=C, algorithm="swap", tol=float(tol), stopping=stopping,
+                  max_iter=-1 if block is None else int(block), cache_size=ENGINE_CACHE_MB, init="random", seed=0,
+                  n_threads=None, warm_start=np.ascontiguousarray(a_old / a_old.sum()), **_kernel_args(kernel_kw))
+    if one_class:
+        inner = _core.fit_one_class(V, **common)
+    else:
+        inner = _core.fit_svc(V, np.ascontiguousarray(yw), loss="squared_hinge", **common)
     a_new = np.zeros(len(a_old))
     a_new[np.asarray(inner["support"], dtype=np.intp)] = inner["alpha"]
     return a_new, int(inner["n_iter"])

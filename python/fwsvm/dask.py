@@ -14,6 +14,7 @@
   workers (Dask actors), by distributed Frank-Wolfe: per round the driver sends the vertices
   whose weight changed and receives a few scalars and candidates from every shard; it stops
   on the same certified duality gap as :class:`fwsvm.SVC` (see :mod:`fwsvm._dfw`).
+  :class:`DistributedOneClassSVM` does the same for :class:`fwsvm.OneClassSVM`'s ball.
 
 A worker that dies mid-search is handled by Dask's scheduler: its tasks run again on another
 worker (up to the scheduler's ``allowed-failures``), and since every task is a deterministic
@@ -30,7 +31,7 @@ from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, OutlierMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_array, check_is_fitted
 
@@ -47,9 +48,9 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
 from fwsvm import _core, _dfw
 from fwsvm._dfw import LostShardError
 from fwsvm.search import SVCSearch, chain_tasks, gather_chains, score_fold
-from fwsvm.svm import SVC
+from fwsvm.svm import SVC, OneClassSVM
 
-__all__ = ["DaskSVCSearch", "DistributedSVC", "LostShardError", "fit", "predict", "decision_function"]
+__all__ = ["DaskSVCSearch", "DistributedOneClassSVM", "DistributedSVC", "LostShardError", "fit", "predict", "decision_function"]
 
 
 def _client(client: Client | None) -> Client:
@@ -213,7 +214,215 @@ def fit(estimator: SVC, X: Any, y: Any, sample_weight: Any = None, *, client: Cl
     return _dask_ovo.fit(estimator, X, y, sample_weight, _client(client))
 
 
-class DistributedSVC(ClassifierMixin, BaseEstimator):
+class _ShardedFit(BaseEstimator):
+    """What :class:`DistributedSVC` and :class:`DistributedOneClassSVM` share: the checks of
+    the common parameters, the shards (Dask actors) and the fit's loop with its retries."""
+
+    _one_class = False
+    # Seconds slept per round: the benchmarks' simulated network latency (not a user setting).
+    _round_delay: float = 0.0
+    #: Called with the round number before each round is sent (tests: lose a worker mid-fit).
+    _on_round: Any = None
+
+    def _check_common(self) -> None:
+        if callable(self.kernel) or self.kernel not in _DFW_KERNELS:
+            raise ValueError(f"kernel must be one of {sorted(_DFW_KERNELS)} for {type(self).__name__}, got "
+                             f"{self.kernel!r} (precomputed and callable kernels need the whole Gram matrix in "
+                             "one place)")
+        if self.stopping not in ("gap", "absolute_gap"):
+            raise ValueError(f"stopping must be 'gap' or 'absolute_gap', got {self.stopping!r}")
+        if not (self.tol > 0):
+            raise ValueError(f"tol must be positive, got {self.tol!r}")
+        if self.block is not None and int(self.block) < 1:
+            raise ValueError(f"block must be None or at least 1, got {self.block!r}")
+        if self.init not in ("local", "pair"):
+            raise ValueError(f"init must be 'local' or 'pair', got {self.init!r}")
+        if int(self.n_candidates) < 1:
+            raise ValueError(f"n_candidates must be at least 1, got {self.n_candidates!r}")
+        if int(self.retries) < 0:
+            raise ValueError(f"retries must be non-negative, got {self.retries!r}")
+
+    @staticmethod
+    def _check_rows(X: Any) -> tuple[Any, bool]:
+        """X as the fit takes it (a dense NumPy array or a dask array) and whether it is dask."""
+        is_dask = isinstance(X, da.Array)
+        if is_dask:
+            if X.ndim != 2:
+                raise ValueError(f"X must be 2-dimensional, got {X.ndim} dimensions")
+            if any(np.isnan(c) for c in X.chunks[0]):
+                raise ValueError("X has unknown chunk sizes: call X.compute_chunk_sizes() first")
+            return X, True
+        if sp.issparse(X):
+            raise ValueError("distributed fits need dense X (sparse rows are not supported yet)")
+        return check_array(X, dtype=np.float64, order="C"), False
+
+    def _run(self, X: Any, y_pm: np.ndarray, C: float, is_dask: bool,
+             finish: Any = None) -> tuple[Any, float, int, float, Any]:
+        """The distributed solve of the problem on (X, y_pm) with penalty C: (the result, γ, the
+        retries used, the seconds of the local solves, ``finish(shards, actors, result)`` run on
+        the shards before they are released — None without ``finish``)."""
+        client = _client(self.client)
+        n = X.shape[0]
+        gamma = self._resolve_gamma(X, is_dask)
+        kernel_kw = dict(kernel=self.kernel, gamma=gamma, degree=int(self.degree), coef0=float(self.coef0))
+        block = None if self.block is None else int(self.block)
+        n_cand = int(self.n_candidates)
+        max_rounds = int(self.max_iter) if int(self.max_iter) > 0 else np.iinfo(np.int64).max
+        # The start of init="pair": half the mass on the first row of each class (the ball: all
+        # of it on the first row).
+        first = np.array([0]) if self._one_class else np.array([int(np.argmax(y_pm < 0)), int(np.argmax(y_pm > 0))])
+        start_rows = np.asarray(X[first].compute() if is_dask else X[first], dtype=np.float64)
+        start = (first, np.full(len(first), 1.0 / len(first)), start_rows)
+        warm = None
+        attempt = 0
+        local_seconds = 0.0
+        while True:
+            try:
+                shards, actors, keep, shard_rows = self._make_shards(client, X, y_pm, kernel_kw, is_dask, C)
+            except LostShardError as exc:
+                # A worker lost while the shards were created: the same retry policy.
+                self._check_retry(exc, attempt)
+                attempt += 1
+                client.wait_for_workers(1, timeout=60)
+                continue
+            try:
+                if warm is None and self.init == "local":
+                    t0 = time.perf_counter()
+                    warm = _dfw.local_start(
+                        lambda requests, s=shards, f=actors: _call(s, f, requests, "local_fit"), len(shards),
+                        [int(k) for k in shard_rows], n, float(self.tol), self.stopping)
+                    local_seconds = time.perf_counter() - t0
+                result = _dfw.solve(
+                    shards, lambda requests, s=shards, f=actors: _call(s, f, requests), y_pm, start, C=C,
+                    kernel_kw=kernel_kw, tol=float(self.tol), stopping=self.stopping, max_rounds=max_rounds,
+                    block=block, n_candidates=n_cand, round_delay=self._round_delay, warm_alpha=warm,
+                    on_round=self._on_round, solve_first=warm is not None, one_class=self._one_class,
+                )
+                extra = None
+                if finish is not None:
+                    try:
+                        extra = finish(shards, actors, result)
+                    except LostShardError as exc:
+                        exc.iterate = {int(i): (float(a), v) for i, a, v in
+                                       zip(result.support, result.alpha, result.vectors)}
+                        raise
+                break
+            except LostShardError as exc:
+                self._check_retry(exc, attempt)
+                attempt += 1
+                warm = getattr(exc, "iterate", None)
+                client.wait_for_workers(1, timeout=60)
+            finally:
+                del shards, actors
+                client.cancel(keep)
+        return result, gamma, attempt, local_seconds, extra
+
+    def _make_shards(self, client: Client, X: Any, y_pm: np.ndarray, kernel_kw: dict[str, Any],
+                     is_dask: bool, C: float) -> tuple[list[Any], list[Any], list[Any], list[int]]:
+        """The shard actors (one per worker unless ``n_shards`` says otherwise), their futures,
+        all the futures to release after the fit, and the shards' numbers of rows. Each shard
+        computes with its worker's threads."""
+        workers = _live_workers(client)
+        if not workers:
+            raise RuntimeError("the Dask cluster has no workers")
+        n = X.shape[0]
+        n_shards = int(self.n_shards) if self.n_shards is not None else len(workers)
+        if n_shards < 1:
+            raise ValueError(f"n_shards must be at least 1, got {self.n_shards!r}")
+        n_shards = min(n_shards, n)
+        inv_c = 1.0 / C
+        keep: list[Any] = []
+        futures = []
+        rows: list[int] = []
+        if is_dask:
+            if X.numblocks[1] != 1:
+                X = X.rechunk({1: -1})
+            bounds = np.concatenate([[0], np.cumsum(X.chunks[0])])
+            if X.numblocks[0] < n_shards:
+                sizes = np.diff(np.linspace(0, n, n_shards + 1).astype(int))
+                X = X.rechunk({0: tuple(int(s) for s in sizes)})
+                bounds = np.concatenate([[0], np.cumsum(X.chunks[0])])
+            blocks = client.compute(list(X.to_delayed().ravel()))
+            keep += blocks
+            # Contiguous groups of blocks, as equal in rows as the chunks allow.
+            cut = np.searchsorted(bounds, np.linspace(0, n, n_shards + 1), side="left")
+            cut[0], cut[-1] = 0, len(blocks)
+            for k in range(n_shards):
+                lo, hi = int(bounds[cut[k]]), int(bounds[cut[k + 1]])
+                if hi <= lo:
+                    continue
+                # Keys of their own (hash=False): a fit right after another on the same rows would
+                # otherwise share the keys the first one is releasing ("lost dependencies").
+                y_ref = client.scatter(y_pm[lo:hi], direct=True, hash=False)
+                keep.append(y_ref)
+                rows.append(hi - lo)
+                futures.append(client.submit(_dfw.Shard, blocks[cut[k]:cut[k + 1]], y_ref, lo, kernel_kw, inv_c,
+                                             float(self.cache_size), None, self._one_class, actor=True, pure=False))
+        else:
+            bounds = np.linspace(0, n, n_shards + 1).astype(int)
+            for k in range(n_shards):
+                lo, hi = int(bounds[k]), int(bounds[k + 1])
+                w = workers[k % len(workers)]
+                x_ref, y_ref = client.scatter([X[lo:hi], y_pm[lo:hi]], workers=[w], direct=True, hash=False)
+                keep += [x_ref, y_ref]
+                rows.append(hi - lo)
+                futures.append(client.submit(_dfw.Shard, x_ref, y_ref, lo, kernel_kw, inv_c, float(self.cache_size),
+                                             None, self._one_class, actor=True, pure=False, workers=[w]))
+        keep += futures
+        try:
+            shards = [f.result(timeout=_TIMEOUT) for f in futures]
+        except Exception as exc:  # a worker lost while the shards were created
+            client.cancel(keep)
+            raise LostShardError(f"could not create the shards of the distributed fit: {exc!r}") from exc
+        return shards, futures, keep, rows
+
+    def _resolve_gamma(self, X: Any, is_dask: bool) -> float:
+        if not isinstance(self.gamma, str):
+            return float(self.gamma)
+        if self.gamma == "auto":
+            return 1.0 / X.shape[1]
+        if self.gamma != "scale":
+            raise ValueError(f"gamma must be 'scale', 'auto' or a float, got {self.gamma!r}")
+        var = float(X.var().compute()) if is_dask else float(_core.data_variance(X))
+        return 1.0 / (X.shape[1] * var) if var != 0 else 1.0
+
+    def _check_retry(self, exc: LostShardError, attempt: int) -> None:
+        """Raises the final LostShardError when ``attempt`` retries are all ``retries`` allows."""
+        if attempt >= int(self.retries):
+            raise LostShardError(
+                f"{exc} — after {attempt} retr{'y' if attempt == 1 else 'ies'} (retries={self.retries}); "
+                "no model was fitted. Check the workers (client.scheduler_info()) and fit again."
+            ) from exc
+
+    def _convergence(self, result: Any, retries: int, local_seconds: float, loss: str) -> dict[str, Any]:
+        return {
+            "exit_reason": "converged" if result.converged else "max_iterations",
+            "gap": result.gap,
+            "relative_gap": result.relative_gap,
+            "objective": result.objective,
+            "quadratic": result.rho,
+            "n_iter": result.n_steps,
+            "n_rounds": result.n_rounds,
+            "n_active": len(result.support),
+            "resyncs": result.resyncs,
+            "retries": retries,
+            "local_seconds": local_seconds,
+            "start_seconds": result.start_seconds,
+            "start_size": result.start_size,
+            "seconds": result.seconds + local_seconds,
+            "tol": float(self.tol),
+            "loss": loss,
+        }
+
+    def _warn_unconverged(self, result: Any, stacklevel: int = 4) -> None:
+        if not result.converged:
+            warnings.warn(
+                f"{type(self).__name__} stopped after max_iter={self.max_iter} rounds with relative duality gap "
+                f"{result.relative_gap:.3g}, before meeting tol={self.tol}. Consider increasing max_iter.",
+                ConvergenceWarning, stacklevel=stacklevel)
+
+
+class DistributedSVC(ClassifierMixin, _ShardedFit):
     """A binary squared-hinge SVC fitted by distributed Frank-Wolfe, rows sharded over Dask workers.
 
     The model is :class:`fwsvm.SVC` with ``loss="squared_hinge"`` (the Core Vector Machine's
@@ -331,29 +540,10 @@ class DistributedSVC(ClassifierMixin, BaseEstimator):
         self.cache_size = cache_size
         self.retries = retries
 
-    # Seconds slept per round: the benchmarks' simulated network latency (not a user setting).
-    _round_delay: float = 0.0
-    #: Called with the round number before each round is sent (tests: lose a worker mid-fit).
-    _on_round: Any = None
-
     def _check_params(self) -> None:
         if not (np.isfinite(self.C) and self.C > 0):
             raise ValueError(f"C must be positive and finite, got {self.C!r}")
-        if callable(self.kernel) or self.kernel not in _DFW_KERNELS:
-            raise ValueError(f"kernel must be one of {sorted(_DFW_KERNELS)} for DistributedSVC, got {self.kernel!r} "
-                             "(precomputed and callable kernels need the whole Gram matrix in one place)")
-        if self.stopping not in ("gap", "absolute_gap"):
-            raise ValueError(f"stopping must be 'gap' or 'absolute_gap', got {self.stopping!r}")
-        if not (self.tol > 0):
-            raise ValueError(f"tol must be positive, got {self.tol!r}")
-        if self.block is not None and int(self.block) < 1:
-            raise ValueError(f"block must be None or at least 1, got {self.block!r}")
-        if self.init not in ("local", "pair"):
-            raise ValueError(f"init must be 'local' or 'pair', got {self.init!r}")
-        if int(self.n_candidates) < 1:
-            raise ValueError(f"n_candidates must be at least 1, got {self.n_candidates!r}")
-        if int(self.retries) < 0:
-            raise ValueError(f"retries must be non-negative, got {self.retries!r}")
+        self._check_common()
 
     def fit(self, X: Any, y: Any) -> DistributedSVC:
         """Fit on a NumPy array or a dask array of rows (dense) and their two class labels.
@@ -380,23 +570,13 @@ class DistributedSVC(ClassifierMixin, BaseEstimator):
             When workers die more often than ``retries`` allows.
         """
         self._check_params()
-        client = _client(self.client)
-        is_dask = isinstance(X, da.Array)
         if isinstance(y, (da.Array, dd.Series)):
             y = y.compute()
         y = np.asarray(y)
         if y.ndim != 1:
             raise ValueError(f"y must be 1-dimensional, got shape {y.shape}")
-        if is_dask:
-            if X.ndim != 2:
-                raise ValueError(f"X must be 2-dimensional, got {X.ndim} dimensions")
-            if any(np.isnan(c) for c in X.chunks[0]):
-                raise ValueError("X has unknown chunk sizes: call X.compute_chunk_sizes() first")
-        else:
-            if sp.issparse(X):
-                raise ValueError("DistributedSVC needs dense X (sparse rows are not supported yet)")
-            X = check_array(X, dtype=np.float64, order="C")
-        n, d = X.shape
+        X, is_dask = self._check_rows(X)
+        n = X.shape[0]
         if n != len(y):
             raise ValueError(f"X has {n} rows but y has {len(y)} labels")
         classes, y_index = np.unique(y, return_inverse=True)
@@ -407,128 +587,9 @@ class DistributedSVC(ClassifierMixin, BaseEstimator):
                 "(one-vs-one) or one DistributedSVC per pair of classes."
             )
         y_pm = np.where(y_index == 1, 1.0, -1.0)
-        gamma = self._resolve_gamma(X, is_dask)
-        kernel_kw = dict(kernel=self.kernel, gamma=gamma, degree=int(self.degree), coef0=float(self.coef0))
-        block = None if self.block is None else int(self.block)
-        n_cand = int(self.n_candidates)
-        max_rounds = int(self.max_iter) if int(self.max_iter) > 0 else np.iinfo(np.int64).max
-        # The start: half the mass on the first row of each class.
-        first = np.array([int(np.argmax(y_pm < 0)), int(np.argmax(y_pm > 0))])
-        start_rows = np.asarray(X[first].compute() if is_dask else X[first], dtype=np.float64)
-        start = (first, np.array([0.5, 0.5]), start_rows)
-        warm = None
-        attempt = 0
-        local_seconds = 0.0
-        while True:
-            try:
-                shards, actors, keep, shard_rows = self._make_shards(client, X, y_pm, kernel_kw, is_dask)
-            except LostShardError as exc:
-                # A worker lost while the shards were created: the same retry policy.
-                self._check_retry(exc, attempt)
-                attempt += 1
-                client.wait_for_workers(1, timeout=60)
-                continue
-            try:
-                if warm is None and self.init == "local":
-                    t0 = time.perf_counter()
-                    warm = _dfw.local_start(
-                        lambda requests, s=shards, f=actors: _call(s, f, requests, "local_fit"), len(shards),
-                        [int(k) for k in shard_rows], n, float(self.tol), self.stopping)
-                    local_seconds = time.perf_counter() - t0
-                result = _dfw.solve(
-                    shards, lambda requests, s=shards, f=actors: _call(s, f, requests), y_pm, start, C=float(self.C),
-                    kernel_kw=kernel_kw, tol=float(self.tol), stopping=self.stopping, max_rounds=max_rounds,
-                    block=block, n_candidates=n_cand, round_delay=self._round_delay, warm_alpha=warm,
-                    on_round=self._on_round, solve_first=warm is not None,
-                )
-                break
-            except LostShardError as exc:
-                self._check_retry(exc, attempt)
-                attempt += 1
-                warm = getattr(exc, "iterate", None)
-                client.wait_for_workers(1, timeout=60)
-            finally:
-                del shards, actors
-                client.cancel(keep)
+        result, gamma, attempt, local_seconds, _ = self._run(X, y_pm, float(self.C), is_dask)
         self._set_model(result, classes, y_pm, X.shape, gamma, attempt, local_seconds)
         return self
-
-    def _resolve_gamma(self, X: Any, is_dask: bool) -> float:
-        if not isinstance(self.gamma, str):
-            return float(self.gamma)
-        if self.gamma == "auto":
-            return 1.0 / X.shape[1]
-        if self.gamma != "scale":
-            raise ValueError(f"gamma must be 'scale', 'auto' or a float, got {self.gamma!r}")
-        var = float(X.var().compute()) if is_dask else float(_core.data_variance(X))
-        return 1.0 / (X.shape[1] * var) if var != 0 else 1.0
-
-    def _check_retry(self, exc: LostShardError, attempt: int) -> None:
-        """Raises the final LostShardError when ``attempt`` retries are all ``retries`` allows."""
-        if attempt >= int(self.retries):
-            raise LostShardError(
-                f"{exc} — after {attempt} retr{'y' if attempt == 1 else 'ies'} (retries={self.retries}); "
-                "no model was fitted. Check the workers (client.scheduler_info()) and fit again."
-            ) from exc
-
-    def _make_shards(self, client: Client, X: Any, y_pm: np.ndarray, kernel_kw: dict[str, Any],
-                     is_dask: bool) -> tuple[list[Any], list[Any], list[Any], list[int]]:
-        """The shard actors (one per worker unless ``n_shards`` says otherwise), their futures,
-        all the futures to release after the fit, and the shards' numbers of rows. Each shard
-        computes with its worker's threads."""
-        workers = _live_workers(client)
-        if not workers:
-            raise RuntimeError("the Dask cluster has no workers")
-        n = X.shape[0]
-        n_shards = int(self.n_shards) if self.n_shards is not None else len(workers)
-        if n_shards < 1:
-            raise ValueError(f"n_shards must be at least 1, got {self.n_shards!r}")
-        n_shards = min(n_shards, n)
-        inv_c = 1.0 / float(self.C)
-        keep: list[Any] = []
-        futures = []
-        rows: list[int] = []
-        if is_dask:
-            if X.numblocks[1] != 1:
-                X = X.rechunk({1: -1})
-            bounds = np.concatenate([[0], np.cumsum(X.chunks[0])])
-            if X.numblocks[0] < n_shards:
-                sizes = np.diff(np.linspace(0, n, n_shards + 1).astype(int))
-                X = X.rechunk({0: tuple(int(s) for s in sizes)})
-                bounds = np.concatenate([[0], np.cumsum(X.chunks[0])])
-            blocks = client.compute(list(X.to_delayed().ravel()))
-            keep += blocks
-            # Contiguous groups of blocks, as equal in rows as the chunks allow.
-            cut = np.searchsorted(bounds, np.linspace(0, n, n_shards + 1), side="left")
-            cut[0], cut[-1] = 0, len(blocks)
-            for k in range(n_shards):
-                lo, hi = int(bounds[cut[k]]), int(bounds[cut[k + 1]])
-                if hi <= lo:
-                    continue
-                # Keys of their own (hash=False): a fit right after another on the same rows would
-                # otherwise share the keys the first one is releasing ("lost dependencies").
-                y_ref = client.scatter(y_pm[lo:hi], direct=True, hash=False)
-                keep.append(y_ref)
-                rows.append(hi - lo)
-                futures.append(client.submit(_dfw.Shard, blocks[cut[k]:cut[k + 1]], y_ref, lo, kernel_kw, inv_c,
-                                             float(self.cache_size), None, actor=True, pure=False))
-        else:
-            bounds = np.linspace(0, n, n_shards + 1).astype(int)
-            for k in range(n_shards):
-                lo, hi = int(bounds[k]), int(bounds[k + 1])
-                w = workers[k % len(workers)]
-                x_ref, y_ref = client.scatter([X[lo:hi], y_pm[lo:hi]], workers=[w], direct=True, hash=False)
-                keep += [x_ref, y_ref]
-                rows.append(hi - lo)
-                futures.append(client.submit(_dfw.Shard, x_ref, y_ref, lo, kernel_kw, inv_c, float(self.cache_size),
-                                             None, actor=True, pure=False, workers=[w]))
-        keep += futures
-        try:
-            shards = [f.result(timeout=_TIMEOUT) for f in futures]
-        except Exception as exc:  # a worker lost while the shards were created
-            client.cancel(keep)
-            raise LostShardError(f"could not create the shards of the distributed fit: {exc!r}") from exc
-        return shards, futures, keep, rows
 
     def _set_model(self, result: Any, classes: np.ndarray, y_pm: np.ndarray, shape: tuple[int, int],
                    gamma: float, retries: int, local_seconds: float) -> None:
@@ -555,29 +616,8 @@ class DistributedSVC(ClassifierMixin, BaseEstimator):
         model.shape_fit_ = shape
         model.fit_status_ = int(not result.converged)
         model.probA_, model.probB_ = np.empty(0), np.empty(0)
-        model.convergence_ = {
-            "exit_reason": "converged" if result.converged else "max_iterations",
-            "gap": result.gap,
-            "relative_gap": result.relative_gap,
-            "objective": -rho,
-            "quadratic": rho,
-            "n_iter": result.n_steps,
-            "n_rounds": result.n_rounds,
-            "n_active": len(support),
-            "resyncs": result.resyncs,
-            "retries": retries,
-            "local_seconds": local_seconds,
-            "start_seconds": result.start_seconds,
-            "start_size": result.start_size,
-            "seconds": result.seconds + local_seconds,
-            "tol": float(self.tol),
-            "loss": "squared_hinge",
-        }
-        if not result.converged:
-            warnings.warn(
-                f"DistributedSVC stopped after max_iter={self.max_iter} rounds with relative duality gap "
-                f"{result.relative_gap:.3g}, before meeting tol={self.tol}. Consider increasing max_iter.",
-                ConvergenceWarning, stacklevel=3)
+        model.convergence_ = self._convergence(result, retries, local_seconds, "squared_hinge")
+        self._warn_unconverged(result)
         self.model_ = model
         for name in ("classes_", "support_", "support_vectors_", "dual_coef_", "intercept_", "n_support_",
                      "n_iter_", "n_features_in_", "fit_status_", "convergence_"):
@@ -594,6 +634,164 @@ class DistributedSVC(ClassifierMixin, BaseEstimator):
         """Class labels of in-memory rows; for dask collections use :func:`fwsvm.dask.predict`."""
         check_is_fitted(self)
         return self.model_.predict(X)
+
+
+class DistributedOneClassSVM(OutlierMixin, _ShardedFit):
+    """:class:`fwsvm.OneClassSVM` — the minimum enclosing ball of the data with squared slacks
+    — fitted by distributed Frank-Wolfe, rows sharded over Dask workers.
+
+    The same rounds as :class:`DistributedSVC` (see :mod:`fwsvm._dfw`) on the one-class
+    problem: maximise ``diag(Q)ᵀα − αᵀQα`` on the unit simplex, ``Q = K + I/C``. With
+    ``init="local"`` every shard first fits the ball of its own rows with ``C`` scaled by the
+    shard's share of the rows (``C = 1 / (nu · n_samples)`` becomes ``1 / (nu · its rows)``),
+    and the rounds start from the union of those solutions. The fit stops on the same certified
+    relative duality gap as :class:`fwsvm.OneClassSVM`, and :attr:`model_` *is* such a model:
+    ``offset_`` is the ``nu``-quantile of the training scores, computed from every shard's
+    scores of its rows after the last round (one value per row gathered on the driver).
+
+    Parameters
+    ----------
+    nu : float in (0, 1), default=0.1
+        The fraction of training rows to call outliers (as :class:`fwsvm.OneClassSVM`).
+    C : float, default=None
+        Penalty of the squared slacks; ``None``: ``1 / (nu · n_samples)``.
+    kernel, gamma, degree, coef0 : as :class:`fwsvm.OneClassSVM`.
+    tol : float, default=1e-3
+        The relative duality gap to reach (:class:`fwsvm.OneClassSVM`'s default).
+    stopping, max_iter, block, init, n_candidates, client, n_shards, cache_size, retries :
+        As :class:`DistributedSVC` (``init="pair"`` starts from the first row alone).
+
+    Attributes
+    ----------
+    model_ : fwsvm.OneClassSVM
+        The fitted model as an in-process estimator.
+    support_, support_vectors_, dual_coef_, radius_, offset_, n_iter_, n_features_in_,
+    convergence_ :
+        As :class:`fwsvm.OneClassSVM` (``convergence_`` with the rounds' entries of
+        :class:`DistributedSVC`).
+    rounds_ : dict of ndarray
+        Per-round measurements, as :class:`DistributedSVC`.
+    """
+
+    _one_class = True
+
+    def __init__(
+        self,
+        *,
+        nu: float = 0.1,
+        C: float | None = None,
+        kernel: str = "rbf",
+        gamma: str | float = "scale",
+        degree: int = 3,
+        coef0: float = 0.0,
+        tol: float = 1e-3,
+        stopping: str = "gap",
+        max_iter: int = -1,
+        block: int | None = None,
+        n_candidates: int = 256,
+        init: str = "local",
+        client: Client | None = None,
+        n_shards: int | None = None,
+        cache_size: float = 1000.0,
+        retries: int = 1,
+    ) -> None:
+        self.nu = nu
+        self.C = C
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.tol = tol
+        self.stopping = stopping
+        self.max_iter = max_iter
+        self.block = block
+        self.n_candidates = n_candidates
+        self.init = init
+        self.client = client
+        self.n_shards = n_shards
+        self.cache_size = cache_size
+        self.retries = retries
+
+    def _check_params(self) -> None:
+        if not (0.0 < self.nu < 1.0):
+            raise ValueError(f"nu must be in (0, 1), got {self.nu!r}")
+        if self.C is not None and not (np.isfinite(self.C) and self.C > 0):
+            raise ValueError(f"C must be None or positive and finite, got {self.C!r}")
+        self._check_common()
+
+    def fit(self, X: Any, y: Any = None) -> DistributedOneClassSVM:
+        """Fit the ball to a NumPy array or a dask array of rows (dense); y is ignored.
+
+        Raises
+        ------
+        ValueError
+            For sparse or empty input, or bad parameters.
+        LostShardError
+            When workers die more often than ``retries`` allows.
+        """
+        self._check_params()
+        X, is_dask = self._check_rows(X)
+        n = X.shape[0]
+        if n == 0:  # a dask array (check_array refuses an empty NumPy one)
+            raise ValueError("X has 0 samples: the ball of nothing is not defined")
+        C = float(self.C) if self.C is not None else 1.0 / (self.nu * n)
+        scored: dict[str, Any] = {}
+
+        def finish(shards: list[Any], actors: list[Any], result: Any) -> np.ndarray:
+            # The model's score constant, then every shard's scores of its rows (s is that of
+            # the final weights: the last round applied them).
+            scored["constant"] = _score_constant(result, C)
+            parts = _call(shards, actors, [(scored["constant"],)] * len(shards), "scores")
+            return np.concatenate(parts)
+
+        result, gamma, attempt, local_seconds, scores = self._run(X, np.ones(n), C, is_dask, finish)
+        alpha = result.alpha
+        model = OneClassSVM(nu=self.nu, C=self.C, kernel=self.kernel, gamma=self.gamma, degree=self.degree,
+                            coef0=self.coef0, tol=float(self.tol), stopping=self.stopping)
+        model._gamma = gamma
+        model._C = C
+        model._score_constant = scored["constant"]
+        r2 = result.objective - (1.0 + float(alpha @ alpha)) / C
+        model.radius_ = float(np.sqrt(max(r2, 0.0)))
+        model.support_ = result.support.astype(np.int32)
+        model.support_vectors_ = np.ascontiguousarray(result.vectors)
+        model.dual_coef_ = alpha.reshape(1, -1)
+        model.n_iter_ = int(result.n_steps)
+        model.history_ = None
+        model.n_features_in_ = X.shape[1]
+        model.shape_fit_ = X.shape
+        model.convergence_ = self._convergence(result, attempt, local_seconds, "squared_hinge")
+        model.offset_ = float(np.quantile(scores, self.nu))
+        self._warn_unconverged(result, stacklevel=3)
+        self.model_ = model
+        for name in ("support_", "support_vectors_", "dual_coef_", "radius_", "offset_", "n_iter_",
+                     "n_features_in_", "convergence_"):
+            setattr(self, name, getattr(model, name))
+        self.rounds_ = result.rounds
+        return self
+
+    def score_samples(self, X: Any) -> np.ndarray:
+        """R² − ‖φ(x) − c‖² of in-memory rows (positive inside the ball); for dask collections
+        apply :attr:`model_` with :func:`fwsvm.dask.decision_function`."""
+        check_is_fitted(self)
+        return self.model_.score_samples(X)
+
+    def decision_function(self, X: Any) -> np.ndarray:
+        """``score_samples(X) − offset_``: negative for outliers."""
+        check_is_fitted(self)
+        return self.model_.decision_function(X)
+
+    def predict(self, X: Any) -> np.ndarray:
+        """+1 for inliers, −1 for outliers (in-memory rows)."""
+        check_is_fitted(self)
+        return self.model_.predict(X)
+
+
+def _score_constant(result: Any, C: float) -> float:
+    """:class:`fwsvm.OneClassSVM`'s score constant R² − αᵀKα from a solved ball (KKT; see
+    ``OneClassSVM.fit``): R² = R̃² − (1 + ‖α‖²)/C with R̃² = g(α), αᵀKα = αᵀQα − ‖α‖²/C."""
+    alpha_sq = float(result.alpha @ result.alpha)
+    return (result.objective - (1.0 + alpha_sq) / C) - (result.rho - alpha_sq / C)
 
 
 _DFW_KERNELS = frozenset({"rbf", "linear", "poly", "sigmoid", "laplacian"})

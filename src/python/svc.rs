@@ -471,11 +471,13 @@ pub(crate) fn ovo_decision_function<'py>(
     numpy::PyArray1::from_vec(py, values).reshape([n, n_pairs])
 }
 
-/// Fits the SVDD / minimum enclosing ball with squared slacks (see `problem::one_class`).
-/// Returns the support, α, the objective (R̃²) and the statistics.
+/// Fits the SVDD / minimum enclosing ball with squared slacks (see `problem::one_class`),
+/// optionally warm-started from `warm_start` (one simplex weight per row). Returns the
+/// support, α, the objective (R̃²) and the statistics.
 #[pyfunction]
 #[pyo3(signature = (x, *, c, kernel, gamma, degree, coef0, algorithm, tol, stopping, max_iter,
-    cache_size, init, seed, sample_size=None, n_threads=None, verbose=0, record_history=false, cancel=None))]
+    cache_size, init, seed, sample_size=None, n_threads=None, verbose=0, record_history=false,
+    warm_start=None, cancel=None))]
 pub(crate) fn fit_one_class<'py>(
     py: Python<'py>,
     x: FeaturesArg<'py>,
@@ -495,6 +497,7 @@ pub(crate) fn fit_one_class<'py>(
     n_threads: Option<usize>,
     verbose: u8,
     record_history: bool,
+    warm_start: Option<PyReadonlyArray1<'py, f64>>,
     cancel: Option<PyRef<'py, CancelToken>>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let params = build_params(
@@ -520,12 +523,18 @@ pub(crate) fn fit_one_class<'py>(
     )?;
     let features = x.view()?;
     check_unlabelled_fit(init, &features)?;
+    let solver = SolverParams {
+        warm_start: warm_start
+            .map(|w| w.as_slice().map(<[f64]>::to_vec))
+            .transpose()?,
+        ..params.solver().clone()
+    };
     let mut monitor = fit_monitor(cancel, verbose, params.solver(), params.loss());
     let solution = py.detach(|| {
         with_threads(n_threads, || {
             let problem =
                 SimplexProblem::one_class(KernelMatrix::new(params.kernel(), features), c)?;
-            solve(&problem, params.solver(), &mut monitor)
+            solve(&problem, &solver, &mut monitor)
         })
     })??;
     monitor.finish(&solution.stats);
