@@ -2,7 +2,7 @@
 Frank-Wolfe on Dask"): one fit on a LocalCluster of 2 worker processes (one thread each), then
 ``OneClassSVM(n_jobs=2)`` in this process, on the same rows and parameters; one JSON line each.
 
-    python3 benches/compare/dfw_one_class.py blobs 100000 [--gamma 1] [--nu 0.1] [--tol 1e-3]
+    python3 benches/compare/dfw_one_class.py blobs 100000 [--gamma 1] [--nu 0.1] [--C 1] [--tol 1e-3]
     python3 benches/compare/dfw_one_class.py shuttle          # ../shared/data/shuttle.scale, all rows
 
 ``blobs``: a mixture of three 2-d Gaussians (seed 0); ``shuttle``: the 43,500 × 9 rows of the
@@ -45,13 +45,14 @@ def main() -> None:
     ap.add_argument("n", type=int, nargs="?", default=100_000)
     ap.add_argument("--gamma", default="scale")
     ap.add_argument("--nu", type=float, default=0.1)
+    ap.add_argument("--C", type=float, default=None, help="None: 1 / (nu · n), the estimators' default")
     ap.add_argument("--tol", type=float, default=1e-3)
     ap.add_argument("--workers", type=int, default=2)
     args = ap.parse_args()
     warnings.simplefilter("ignore")
     X = rows(args.data, args.n)
     gamma = args.gamma if args.gamma in ("scale", "auto") else float(args.gamma)
-    params = dict(nu=args.nu, gamma=gamma, tol=args.tol)
+    params = dict(nu=args.nu, C=args.C, gamma=gamma, tol=args.tol)
     with LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=True, dashboard_address=None) as cl, \
             Client(cl) as client:
         t = time.perf_counter()
