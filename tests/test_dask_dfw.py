@@ -254,3 +254,31 @@ def test_one_class_bad_input_is_refused(client) -> None:
         import scipy.sparse as sp
 
         DistributedOneClassSVM(client=client).fit(sp.csr_matrix(X))
+
+
+def test_one_class_retries_when_scoring_loses_a_shard(client, data, monkeypatch) -> None:
+    """A shard lost after the rounds, while the training rows are scored for offset_: the fit
+    resumes on new shards from the solved iterate (one certifying round) and the model is the
+    in-process ball; with retries=0 the error says so and no model is set."""
+    import fwsvm.dask as fd
+
+    X, _ = data
+    params = dict(nu=0.2, gamma=0.3, tol=1e-6)
+    ref = OneClassSVM(**params).fit(X)
+    real_call = fd._call
+    lost = {"n": 0}
+
+    def flaky(shards, futures, requests, method="round"):
+        if method == "scores" and lost["n"] == 0:
+            lost["n"] += 1
+            raise LostShardError("shard 0 of the distributed fit was lost (test)")
+        return real_call(shards, futures, requests, method)
+
+    monkeypatch.setattr(fd, "_call", flaky)
+    model = DistributedOneClassSVM(client=client, **params).fit(X)
+    assert lost["n"] == 1 and model.convergence_["retries"] == 1
+    np.testing.assert_array_equal(model.support_, ref.support_)
+    assert model.offset_ == pytest.approx(ref.offset_, abs=10 * (model.convergence_["gap"] + ref.convergence_["gap"]))
+    lost["n"] = 0
+    with pytest.raises(LostShardError, match="no model was fitted"):
+        DistributedOneClassSVM(client=client, retries=0, **params).fit(X)
