@@ -847,6 +847,9 @@ class OneClassSVM(PersistenceMixin, OutlierMixin, BaseEstimator):
         sparse approximation of the optimum, whose optimum keeps nearly every row. On 10⁵ rows
         of three Gaussian blobs its ``predict`` agreed with a tol=1e-9 fit on 82% of the rows
         (99.95% at tol=1e-5, 57× slower; BENCHMARKS.md, "the one-class ball distributed").
+        ``stopping="absolute_gap", tol=1e-2`` bounds the gap itself, which the variable part
+        αᵀQα (0.17 there) is measured against: on 2·10⁴ such rows 99.98% agreement in 3.2 s,
+        against 90% in 0.2 s at the defaults.
 
     Attributes
     ----------
