@@ -192,3 +192,20 @@ def test_input_is_checked_once_and_dataframes_keep_their_names() -> None:
     np.testing.assert_array_equal(search.best_estimator_.feature_names_in_, frame.columns)
     plain = SVCSearch(Cs=CS, gammas=GAMMAS, cv=3).fit(X, y)
     np.testing.assert_array_equal(search.cv_results_["mean_test_score"], plain.cv_results_["mean_test_score"])
+
+
+def test_folds_split_once_or_per_task_give_the_same_results(monkeypatch) -> None:
+    """Folds are split and checked once and kept while their copies fit in FOLD_CACHE_BYTES,
+    else split again by every task: the scores do not depend on which."""
+    import scipy.sparse as sp
+
+    import fwsvm.search as search
+
+    X, y = _data()
+    for data in (X, sp.csr_matrix(X)):
+        kept = SVCSearch(Cs=CS, gammas=GAMMAS, cv=3, n_jobs=2).fit(data, y)
+        monkeypatch.setattr(search, "FOLD_CACHE_BYTES", 0)
+        split = SVCSearch(Cs=CS, gammas=GAMMAS, cv=3, n_jobs=2).fit(data, y)
+        monkeypatch.undo()
+        np.testing.assert_array_equal(kept.cv_results_["mean_test_score"], split.cv_results_["mean_test_score"])
+        assert kept.best_params_ == split.best_params_
