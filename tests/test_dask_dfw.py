@@ -250,10 +250,6 @@ def test_one_class_bad_input_is_refused(client) -> None:
         DistributedOneClassSVM(C=-1.0, client=client).fit(X)
     with pytest.raises(ValueError, match="0 sample"):
         DistributedOneClassSVM(client=client).fit(np.zeros((0, 3)))
-    with pytest.raises(ValueError, match="dense X"):
-        import scipy.sparse as sp
-
-        DistributedOneClassSVM(client=client).fit(sp.csr_matrix(X))
 
 
 def test_one_class_retries_when_scoring_loses_a_shard(client, data, monkeypatch) -> None:
@@ -282,3 +278,24 @@ def test_one_class_retries_when_scoring_loses_a_shard(client, data, monkeypatch)
     lost["n"] = 0
     with pytest.raises(LostShardError, match="no model was fitted"):
         DistributedOneClassSVM(client=client, retries=0, **params).fit(X)
+
+
+def test_sparse_rows_reach_the_in_process_optimum(client) -> None:
+    """CSR rows stay sparse on the shards: the SVC and the ball reach the optimum of the
+    in-process fits on the same sparse matrix (dense support vectors on the driver)."""
+    import scipy.sparse as sp
+
+    rng = np.random.default_rng(4)
+    dense = rng.random((300, 40)) * (rng.random((300, 40)) < 0.15)  # 15% non-zeros
+    y = np.where(dense[:, :5].sum(axis=1) > np.median(dense[:, :5].sum(axis=1)), 1, -1)
+    X = sp.csr_matrix(dense)
+    tol = 1e-6
+    ref = SVC(loss="squared_hinge", C=4.0, gamma=0.5, tol=tol).fit(X, y)
+    model = DistributedSVC(C=4.0, gamma=0.5, tol=tol, client=client).fit(X, y)
+    assert_same_optimum(model, ref, X, tol)
+    assert not sp.issparse(model.support_vectors_)
+    ball_ref = OneClassSVM(nu=0.2, gamma=0.5, tol=tol).fit(X)
+    ball = DistributedOneClassSVM(nu=0.2, gamma=0.5, tol=tol, client=client).fit(X)
+    np.testing.assert_array_equal(ball.support_, ball_ref.support_)
+    close = 10 * (ball.convergence_["gap"] + ball_ref.convergence_["gap"]) + 1e-9
+    np.testing.assert_allclose(ball.score_samples(X), ball_ref.score_samples(X), rtol=0, atol=close)

@@ -53,8 +53,10 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 import numpy as np
+import scipy.sparse as sp
 
 from fwsvm import _core
+from fwsvm._native import features_arg
 from fwsvm.svm import _kernel_diagonal
 
 #: MB of kernel columns of the engine's solves here (the shards' local solves, the driver's
@@ -81,7 +83,7 @@ def kernel_columns(X: np.ndarray, V: np.ndarray, kernel_kw: dict[str, Any], n_th
     """k(x_i, v_j) for the rows x_i of X and v_j of V as an (n, k) matrix, by the engine (the
     kernels of :class:`fwsvm.SVC`: rbf, linear, poly, sigmoid, laplacian)."""
     V = np.ascontiguousarray(np.atleast_2d(V), dtype=np.float64)
-    return _core.kernel_values(X, V, n_threads=n_threads, **_kernel_args(kernel_kw))
+    return _core.kernel_values(features_arg(X), V, n_threads=n_threads, **_kernel_args(kernel_kw))
 
 
 def kernel_expansion(X: np.ndarray, V: np.ndarray, coef: np.ndarray, kernel_kw: dict[str, Any],
@@ -90,7 +92,7 @@ def kernel_expansion(X: np.ndarray, V: np.ndarray, coef: np.ndarray, kernel_kw: 
     vectors per pass over X; no (n, k) matrix): 1.5 ns per row and vector on 2-d rbf data,
     against 8 ns for the same sum from NumPy/BLAS columns."""
     V = np.ascontiguousarray(np.atleast_2d(V), dtype=np.float64)
-    return _core.decision_function(X, V, np.ascontiguousarray(coef, dtype=np.float64), 0.0,
+    return _core.decision_function(features_arg(X), V, np.ascontiguousarray(coef, dtype=np.float64), 0.0,
                                    n_threads=n_threads, **_kernel_args(kernel_kw))
 
 
@@ -99,8 +101,9 @@ class Shard:
 
     Parameters
     ----------
-    X : ndarray of shape (n_rows, n_features), or a list of row blocks
-        The shard's rows (dense).
+    X : ndarray or CSR matrix of shape (n_rows, n_features), or a list of row blocks
+        The shard's rows. Sparse rows stay sparse here; the rows it sends the driver (its
+        candidates) are dense, as the driver keeps them.
     y : ndarray of shape (n_rows,)
         Their labels, ±1 (all 1 for the one-class problem).
     offset : int
@@ -123,7 +126,11 @@ class Shard:
                  cache_size: float = 1000.0, n_threads: int | None = 1, one_class: bool = False) -> None:
         if isinstance(X, (list, tuple)):  # row blocks of a dask array
             X = np.concatenate([np.asarray(b, dtype=np.float64) for b in X])
-        self.X = np.array(X, dtype=np.float64, order="C")  # an aligned copy of its own
+        if sp.issparse(X):
+            self.X = sp.csr_matrix(X, dtype=np.float64, copy=True)
+            self.X.sum_duplicates()
+        else:
+            self.X = np.array(X, dtype=np.float64, order="C")  # an aligned copy of its own
         self.y = np.array(y, dtype=np.float64)
         if self.X.ndim != 2 or self.X.shape[0] != self.y.shape[0]:
             raise ValueError(f"shard at row {offset}: X of shape {self.X.shape} for {self.y.shape[0]} labels")
@@ -162,22 +169,27 @@ class Shard:
             # 1 / (ν · its rows)): if the other shards' rows contribute to (Kα)_i what this
             # shard's do, times (1 − weight) / weight, the global optimum on these rows is
             # weight · this solution.
-            r = _core.fit_one_class(self.X, c=1.0 / (self.inv_c * weight), algorithm="swap", tol=float(tol),
+            r = _core.fit_one_class(features_arg(self.X), c=1.0 / (self.inv_c * weight), algorithm="swap", tol=float(tol),
                                     stopping=stopping, max_iter=-1, cache_size=ENGINE_CACHE_MB, init="random",
                                     seed=int(seed), n_threads=self.n_threads, **_kernel_args(self.kernel_kw))
             sup = np.asarray(r["support"], dtype=np.intp)
             return {"index": sup + self.offset, "alpha": np.asarray(r["alpha"]) * float(weight),
-                    "vectors": self.X[sup], "n_iter": int(r["n_iter"]), "seconds": time.perf_counter() - t0}
+                    "vectors": self._rows(sup), "n_iter": int(r["n_iter"]), "seconds": time.perf_counter() - t0}
         if n == 0 or len(np.unique(self.y)) < 2:
             # One class (or none): no local problem; the shard's rows join as candidates.
-            return {"index": np.zeros(0, dtype=np.intp), "alpha": np.zeros(0), "vectors": self.X[:0],
+            return {"index": np.zeros(0, dtype=np.intp), "alpha": np.zeros(0), "vectors": self._rows(np.zeros(0, dtype=np.intp)),
                     "n_iter": 0, "seconds": time.perf_counter() - t0}
-        r = _core.fit_svc(self.X, self.y, c=1.0 / self.inv_c, algorithm="swap", tol=float(tol), stopping=stopping,
+        r = _core.fit_svc(features_arg(self.X), self.y, c=1.0 / self.inv_c, algorithm="swap", tol=float(tol), stopping=stopping,
                           max_iter=-1, cache_size=ENGINE_CACHE_MB, init="random", seed=int(seed),
                           n_threads=self.n_threads, loss="squared_hinge", **_kernel_args(self.kernel_kw))
         sup = np.asarray(r["support"], dtype=np.intp)
-        return {"index": sup + self.offset, "alpha": np.asarray(r["alpha"]) * float(weight), "vectors": self.X[sup],
+        return {"index": sup + self.offset, "alpha": np.asarray(r["alpha"]) * float(weight), "vectors": self._rows(sup),
                 "n_iter": int(r["n_iter"]), "seconds": time.perf_counter() - t0}
+
+    def _rows(self, index: np.ndarray) -> np.ndarray:
+        """The shard's rows at ``index`` as a dense array (the driver's vectors)."""
+        rows = self.X[index]
+        return rows.toarray() if sp.issparse(rows) else rows
 
     def _add_columns(self, index: np.ndarray, vectors: np.ndarray, dcoef: np.ndarray) -> None:
         """s += Σ_j dcoef_j k(·, v_j) over this shard's rows: cached columns by axpy, missing
@@ -250,7 +262,7 @@ class Shard:
                 alpha_sum=float(a.sum()),
                 n_active=int(active.size),
                 index=toward + self.offset,
-                vectors=self.X[toward],
+                vectors=self._rows(toward),
                 active_index=active + self.offset,
             )
         out["seconds"] = time.perf_counter() - t0

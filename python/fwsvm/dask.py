@@ -46,6 +46,7 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
     ) from exc
 
 from fwsvm import _core, _dfw
+from fwsvm._native import features_arg
 from fwsvm._dfw import LostShardError
 from fwsvm.search import SVCSearch, chain_tasks, gather_chains, score_fold
 from fwsvm.svm import SVC, OneClassSVM
@@ -244,7 +245,8 @@ class _ShardedFit(BaseEstimator):
 
     @staticmethod
     def _check_rows(X: Any) -> tuple[Any, bool]:
-        """X as the fit takes it (a dense NumPy array or a dask array) and whether it is dask."""
+        """X as the fit takes it (a NumPy array, a CSR matrix or a dask array) and whether it is
+        dask."""
         is_dask = isinstance(X, da.Array)
         if is_dask:
             if X.ndim != 2:
@@ -252,9 +254,8 @@ class _ShardedFit(BaseEstimator):
             if any(np.isnan(c) for c in X.chunks[0]):
                 raise ValueError("X has unknown chunk sizes: call X.compute_chunk_sizes() first")
             return X, True
-        if sp.issparse(X):
-            raise ValueError("distributed fits need dense X (sparse rows are not supported yet)")
-        return check_array(X, dtype=np.float64, order="C"), False
+        # Sparse rows stay sparse on the shards (as CSR); the driver keeps its vectors dense.
+        return check_array(X, accept_sparse="csr", dtype=np.float64, order="C"), False
 
     def _run(self, X: Any, y_pm: np.ndarray, C: float, is_dask: bool,
              finish: Any = None) -> tuple[Any, float, int, float, Any]:
@@ -271,7 +272,8 @@ class _ShardedFit(BaseEstimator):
         # The start of init="pair": half the mass on the first row of each class (the ball: all
         # of it on the first row).
         first = np.array([0]) if self._one_class else np.array([int(np.argmax(y_pm < 0)), int(np.argmax(y_pm > 0))])
-        start_rows = np.asarray(X[first].compute() if is_dask else X[first], dtype=np.float64)
+        start_rows = X[first].compute() if is_dask else X[first]
+        start_rows = np.asarray(start_rows.toarray() if sp.issparse(start_rows) else start_rows, dtype=np.float64)
         start = (first, np.full(len(first), 1.0 / len(first)), start_rows)
         warm = None
         attempt = 0
@@ -383,7 +385,7 @@ class _ShardedFit(BaseEstimator):
             return 1.0 / X.shape[1]
         if self.gamma != "scale":
             raise ValueError(f"gamma must be 'scale', 'auto' or a float, got {self.gamma!r}")
-        var = float(X.var().compute()) if is_dask else float(_core.data_variance(X))
+        var = float(X.var().compute()) if is_dask else float(_core.data_variance(features_arg(X)))
         return 1.0 / (X.shape[1] * var) if var != 0 else 1.0
 
     def _check_retry(self, exc: LostShardError, attempt: int) -> None:
@@ -546,13 +548,15 @@ class DistributedSVC(ClassifierMixin, _ShardedFit):
         self._check_common()
 
     def fit(self, X: Any, y: Any) -> DistributedSVC:
-        """Fit on a NumPy array or a dask array of rows (dense) and their two class labels.
+        """Fit on a NumPy array, a sparse matrix or a dask array of rows and their two labels.
 
         Parameters
         ----------
-        X : ndarray or dask.array.Array of shape (n_samples, n_features)
-            Training rows. A dask array stays on the cluster (its row chunks become the
-            shards); a NumPy array is split into ``n_shards`` parts and scattered.
+        X : ndarray, sparse matrix or dask.array.Array of shape (n_samples, n_features)
+            Training rows. A dask array (dense chunks) stays on the cluster (its row chunks
+            become the shards); a NumPy array or a sparse matrix is split into ``n_shards``
+            parts and scattered (sparse rows stay CSR on the shards; the support vectors the
+            driver keeps, and ``support_vectors_``, are dense).
         y : array-like or dask.array.Array of shape (n_samples,)
             Two class labels (the labels are gathered on the driver: one value per row).
 
@@ -564,8 +568,8 @@ class DistributedSVC(ClassifierMixin, _ShardedFit):
         ------
         ValueError
             For more or fewer than two classes (fit multiclass problems with
-            :class:`fwsvm.SVC` or one :class:`DistributedSVC` per pair), sparse input or
-            mismatched lengths.
+            :class:`fwsvm.SVC` or one :class:`DistributedSVC` per pair) or mismatched
+            lengths.
         LostShardError
             When workers die more often than ``retries`` allows.
         """
@@ -720,12 +724,13 @@ class DistributedOneClassSVM(OutlierMixin, _ShardedFit):
         self._check_common()
 
     def fit(self, X: Any, y: Any = None) -> DistributedOneClassSVM:
-        """Fit the ball to a NumPy array or a dask array of rows (dense); y is ignored.
+        """Fit the ball to a NumPy array, a sparse matrix or a dask array of rows (as
+        :meth:`DistributedSVC.fit`); y is ignored.
 
         Raises
         ------
         ValueError
-            For sparse or empty input, or bad parameters.
+            For empty input or bad parameters.
         LostShardError
             When workers die more often than ``retries`` allows.
         """
