@@ -254,7 +254,7 @@ class _ShardedFit(BaseEstimator):
             if any(np.isnan(c) for c in X.chunks[0]):
                 raise ValueError("X has unknown chunk sizes: call X.compute_chunk_sizes() first")
             return X, True
-        # Sparse rows stay sparse on the shards (as CSR); the driver keeps its vectors dense.
+        # Sparse rows stay CSR on the shards and in the driver's vectors.
         return check_array(X, accept_sparse="csr", dtype=np.float64, order="C"), False
 
     def _run(self, X: Any, y_pm: np.ndarray, C: float, is_dask: bool,
@@ -273,7 +273,8 @@ class _ShardedFit(BaseEstimator):
         # of it on the first row).
         first = np.array([0]) if self._one_class else np.array([int(np.argmax(y_pm < 0)), int(np.argmax(y_pm > 0))])
         start_rows = X[first].compute() if is_dask else X[first]
-        start_rows = np.asarray(start_rows.toarray() if sp.issparse(start_rows) else start_rows, dtype=np.float64)
+        if not sp.issparse(start_rows):
+            start_rows = np.asarray(start_rows, dtype=np.float64)
         start = (first, np.full(len(first), 1.0 / len(first)), start_rows)
         warm = None
         attempt = 0
@@ -555,8 +556,8 @@ class DistributedSVC(ClassifierMixin, _ShardedFit):
         X : ndarray, sparse matrix or dask.array.Array of shape (n_samples, n_features)
             Training rows. A dask array (dense chunks) stays on the cluster (its row chunks
             become the shards); a NumPy array or a sparse matrix is split into ``n_shards``
-            parts and scattered (sparse rows stay CSR on the shards; the support vectors the
-            driver keeps, and ``support_vectors_``, are dense).
+            parts and scattered (sparse rows stay CSR on the shards, in the driver's vectors
+            and in ``support_vectors_``).
         y : array-like or dask.array.Array of shape (n_samples,)
             Two class labels (the labels are gathered on the driver: one value per row).
 
@@ -608,7 +609,7 @@ class DistributedSVC(ClassifierMixin, _ShardedFit):
         model.classes_ = classes
         model._gamma = gamma
         model.support_ = support.astype(np.int32)
-        model.support_vectors_ = np.ascontiguousarray(result.vectors[order])
+        model.support_vectors_ = _support_vectors(result.vectors[order])
         model.dual_coef_ = (ys * alpha * scale).reshape(1, -1)
         model.intercept_ = np.array([float(np.sum(ys * alpha)) * scale])
         model.n_support_ = np.array([int(np.sum(ys < 0)), int(np.sum(ys > 0))], dtype=np.int32)
@@ -759,7 +760,7 @@ class DistributedOneClassSVM(OutlierMixin, _ShardedFit):
         r2 = result.objective - (1.0 + float(alpha @ alpha)) / C
         model.radius_ = float(np.sqrt(max(r2, 0.0)))
         model.support_ = result.support.astype(np.int32)
-        model.support_vectors_ = np.ascontiguousarray(result.vectors)
+        model.support_vectors_ = _support_vectors(result.vectors)
         model.dual_coef_ = alpha.reshape(1, -1)
         model.n_iter_ = int(result.n_steps)
         model.history_ = None
@@ -790,6 +791,11 @@ class DistributedOneClassSVM(OutlierMixin, _ShardedFit):
         """+1 for inliers, −1 for outliers (in-memory rows)."""
         check_is_fitted(self)
         return self.model_.predict(X)
+
+
+def _support_vectors(vectors: Any) -> Any:
+    """``support_vectors_`` as the in-process estimators keep them: CSR for sparse data."""
+    return vectors.tocsr() if sp.issparse(vectors) else np.ascontiguousarray(vectors)
 
 
 def _score_constant(result: Any, C: float) -> float:
