@@ -24,9 +24,10 @@ A round of :func:`solve`:
 
 1. the driver sends the vertices whose weight changed (their feature vectors, Δ(α_j y_j), the new
    α_j of the rows a shard owns), or the whole support when that is no more work; every shard
-   adds Δs to its slice with the engine's kernel expansion and returns ``min G`` and
-   ``Σ α_i G_i`` over its rows, G on its active rows (α > 0; the driver holds their vectors)
-   and its ``n_candidates`` rows of least G with their feature vectors (the toward candidates);
+   adds Δs to its slice with the engine's kernel expansion and returns ``min H``,
+   ``Σ α_i H_i``, ``Σ α_i G_i`` and ``Σ α_i b_i`` over its rows, its active rows (α > 0; the
+   driver holds their vectors) and its ``n_candidates`` rows of least H with their feature
+   vectors (the toward candidates);
 2. the driver reduces the scalars to the certificate: the Frank-Wolfe duality gap of g,
    ``gap = Σ α_i H_i − min_i H_i`` (for the SVC 2 (ρ − min G), ρ = αᵀQα), relative to
    ``|g(α)|`` — exactly :class:`fwsvm.SVC`'s (:class:`fwsvm.OneClassSVM`'s)
@@ -243,13 +244,14 @@ class Shard:
 
     def round(self, vectors: Any, dcoef: Any, index: Any, alpha: Any, n_candidates: int,
               reset: bool = False) -> dict[str, Any]:
-        """Apply one round's update and return the shard's scalars, G on its active rows
-        (the away candidates: the driver has their vectors) and its ``n_candidates`` rows of
-        least G with their vectors (the toward candidates).
+        """Apply one round's update and return the shard's scalars — ``min_h`` (the least
+        H = 2G − b), ``alpha_h``, ``alpha_g`` (its part of ρ = αᵀQα), ``alpha_b`` (of bᵀα) —
+        the indices of its active rows (the away candidates: the driver has their vectors) and
+        its ``n_candidates`` rows of least H with their vectors (the toward candidates).
 
         ``index`` (global row indices), ``vectors`` (their feature vectors), ``dcoef``
         (Δ(α_j y_j)) and ``alpha`` (the new α_j) describe the vertices whose weight changed:
-        s += Σ_j dcoef_j (k(x_i, v_j) + 1), and the rows this shard owns take their new α.
+        s += Σ_j dcoef_j (k(x_i, v_j) + β), and the rows this shard owns take their new α.
         ``reset``: the vertices are the whole support with dcoef = α y, s is recomputed from
         scratch (a resync, no accumulated round-off)."""
         t0 = time.perf_counter()
