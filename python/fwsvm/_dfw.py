@@ -165,9 +165,7 @@ class Shard:
         self.inv_c = float(inv_c)
         self.n_threads = n_threads if n_threads is not None else _worker_threads()
         self.one_class = bool(one_class)
-        # β: the bias term's constant in every kernel value (the SVC's), and b: the linear term
-        # of the ball's objective (None: zero).
-        self.beta = 0.0 if one_class else 1.0
+        # b: the linear term of the ball's objective (None for the SVC: zero).
         self.b = _kernel_diagonal(self.X, **_kernel_args(self.kernel_kw)) + self.inv_c if one_class else None
         n = self.X.shape[0]
         self.alpha = np.zeros(n)
@@ -200,21 +198,17 @@ class Shard:
                                     seed=int(seed), n_threads=self.n_threads, **_kernel_args(self.kernel_kw))
             sup = np.asarray(r["support"], dtype=np.intp)
             return {"index": sup + self.offset, "alpha": np.asarray(r["alpha"]) * float(weight),
-                    "vectors": self._rows(sup), "n_iter": int(r["n_iter"]), "seconds": time.perf_counter() - t0}
+                    "vectors": self.X[sup], "n_iter": int(r["n_iter"]), "seconds": time.perf_counter() - t0}
         if n == 0 or len(np.unique(self.y)) < 2:
             # One class (or none): no local problem; the shard's rows join as candidates.
-            return {"index": np.zeros(0, dtype=np.intp), "alpha": np.zeros(0), "vectors": self._rows(np.zeros(0, dtype=np.intp)),
+            return {"index": np.zeros(0, dtype=np.intp), "alpha": np.zeros(0), "vectors": self.X[:0],
                     "n_iter": 0, "seconds": time.perf_counter() - t0}
         r = _core.fit_svc(features_arg(self.X), self.y, c=1.0 / self.inv_c, algorithm="swap", tol=float(tol), stopping=stopping,
                           max_iter=-1, cache_size=ENGINE_CACHE_MB, init="random", seed=int(seed),
                           n_threads=self.n_threads, loss="squared_hinge", **_kernel_args(self.kernel_kw))
         sup = np.asarray(r["support"], dtype=np.intp)
-        return {"index": sup + self.offset, "alpha": np.asarray(r["alpha"]) * float(weight), "vectors": self._rows(sup),
+        return {"index": sup + self.offset, "alpha": np.asarray(r["alpha"]) * float(weight), "vectors": self.X[sup],
                 "n_iter": int(r["n_iter"]), "seconds": time.perf_counter() - t0}
-
-    def _rows(self, index: np.ndarray) -> Any:
-        """The shard's rows at ``index`` (CSR for a sparse shard)."""
-        return self.X[index]
 
     def _add_columns(self, index: np.ndarray, vectors: np.ndarray, dcoef: np.ndarray) -> None:
         """s += Σ_j dcoef_j k(·, v_j) over this shard's rows: cached columns by axpy, missing
@@ -268,8 +262,8 @@ class Shard:
         if dcoef.size and n:
             vectors = vectors if sp.issparse(vectors) else np.asarray(vectors, dtype=np.float64)
             self._add_columns(index, vectors, dcoef)
-            if self.beta:
-                self.s += self.beta * dcoef.sum()
+            if not self.one_class:  # β = 1: the SVC's bias term in every kernel value
+                self.s += dcoef.sum()
         G = self.y * self.s + self.alpha * self.inv_c
         H = 2.0 * G if self.b is None else 2.0 * G - self.b
         t1 = time.perf_counter()
@@ -288,7 +282,7 @@ class Shard:
                 alpha_sum=float(a.sum()),
                 n_active=int(active.size),
                 index=toward + self.offset,
-                vectors=self._rows(toward),
+                vectors=self.X[toward],
                 active_index=active + self.offset,
             )
         out["seconds"] = time.perf_counter() - t0

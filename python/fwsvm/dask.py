@@ -49,7 +49,7 @@ from fwsvm import _core, _dfw
 from fwsvm._native import features_arg
 from fwsvm._dfw import LostShardError
 from fwsvm.search import SVCSearch, chain_tasks, gather_chains, score_fold
-from fwsvm.svm import SVC, OneClassSVM
+from fwsvm.svm import SVC, OneClassSVM, ball_constants
 
 __all__ = ["DaskSVCSearch", "DistributedOneClassSVM", "DistributedSVC", "LostShardError", "fit", "predict", "decision_function"]
 
@@ -741,23 +741,21 @@ class DistributedOneClassSVM(OutlierMixin, _ShardedFit):
         if n == 0:  # a dask array (check_array refuses an empty NumPy one)
             raise ValueError("X has 0 samples: the ball of nothing is not defined")
         C = float(self.C) if self.C is not None else 1.0 / (self.nu * n)
-        scored: dict[str, Any] = {}
 
-        def finish(shards: list[Any], actors: list[Any], result: Any) -> np.ndarray:
-            # The model's score constant, then every shard's scores of its rows (s is that of
-            # the final weights: the last round applied them).
-            scored["constant"] = _score_constant(result, C)
-            parts = _call(shards, actors, [(scored["constant"],)] * len(shards), "scores")
-            return np.concatenate(parts)
+        def finish(shards: list[Any], actors: list[Any], result: Any) -> tuple[float, float, np.ndarray]:
+            # R², the score constant, and every shard's scores of its rows (s is that of the
+            # final weights: the last round applied them).
+            r2, constant = ball_constants(result.objective, result.rho, result.alpha, C)
+            parts = _call(shards, actors, [(constant,)] * len(shards), "scores")
+            return r2, constant, np.concatenate(parts)
 
-        result, gamma, attempt, local_seconds, scores = self._run(X, np.ones(n), C, is_dask, finish)
+        result, gamma, attempt, local_seconds, (r2, constant, scores) = self._run(X, np.ones(n), C, is_dask, finish)
         alpha = result.alpha
         model = OneClassSVM(nu=self.nu, C=self.C, kernel=self.kernel, gamma=self.gamma, degree=self.degree,
                             coef0=self.coef0, tol=float(self.tol), stopping=self.stopping)
         model._gamma = gamma
         model._C = C
-        model._score_constant = scored["constant"]
-        r2 = result.objective - (1.0 + float(alpha @ alpha)) / C
+        model._score_constant = constant
         model.radius_ = float(np.sqrt(max(r2, 0.0)))
         model.support_ = result.support.astype(np.int32)
         model.support_vectors_ = _support_vectors(result.vectors)
@@ -796,13 +794,6 @@ class DistributedOneClassSVM(OutlierMixin, _ShardedFit):
 def _support_vectors(vectors: Any) -> Any:
     """``support_vectors_`` as the in-process estimators keep them: CSR for sparse data."""
     return vectors.tocsr() if sp.issparse(vectors) else np.ascontiguousarray(vectors)
-
-
-def _score_constant(result: Any, C: float) -> float:
-    """:class:`fwsvm.OneClassSVM`'s score constant R² − αᵀKα from a solved ball (KKT; see
-    ``OneClassSVM.fit``): R² = R̃² − (1 + ‖α‖²)/C with R̃² = g(α), αᵀKα = αᵀQα − ‖α‖²/C."""
-    alpha_sq = float(result.alpha @ result.alpha)
-    return (result.objective - (1.0 + alpha_sq) / C) - (result.rho - alpha_sq / C)
 
 
 _DFW_KERNELS = frozenset({"rbf", "linear", "poly", "sigmoid", "laplacian"})

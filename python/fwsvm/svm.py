@@ -816,6 +816,15 @@ def _kernel_diagonal(X: Any, kernel: str, gamma: float, degree: int, coef0: floa
     return np.tanh(gamma * sq + coef0)
 
 
+def ball_constants(objective: float, quadratic: float, alpha: np.ndarray, C: float) -> tuple[float, float]:
+    """(R², the score constant R² − αᵀKα) of a solved ball with objective g(α) = R̃² and
+    quadratic αᵀQα (KKT, src/problem/one_class.rs): R² = R̃² − (1 + ‖α‖²)/C and
+    αᵀKα = αᵀQα − ‖α‖²/C."""
+    alpha_sq = float(alpha @ alpha)
+    r2 = objective - (1.0 + alpha_sq) / C
+    return r2, r2 - (quadratic - alpha_sq / C)
+
+
 class OneClassSVM(PersistenceMixin, OutlierMixin, BaseEstimator):
     """Novelty and outlier detection with the minimum enclosing ball (SVDD) of the data.
 
@@ -955,13 +964,8 @@ class OneClassSVM(PersistenceMixin, OutlierMixin, BaseEstimator):
         self.support_ = result.pop("support").astype(np.int32)
         self.support_vectors_ = X[self.support_]
         self.dual_coef_ = alpha.reshape(1, -1)
-        alpha_sq = float(alpha @ alpha)
-        # KKT (src/problem/one_class.rs): R² = R̃² − (1 + ‖α‖²)/C with R̃² = g(α), and
-        # αᵀKα = αᵀQα − ‖α‖²/C.
-        r2 = result["objective"] - (1.0 + alpha_sq) / C
-        a_k_a = result["quadratic"] - alpha_sq / C
+        r2, self._score_constant = ball_constants(result["objective"], result["quadratic"], alpha, C)
         self._C = C
-        self._score_constant = r2 - a_k_a
         self.radius_ = float(np.sqrt(max(r2, 0.0)))
         self.shape_fit_ = X.shape
         self.n_iter_ = int(result["n_iter"])
