@@ -299,3 +299,64 @@ def test_sparse_rows_reach_the_in_process_optimum(client) -> None:
     np.testing.assert_array_equal(ball.support_, ball_ref.support_)
     close = 10 * (ball.convergence_["gap"] + ball_ref.convergence_["gap"]) + 1e-9
     np.testing.assert_allclose(ball.score_samples(X), ball_ref.score_samples(X), rtol=0, atol=close)
+
+
+def test_dask_array_of_sparse_chunks(client) -> None:
+    """A dask array whose chunks are CSR matrices: the shards stack them as CSR, γ = "scale"
+    comes from per-block moments (as the in-process variance of every entry), the optimum is
+    the in-process fit's, and fwsvm.dask.predict runs block by block on the same chunks."""
+    import scipy.sparse as sp
+
+    from fwsvm.dask import predict
+
+    rng = np.random.default_rng(5)
+    dense = rng.random((300, 30)) * (rng.random((300, 30)) < 0.2)
+    y = np.where(dense[:, :4].sum(axis=1) > np.median(dense[:, :4].sum(axis=1)), 1, -1)
+    X = sp.csr_matrix(dense)
+    Xd = da.from_array(X, chunks=(70, 30), asarray=False)
+    tol = 1e-6
+    ref = SVC(loss="squared_hinge", C=4.0, tol=tol).fit(X, y)
+    model = DistributedSVC(C=4.0, tol=tol, client=client, n_shards=3).fit(Xd, y)
+    assert model.model_._gamma == pytest.approx(ref._gamma, rel=1e-12)
+    assert_same_optimum(model, ref, X, tol)
+    assert sp.issparse(model.support_vectors_)
+    np.testing.assert_array_equal(predict(model.model_, Xd, client=client).compute(), ref.predict(X))
+    ball_ref = OneClassSVM(nu=0.2, tol=tol).fit(X)
+    ball = DistributedOneClassSVM(nu=0.2, tol=tol, client=client).fit(Xd)
+    np.testing.assert_array_equal(ball.support_, ball_ref.support_)
+
+
+def test_block_moments_give_the_variance_of_every_entry() -> None:
+    """gamma="scale" on a dask array: the blocks' (entries, mean, M2) combine to the variance
+    of all entries, zeros of sparse blocks included, without cancellation at large means."""
+    import scipy.sparse as sp
+
+    from fwsvm import _dfw
+
+    rng = np.random.default_rng(6)
+    dense = 1e6 + rng.random((50, 7))
+    parts = [_dfw.block_moments(dense[:20]), _dfw.block_moments(dense[20:21]), _dfw.block_moments(dense[21:]),
+             _dfw.block_moments(np.zeros((0, 7)))]
+    assert _dfw.combine_moments(parts) == pytest.approx(dense.var(), rel=1e-9)
+    sparse = rng.random((40, 9)) * (rng.random((40, 9)) < 0.3)
+    parts = [_dfw.block_moments(sp.csr_matrix(sparse[:13])), _dfw.block_moments(sparse[13:])]
+    assert _dfw.combine_moments(parts) == pytest.approx(sparse.var(), rel=1e-12)
+
+
+@pytest.mark.parametrize("chunks", ["dense", "sparse"])
+def test_non_finite_dask_rows_name_the_global_row(client, chunks) -> None:
+    """A NaN or inf in a dask array is seen first on a worker: the fit raises ValueError with
+    the row's global number, not a lost shard and a retry."""
+    import scipy.sparse as sp
+
+    rng = np.random.default_rng(7)
+    X = rng.random((200, 5))
+    y = np.where(X[:, 0] > 0.5, 1, -1)
+    X[150, 2] = np.nan
+    X[160, 1] = np.inf
+    Xd = (da.from_array(X, chunks=(50, 5)) if chunks == "dense"
+          else da.from_array(sp.csr_matrix(X), chunks=(50, 5), asarray=False))
+    with pytest.raises(ValueError, match="non-finite value .* in row 150$"):
+        DistributedSVC(client=client, gamma=1.0).fit(Xd, y)
+    with pytest.raises(ValueError, match="in row 150$"):
+        DistributedOneClassSVM(client=client, gamma=1.0).fit(Xd)

@@ -101,6 +101,57 @@ def stack_rows(rows: list[Any]) -> Any:
                           indptr), shape=(len(rows), rows[0].shape[1]))
 
 
+def stack_blocks(blocks: list[Any]) -> Any:
+    """A dask array's row blocks as one matrix: CSR when any block is sparse (scipy sparse, or
+    anything with ``tocsr`` / ``to_scipy_sparse``, as pydata ``sparse`` arrays), else dense."""
+    if any(sp.issparse(b) or hasattr(b, "tocsr") or hasattr(b, "to_scipy_sparse") for b in blocks):
+        return sp.vstack([as_csr(b) for b in blocks], format="csr", dtype=np.float64)
+    return np.concatenate([np.asarray(b, dtype=np.float64) for b in blocks])
+
+
+def as_csr(b: Any) -> sp.csr_matrix:
+    """One block of rows as a float64 CSR matrix (dense, scipy sparse or pydata ``sparse``)."""
+    if sp.issparse(b) or hasattr(b, "tocsr"):
+        return sp.csr_matrix(b.tocsr(), dtype=np.float64)
+    if hasattr(b, "to_scipy_sparse"):
+        return sp.csr_matrix(b.to_scipy_sparse(), dtype=np.float64)
+    return sp.csr_matrix(np.asarray(b, dtype=np.float64))
+
+
+def block_moments(b: Any) -> tuple[int, float, float]:
+    """(entries, mean, sum of squared deviations) of one block's entries, zeros included — the
+    pieces of the variance behind ``gamma="scale"``, combined by :func:`combine_moments`."""
+    if sp.issparse(b) or hasattr(b, "tocsr") or hasattr(b, "to_scipy_sparse"):
+        c = as_csr(b)
+        n = c.shape[0] * c.shape[1]
+        if n == 0:
+            return 0, 0.0, 0.0
+        mean = float(c.data.sum()) / n
+        # the non-zeros' deviations plus the zeros' (each -mean)
+        m2 = float(((c.data - mean) ** 2).sum()) + (n - c.nnz) * mean * mean
+        return n, mean, m2
+    a = np.asarray(b, dtype=np.float64)
+    if a.size == 0:
+        return 0, 0.0, 0.0
+    mean = float(a.mean())
+    return int(a.size), mean, float(((a - mean) ** 2).sum())
+
+
+def combine_moments(parts: list[tuple[int, float, float]]) -> float:
+    """The variance of all entries from the blocks' (entries, mean, M2) (Chan et al.'s pairwise
+    update: no cancellation between large means)."""
+    n, mean, m2 = 0, 0.0, 0.0
+    for nb, mb, m2b in parts:
+        if nb == 0:
+            continue
+        total = n + nb
+        delta = mb - mean
+        mean += delta * nb / total
+        m2 += m2b + delta * delta * n * nb / total
+        n = total
+    return m2 / n if n else 0.0
+
+
 def _matrix(V: Any) -> Any:
     """Vectors as the engine takes them (CSR stays CSR)."""
     if sp.issparse(V):
@@ -121,6 +172,21 @@ def kernel_expansion(X: np.ndarray, V: np.ndarray, coef: np.ndarray, kernel_kw: 
     against 8 ns for the same sum from NumPy/BLAS columns."""
     return _core.decision_function(features_arg(X), _matrix(V), np.ascontiguousarray(coef, dtype=np.float64), 0.0,
                                    n_threads=n_threads, **_kernel_args(kernel_kw))
+
+
+def _check_finite(X: Any, offset: int) -> None:
+    """A ValueError naming the first global row (``offset`` + local row) holding NaN or ±inf:
+    the rows of a dask array reach the engine only on the workers, where its own message
+    would give the shard's row number."""
+    if sp.issparse(X):
+        bad = np.flatnonzero(~np.isfinite(X.data))
+        if bad.size:
+            row = int(np.searchsorted(X.indptr, bad[0], side="right")) - 1
+            raise ValueError(f"X contains a non-finite value (NaN or infinity) in row {offset + row}")
+    else:
+        finite = np.isfinite(X).all(axis=1)
+        if not finite.all():
+            raise ValueError(f"X contains a non-finite value (NaN or infinity) in row {offset + int(np.argmin(finite))}")
 
 
 class Shard:
@@ -151,7 +217,7 @@ class Shard:
     def __init__(self, X: Any, y: Any, offset: int, kernel_kw: dict[str, Any], inv_c: float,
                  cache_size: float = 1000.0, n_threads: int | None = 1, one_class: bool = False) -> None:
         if isinstance(X, (list, tuple)):  # row blocks of a dask array
-            X = np.concatenate([np.asarray(b, dtype=np.float64) for b in X])
+            X = stack_blocks(X)
         if sp.issparse(X):
             self.X = sp.csr_matrix(X, dtype=np.float64, copy=True)
             self.X.sum_duplicates()
@@ -160,6 +226,7 @@ class Shard:
         self.y = np.array(y, dtype=np.float64)
         if self.X.ndim != 2 or self.X.shape[0] != self.y.shape[0]:
             raise ValueError(f"shard at row {offset}: X of shape {self.X.shape} for {self.y.shape[0]} labels")
+        _check_finite(self.X, int(offset))
         self.offset = int(offset)
         self.kernel_kw = dict(kernel_kw)
         self.inv_c = float(inv_c)

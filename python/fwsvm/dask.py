@@ -273,7 +273,9 @@ class _ShardedFit(BaseEstimator):
         # of it on the first row).
         first = np.array([0]) if self._one_class else np.array([int(np.argmax(y_pm < 0)), int(np.argmax(y_pm > 0))])
         start_rows = X[first].compute() if is_dask else X[first]
-        if not sp.issparse(start_rows):
+        if sp.issparse(start_rows) or hasattr(start_rows, "to_scipy_sparse"):
+            start_rows = _dfw.as_csr(start_rows)
+        else:
             start_rows = np.asarray(start_rows, dtype=np.float64)
         start = (first, np.full(len(first), 1.0 / len(first)), start_rows)
         warm = None
@@ -374,6 +376,9 @@ class _ShardedFit(BaseEstimator):
         keep += futures
         try:
             shards = [f.result(timeout=_TIMEOUT) for f in futures]
+        except ValueError:  # the shard's rows are bad (NaN, say): the data's fault, not the cluster's
+            client.cancel(keep)
+            raise
         except Exception as exc:  # a worker lost while the shards were created
             client.cancel(keep)
             raise LostShardError(f"could not create the shards of the distributed fit: {exc!r}") from exc
@@ -386,7 +391,12 @@ class _ShardedFit(BaseEstimator):
             return 1.0 / X.shape[1]
         if self.gamma != "scale":
             raise ValueError(f"gamma must be 'scale', 'auto' or a float, got {self.gamma!r}")
-        var = float(X.var().compute()) if is_dask else float(_core.data_variance(features_arg(X)))
+        if is_dask:
+            # Per-block moments, combined here: works for sparse chunks too (X.var() does not).
+            parts = dask.compute(*[dask.delayed(_dfw.block_moments)(b) for b in X.to_delayed().ravel()])
+            var = _dfw.combine_moments(list(parts))
+        else:
+            var = float(_core.data_variance(features_arg(X)))
         return 1.0 / (X.shape[1] * var) if var != 0 else 1.0
 
     def _check_retry(self, exc: LostShardError, attempt: int) -> None:
@@ -554,10 +564,10 @@ class DistributedSVC(ClassifierMixin, _ShardedFit):
         Parameters
         ----------
         X : ndarray, sparse matrix or dask.array.Array of shape (n_samples, n_features)
-            Training rows. A dask array (dense chunks) stays on the cluster (its row chunks
-            become the shards); a NumPy array or a sparse matrix is split into ``n_shards``
-            parts and scattered (sparse rows stay CSR on the shards, in the driver's vectors
-            and in ``support_vectors_``).
+            Training rows. A dask array (dense chunks, or scipy / pydata sparse chunks) stays
+            on the cluster (its row chunks become the shards); a NumPy array or a sparse
+            matrix is split into ``n_shards`` parts and scattered. Sparse rows stay CSR on the
+            shards, in the driver's vectors and in ``support_vectors_``.
         y : array-like or dask.array.Array of shape (n_samples,)
             Two class labels (the labels are gathered on the driver: one value per row).
 
@@ -569,8 +579,8 @@ class DistributedSVC(ClassifierMixin, _ShardedFit):
         ------
         ValueError
             For more or fewer than two classes (fit multiclass problems with
-            :class:`fwsvm.SVC` or one :class:`DistributedSVC` per pair) or mismatched
-            lengths.
+            :class:`fwsvm.SVC` or one :class:`DistributedSVC` per pair), mismatched
+            lengths, or a NaN/infinity in the rows (naming the row).
         LostShardError
             When workers die more often than ``retries`` allows.
         """
@@ -731,7 +741,7 @@ class DistributedOneClassSVM(OutlierMixin, _ShardedFit):
         Raises
         ------
         ValueError
-            For empty input or bad parameters.
+            For empty input, bad parameters, or a NaN/infinity in the rows (naming the row).
         LostShardError
             When workers die more often than ``retries`` allows.
         """
@@ -813,6 +823,14 @@ def _scheduler_workers(dask_scheduler: Any) -> list[str]:
     return list(dask_scheduler.workers)
 
 
+class _InputError(Exception):
+    """Carries a ValueError a shard's method raised (bad input) past the lost-shard handling."""
+
+    def __init__(self, error: ValueError) -> None:
+        super().__init__(str(error))
+        self.error = error
+
+
 def _call(shards: list[Any], futures: list[Any], requests: list[tuple[Any, ...]],
           method: str = "round") -> list[dict[str, Any]]:
     """One round: ``method`` called with request k on shard k, all at once; the answers in
@@ -822,7 +840,7 @@ def _call(shards: list[Any], futures: list[Any], requests: list[tuple[Any, ...]]
     slices between which the shards' futures are checked: a shard whose worker was lost is no
     longer ``finished`` (the scheduler forgets or recomputes it). Any failure — a lost shard,
     a closed connection, no answer within ``_TIMEOUT`` — becomes a :class:`LostShardError`
-    naming the shard."""
+    naming the shard; a ValueError the shard raised (its input is bad) is raised as it is."""
     k = 0
     try:
         pending = []
@@ -835,6 +853,8 @@ def _call(shards: list[Any], futures: list[Any], requests: list[tuple[Any, ...]]
                 try:
                     answers.append(p.result(timeout=_POLL))
                     break
+                except ValueError as exc:
+                    raise _InputError(exc) from exc
                 except TimeoutError:
                     lost = [j for j, f in enumerate(futures) if f.status != "finished"]
                     if lost:
@@ -843,6 +863,8 @@ def _call(shards: list[Any], futures: list[Any], requests: list[tuple[Any, ...]]
                     if time.monotonic() > deadline:
                         raise
         return answers
+    except _InputError as exc:
+        raise exc.error from None  # the shard rejected its input: no retry can help
     except Exception as exc:
         raise LostShardError(
             f"shard {k} of the distributed fit was lost (its worker died or did not answer): "
