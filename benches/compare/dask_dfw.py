@@ -211,10 +211,7 @@ def predict(res: dict, p: np.ndarray, m: np.ndarray, delay: float = 0.0) -> dict
     expanded over every shard's rows (a round sends the support)."""
     L_ = laws(res)
     lat = res["latency"]
-    ws = np.array([float(k) for k in lat])
-    slope, base = (np.polyfit(ws, [lat[k]["empty"] for k in lat], 1) if len(ws) > 1
-                   else (0.0, lat[next(iter(lat))]["empty"]))
-    L = base + slope * np.asarray(p, dtype=float)
+    L = latency(res, p)
     bw = min(v["payload_bytes"] / max(v["payload"] - v["payload_worker"] - v["empty"], 1e-6) for v in lat.values())
     t_exp, t_scan = res["rows"]["expansion"], res["rows"]["scan"]
     r = m / p
@@ -229,6 +226,71 @@ def predict(res: dict, p: np.ndarray, m: np.ndarray, delay: float = 0.0) -> dict
             "in_process": f("in_process", m)}
 
 
+def latency(res: dict, p: np.ndarray) -> np.ndarray:
+    """L(p): a line through the measured round latencies."""
+    lat = res["latency"]
+    ws = np.array([float(k) for k in lat])
+    slope, base = (np.polyfit(ws, [lat[k]["empty"] for k in lat], 1) if len(ws) > 1
+                   else (0.0, lat[next(iter(lat))]["empty"]))
+    return base + slope * np.asarray(p, dtype=float)
+
+
+def bounds(res: dict, p: np.ndarray, m: np.ndarray) -> dict[str, np.ndarray] | None:
+    """Two lower bounds on the fit time of designs other than the one :func:`predict` models.
+
+    ``serial_support``: any design whose support is solved on one machine costs at least the
+    shards' local solves of m/p rows, the driver's solve of the final support alone (no extra
+    vectors: W = n_SV(m)) and one expansion of the support over every shard; no latency, no
+    border rows.
+
+    ``distributed_support``: a design that distributes the support's solve in rounds (batched
+    working sets, block-Jacobi) pays per round a latency L(p) and, on every shard, the
+    expansion of the vertices the round moved over its m/p rows. ``dfw_batch_probe.py``
+    measured, per step of the in-process engine, the rounds (r) and moved vertices (c) such a
+    method needs for each batch size q; with steps(m) the engine's steps (a power law through
+    the probe's and the 10⁶-row fit's counts from 10⁴ rows on), a batch size costs
+    steps(m) · (r · L(p) + c · (m/p) · t_exp) with r and c from the largest size the probe
+    reached the gap at with it, and the bound is the cheapest batch size. ``distributed_flat``: the same with the one-worker latency L(1) for
+    every p. None without the probe's results."""
+    probe_file = HERE / "results" / "dfw_batch_probe.jsonl"
+    if not probe_file.exists():
+        return None
+    probe = [json.loads(line) for line in probe_file.read_text().splitlines() if line.strip()]
+    counts = {r["rows"]: r["engine_steps"] for r in probe}
+    driver_file = HERE / "results" / "dfw_driver.jsonl"
+    if driver_file.exists():
+        for line in driver_file.read_text().splitlines():
+            r = json.loads(line)
+            if r.get("tool", "").startswith("SVC(") and "steps" in r:
+                counts[r["n"]] = r["steps"]
+    # Per batch size and inner solve, the largest size it reached the gap at.
+    best: dict[tuple[int, str], dict] = {}
+    for r in probe:
+        key = (r["q"], r["inner"])
+        if r["reached"] and (key not in best or r["rows"] > best[key]["rows"]):
+            best[key] = r
+    per_step = [(r["rounds"] / r["engine_steps"], r["columns"] / r["engine_steps"], f"{r['q']} {r['inner']}", r["rows"])
+                for _, r in sorted(best.items())]
+    # The law through sizes from 10⁴ rows on: the steps grow more slowly there (3·10³ → 3·10⁴:
+    # ×10; 3·10⁴ → 10⁶: m^0.73), so the smallest probe would steepen the law, not bound it.
+    sizes = sorted(k for k in counts if k >= 10_000)
+    steps_law = power_law(sizes, [counts[k] for k in sizes])
+    L_ = laws(res)
+    f = lambda key, x: L_[key][0] * x ** L_[key][1]  # noqa: E731
+    r = m / p
+    t_exp = res["rows"]["expansion"]
+    support = f("support", m)
+    serial = f("local", r) + f("driver", support) + support * r * t_exp
+    steps = steps_law[0] * m ** steps_law[1]
+
+    def cheapest(lat: np.ndarray) -> np.ndarray:
+        return np.min([steps * (rr * lat + cc * r * t_exp) for rr, cc, _, _ in per_step], axis=0)
+
+    return {"serial_support": serial, "distributed_support": cheapest(latency(res, p)),
+            "distributed_flat": cheapest(latency(res, np.ones_like(p))), "steps": steps,
+            "per_step": per_step, "steps_law": steps_law}
+
+
 def model(args: argparse.Namespace) -> None:
     res = json.loads(Path(args.out).read_text())
     ps = np.array([1, 2, 4, 8, 16, 32, 64], dtype=float)
@@ -239,6 +301,14 @@ def model(args: argparse.Namespace) -> None:
         pr = predict(res, np.array([f["workers"]]), np.array([f["rows"]]), f["delay"])["total"][0]
         print(f"  m={f['rows']:>8} p={f['workers']} delay={f['delay']:.3f}: measured {f['solve_seconds']:.2f} s, "
               f"predicted {pr:.2f} s ({pr / f['solve_seconds']:.2f}×)")
+    driver_file = HERE / "results" / "dfw_driver.jsonl"
+    if driver_file.exists():
+        for line in driver_file.read_text().splitlines():
+            r = json.loads(line)
+            if r.get("tool", "").endswith("n_jobs=1)"):
+                pr = predict(res, np.array([1.0]), np.array([float(r["n"])]))["in_process"][0]
+                print(f"  in process, one thread, m={r['n']:>8} (not fitted): measured {r['seconds']:.1f} s, "
+                      f"predicted {pr:.1f} s ({pr / r['seconds']:.2f}×)")
     print("efficiency against the in-process one-thread fit, T_inproc(m) / (p T(p, m)), and T(1) / (p T(p)):")
     table = {}
     for m in (1e5, 1e6, 1e7, 1e8):
@@ -250,6 +320,20 @@ def model(args: argparse.Namespace) -> None:
               + "  |  " + ", ".join(f"{e:.2f}" for e in t[0] / (ps * t))
               + f"  (at p=16: local {pr['local'][4]:.3g} s, driver {pr['driver'][4]:.3g} s on W = {pr['W'][4]:.3g}, "
               f"rounds {pr['rounds'][4]:.3g} s; in-process {pr['in_process'][0]:.3g} s)")
+    bd = bounds(res, ps, np.full_like(ps, 1e7))
+    if bd is not None:
+        a, b = bd["steps_law"]
+        print(f"bounds for other designs (engine steps {a:.3g} · m^{b:.2f}; per engine step, rounds / moved vertices: "
+              + ", ".join(f"q={q} {rr:.2f} / {cc:.2f} ({rows:.0e} rows)" for rr, cc, q, rows in bd["per_step"]) + "):")
+        for m in (1e6, 1e7, 1e8):
+            bm = bounds(res, ps, np.full_like(ps, m))
+            t_in = predict(res, ps, np.full_like(ps, m))["in_process"]
+            print(f"  m={m:.0e}: support solved on one machine, E ≤ "
+                  + ", ".join(f"p={int(q)} {e:.2f}" for q, e in zip(ps, t_in / (ps * bm["serial_support"])))
+                  + f"\n          support's solve distributed ({bm['steps'][0]:.3g} engine steps), E ≤ "
+                  + ", ".join(f"p={int(q)} {e:.2g}" for q, e in zip(ps, t_in / (ps * bm["distributed_support"])))
+                  + "\n          the same with L(1) for every p, E ≤ "
+                  + ", ".join(f"p={int(q)} {e:.2g}" for q, e in zip(ps, t_in / (ps * bm["distributed_flat"]))))
     if args.figure:
         import matplotlib
 
@@ -276,6 +360,14 @@ def model(args: argparse.Namespace) -> None:
         ax1.set_xlabel("workers p")
         ax1.set_ylabel("predicted fit time (s)")
         ax1.legend(fontsize=7)
+        if bd is not None:
+            m7 = np.full_like(ps, 1e7)
+            t_in = predict(res, ps, m7)["in_process"]
+            b7 = bounds(res, ps, m7)
+            ax2.semilogx(ps, t_in / (ps * b7["serial_support"]), "k--", lw=1,
+                         label="m = 1e+07, bound: support solved on one machine")
+            ax2.semilogx(ps, t_in / (ps * b7["distributed_flat"]), "k-.", lw=1,
+                         label="m = 1e+07, bound: support's solve in rounds, L(1)")
         ax2.axhline(0.7, color="grey", lw=0.8, ls=":")
         ax2.set_xlabel("workers p")
         ax2.set_ylabel("efficiency T_in-process(m) / (p T(p, m))")

@@ -12,18 +12,23 @@ a round is one latency and q columns over every shard's rows; the question is ho
 rounds the certificate needs. q = 2 is one pairwise step per round (the one-vertex rounds of
 Bellet et al.). Start: the union of p = 4 random shards' local solutions, as
 ``DistributedSVC(init="local")``. Checkerboard (uniform on [0, 4)², seed 0), C 1, γ 1, target
-relative gap 1e-2. Prints one line per (q, inner): rounds, inner steps, columns, ρ/ρ*.
+relative gap 1e-2. Prints one line per (q, inner): rounds, inner steps, columns, ρ/ρ*, and
+appends them to ``results/dfw_batch_probe.jsonl`` with the engine's own steps, from which
+``dask_dfw.py model`` bounds a distributed solve of the support.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import time
+from pathlib import Path
 
 import numpy as np
 
 from fwsvm import _core
 
+HERE = Path(__file__).resolve().parent
 C = 1.0
 KERNEL = {"kernel": "rbf", "gamma": 1.0, "degree": 3, "coef0": 0.0}
 
@@ -64,7 +69,7 @@ def subproblem(Qb: np.ndarray, c: np.ndarray, x0: np.ndarray, tol: float, cap: i
 
 
 def run(X: np.ndarray, y: np.ndarray, start: np.ndarray, q: int, inner: str, max_rounds: int,
-        rho_star: float) -> str:
+        rho_star: float) -> dict:
     a = start.copy()
     S = np.flatnonzero(a > 0)
     G = np.zeros(len(y))
@@ -92,9 +97,9 @@ def run(X: np.ndarray, y: np.ndarray, start: np.ndarray, q: int, inner: str, max
         G[B[moved]] += d[moved] / C
         a[B] = x
         columns += int(moved.sum())
-    reached = "reached" if rel <= 1e-2 else "not reached"
-    return (f"| {q} | {inner} | {rnd} ({reached}; gap {rel:.3f}) | {steps} | {columns} | "
-            f"{rho / rho_star:.6f} | {time.perf_counter() - t:.1f} |")
+    return {"q": q, "inner": inner, "rounds": rnd, "reached": bool(rel <= 1e-2), "relative_gap": rel,
+            "inner_steps": steps, "columns": columns, "rho_ratio": rho / rho_star,
+            "seconds": time.perf_counter() - t}
 
 
 def main() -> None:
@@ -103,6 +108,8 @@ def main() -> None:
     ap.add_argument("q", type=int, nargs="*", default=[2, 16, 64, 256])
     ap.add_argument("--rounds", type=int, default=6000)
     ap.add_argument("--inner", choices=["exact", "short", "both"], default="both")
+    ap.add_argument("--out", default=str(HERE / "results" / "dfw_batch_probe.jsonl"),
+                    help="JSON lines appended, one per (q, inner solve); the scale model reads them")
     args = ap.parse_args()
     X, y = checkerboard(args.rows)
     ref = fit(X, y, 1e-2)
@@ -119,7 +126,12 @@ def main() -> None:
     for q in args.q:
         modes = ("exact", "short") if args.inner == "both" else (args.inner,)
         for inner in (("exact",) if q == 2 else modes):
-            print(run(X, y, start, q, inner, args.rounds, opt["quadratic"]), flush=True)
+            r = run(X, y, start, q, inner, args.rounds, opt["quadratic"])
+            reached = "reached" if r["reached"] else "not reached"
+            print(f"| {q} | {inner} | {r['rounds']} ({reached}; gap {r['relative_gap']:.3f}) | {r['inner_steps']} | "
+                  f"{r['columns']} | {r['rho_ratio']:.6f} | {r['seconds']:.1f} |", flush=True)
+            with open(args.out, "a") as f:
+                f.write(json.dumps({"rows": args.rows, "engine_steps": int(ref["n_iter"]), **r}) + "\n")
 
 
 if __name__ == "__main__":

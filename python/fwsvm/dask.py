@@ -564,7 +564,7 @@ class DistributedSVC(ClassifierMixin, _ShardedFit):
         Parameters
         ----------
         X : ndarray, sparse matrix or dask.array.Array of shape (n_samples, n_features)
-            Training rows. A dask array (dense chunks, or scipy / pydata sparse chunks) stays
+            Training rows. A dask array (dense chunks, or scipy sparse chunks) stays
             on the cluster (its row chunks become the shards); a NumPy array or a sparse
             matrix is split into ``n_shards`` parts and scattered. Sparse rows stay CSR on the
             shards, in the driver's vectors and in ``support_vectors_``.
