@@ -350,6 +350,16 @@ def model(args: argparse.Namespace) -> None:
         for f in meas:
             ax1.annotate(f"{f['rows']:.0e}", (f["workers"], f["solve_seconds"]), fontsize=6, xytext=(3, -8),
                          textcoords="offset points")
+        driver_file = HERE / "results" / "dfw_driver.jsonl"
+        if driver_file.exists():  # the 10⁶-row fit (dfw_driver.py), not used in fitting the laws
+            big = [json.loads(line) for line in driver_file.read_text().splitlines()]
+            big = [r for r in big if r.get("tool", "").startswith("DistributedSVC") and r.get("init") == "local"]
+            if big:
+                ax1.loglog([2] * len(big), [r["seconds"] for r in big], "k+", ms=9,
+                           label="measured, not fitted (dfw_driver.py)")
+                for r in big:
+                    ax1.annotate(f"{r['n']:.0e}", (2, r["seconds"]), fontsize=6, xytext=(3, -8),
+                                 textcoords="offset points")
         delayed = [f for f in res["fits"] if f["delay"] > 0]
         if delayed:
             d = delayed[0]
