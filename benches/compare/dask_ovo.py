@@ -1,13 +1,13 @@
 """One-vs-one pairs as Dask tasks against the in-process parallel fit (issue 19's OVO target).
 
-    python3 benches/compare/dask_ovo.py [--data mnist] [--workers 2]
+    python3 benches/compare/dask_ovo.py [--data mnist] [--workers 2] [--malloc-trim BYTES]
 
 Fits fwsvm.SVC (hinge loss, C = 1, γ = scale) on the training file in this process with
 n_jobs = workers (the pairs on a rayon pool), then with ``fwsvm.dask.fit`` on a
 ``LocalCluster(n_workers=workers, threads_per_worker=1, processes=True)`` (started outside the
 timing; the scatter of the data is inside it), checks that every fitted array is identical and
 prints the wall times (the cluster's first fit, which imports fwsvm on the workers, and a
-second one) and the overhead of the second."""
+second one) and the overhead of the second. ``--malloc-trim``: as in dask_search.py."""
 
 from __future__ import annotations
 
@@ -29,6 +29,7 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--data", default="mnist", choices=sorted(FILES))
     p.add_argument("--workers", type=int, default=2)
+    p.add_argument("--malloc-trim", type=int, default=None)
     p.add_argument("--data-dir", default=str(Path(__file__).resolve().parents[3] / "shared" / "data"))
     args = p.parse_args()
     from distributed import Client, LocalCluster
@@ -40,7 +41,11 @@ def main() -> None:
     t = time.perf_counter()
     local = fwsvm.SVC(n_jobs=args.workers).fit(X, y)
     local_s = time.perf_counter() - t
-    with LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster, \
+    import dask
+    from dask_search import cluster_environ
+
+    with dask.config.set(cluster_environ(args.malloc_trim)), \
+            LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster, \
             Client(cluster) as client:
         t = time.perf_counter()
         fit(fwsvm.SVC(), X, y, client=client)
