@@ -360,3 +360,21 @@ def test_non_finite_dask_rows_name_the_global_row(client, chunks) -> None:
         DistributedSVC(client=client, gamma=1.0).fit(Xd, y)
     with pytest.raises(ValueError, match="in row 150$"):
         DistributedOneClassSVM(client=client, gamma=1.0).fit(Xd)
+
+
+def test_shard_row_check_names_the_row_and_accepts_overflowing_sums() -> None:
+    """The shards' check: the first non-finite entry's global row, dense or CSR; finite rows
+    whose sum overflows are not refused."""
+    import scipy.sparse as sp
+
+    from fwsvm._dfw import _check_finite
+
+    X = np.ones((6, 3))
+    X[2, 1:] = 1e308  # finite; its row sum is inf
+    _check_finite(X, 10)
+    _check_finite(sp.csr_matrix(X), 10)
+    X[4, 0] = -np.inf
+    X[5, 2] = np.nan
+    for rows in (X, sp.csr_matrix(X)):
+        with pytest.raises(ValueError, match="in row 14$"):
+            _check_finite(rows, 10)

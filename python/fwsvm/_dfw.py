@@ -184,9 +184,11 @@ def _check_finite(X: Any, offset: int) -> None:
             row = int(np.searchsorted(X.indptr, bad[0], side="right")) - 1
             raise ValueError(f"X contains a non-finite value (NaN or infinity) in row {offset + row}")
     else:
-        finite = np.isfinite(X).all(axis=1)
-        if not finite.all():
-            raise ValueError(f"X contains a non-finite value (NaN or infinity) in row {offset + int(np.argmin(finite))}")
+        # Row sums first (no rows × features temporary): NaN or ±inf make the sum non-finite;
+        # a finite row can only overflow, so the suspects are checked entry by entry.
+        for row in np.flatnonzero(~np.isfinite(X.sum(axis=1))):
+            if not np.isfinite(X[row]).all():
+                raise ValueError(f"X contains a non-finite value (NaN or infinity) in row {offset + int(row)}")
 
 
 class Shard:
