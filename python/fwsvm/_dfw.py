@@ -186,7 +186,9 @@ def _check_finite(X: Any, offset: int) -> None:
     else:
         # Row sums first (no rows × features temporary): NaN or ±inf make the sum non-finite;
         # a finite row can only overflow, so the suspects are checked entry by entry.
-        for row in np.flatnonzero(~np.isfinite(X.sum(axis=1))):
+        with np.errstate(over="ignore", invalid="ignore"):
+            sums = X.sum(axis=1)
+        for row in np.flatnonzero(~np.isfinite(sums)):
             if not np.isfinite(X[row]).all():
                 raise ValueError(f"X contains a non-finite value (NaN or infinity) in row {offset + int(row)}")
 
