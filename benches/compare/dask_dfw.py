@@ -226,6 +226,14 @@ def predict(res: dict, p: np.ndarray, m: np.ndarray, delay: float = 0.0) -> dict
             "in_process": f("in_process", m)}
 
 
+def records(name: str) -> list[dict]:
+    """The JSON lines of ``results/<name>`` (none if the file is absent)."""
+    path = HERE / "results" / name
+    if not path.exists():
+        return []
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
 def latency(res: dict, p: np.ndarray) -> np.ndarray:
     """L(p): a line through the measured round latencies."""
     lat = res["latency"]
@@ -250,19 +258,15 @@ def bounds(res: dict, p: np.ndarray, m: np.ndarray) -> dict[str, np.ndarray] | N
     method needs for each batch size q; with steps(m) the engine's steps (a power law through
     the probe's and the 10⁶-row fit's counts from 10⁴ rows on), a batch size costs
     steps(m) · (r · L(p) + c · (m/p) · t_exp) with r and c from the largest size the probe
-    reached the gap at with it, and the bound is the cheapest batch size. ``distributed_flat``: the same with the one-worker latency L(1) for
-    every p. None without the probe's results."""
-    probe_file = HERE / "results" / "dfw_batch_probe.jsonl"
-    if not probe_file.exists():
+    reached the gap at with it, and the bound is the cheapest batch size. ``distributed_flat``:
+    the same with the one-worker latency L(1) for every p. None without the probe's results."""
+    probe = records("dfw_batch_probe.jsonl")
+    if not probe:
         return None
-    probe = [json.loads(line) for line in probe_file.read_text().splitlines() if line.strip()]
     counts = {r["rows"]: r["engine_steps"] for r in probe}
-    driver_file = HERE / "results" / "dfw_driver.jsonl"
-    if driver_file.exists():
-        for line in driver_file.read_text().splitlines():
-            r = json.loads(line)
-            if r.get("tool", "").startswith("SVC(") and "steps" in r:
-                counts[r["n"]] = r["steps"]
+    for r in records("dfw_driver.jsonl"):
+        if r.get("tool", "").startswith("SVC(") and "steps" in r:
+            counts[r["n"]] = r["steps"]
     # Per batch size and inner solve, the largest size it reached the gap at.
     best: dict[tuple[int, str], dict] = {}
     for r in probe:
@@ -301,14 +305,12 @@ def model(args: argparse.Namespace) -> None:
         pr = predict(res, np.array([f["workers"]]), np.array([f["rows"]]), f["delay"])["total"][0]
         print(f"  m={f['rows']:>8} p={f['workers']} delay={f['delay']:.3f}: measured {f['solve_seconds']:.2f} s, "
               f"predicted {pr:.2f} s ({pr / f['solve_seconds']:.2f}×)")
-    driver_file = HERE / "results" / "dfw_driver.jsonl"
-    if driver_file.exists():
-        for line in driver_file.read_text().splitlines():
-            r = json.loads(line)
-            if r.get("tool", "").endswith("n_jobs=1)"):
-                pr = predict(res, np.array([1.0]), np.array([float(r["n"])]))["in_process"][0]
-                print(f"  in process, one thread, m={r['n']:>8} (not fitted): measured {r['seconds']:.1f} s, "
-                      f"predicted {pr:.1f} s ({pr / r['seconds']:.2f}×)")
+    driver = records("dfw_driver.jsonl")
+    for r in driver:
+        if r.get("tool", "").endswith("n_jobs=1)"):
+            pr = predict(res, np.array([1.0]), np.array([float(r["n"])]))["in_process"][0]
+            print(f"  in process, one thread, m={r['n']:>8} (not fitted): measured {r['seconds']:.1f} s, "
+                  f"predicted {pr:.1f} s ({pr / r['seconds']:.2f}×)")
     print("efficiency against the in-process one-thread fit, T_inproc(m) / (p T(p, m)), and T(1) / (p T(p)):")
     table = {}
     for m in (1e5, 1e6, 1e7, 1e8):
@@ -350,16 +352,14 @@ def model(args: argparse.Namespace) -> None:
         for f in meas:
             ax1.annotate(f"{f['rows']:.0e}", (f["workers"], f["solve_seconds"]), fontsize=6, xytext=(3, -8),
                          textcoords="offset points")
-        driver_file = HERE / "results" / "dfw_driver.jsonl"
-        if driver_file.exists():  # the 10⁶-row fit (dfw_driver.py), not used in fitting the laws
-            big = [json.loads(line) for line in driver_file.read_text().splitlines()]
-            big = [r for r in big if r.get("tool", "").startswith("DistributedSVC") and r.get("init") == "local"]
-            if big:
-                ax1.loglog([2] * len(big), [r["seconds"] for r in big], "k+", ms=9,
-                           label="measured, not fitted (dfw_driver.py)")
-                for r in big:
-                    ax1.annotate(f"{r['n']:.0e}", (2, r["seconds"]), fontsize=6, xytext=(3, -8),
-                                 textcoords="offset points")
+        # the 10⁶-row fit (dfw_driver.py), not used in fitting the laws
+        big = [r for r in driver if r.get("tool", "").startswith("DistributedSVC") and r.get("init") == "local"]
+        if big:
+            ax1.loglog([2] * len(big), [r["seconds"] for r in big], "k+", ms=9,
+                       label="measured, not fitted (dfw_driver.py)")
+            for r in big:
+                ax1.annotate(f"{r['n']:.0e}", (2, r["seconds"]), fontsize=6, xytext=(3, -8),
+                             textcoords="offset points")
         delayed = [f for f in res["fits"] if f["delay"] > 0]
         if delayed:
             d = delayed[0]

@@ -101,27 +101,32 @@ def stack_rows(rows: list[Any]) -> Any:
                           indptr), shape=(len(rows), rows[0].shape[1]))
 
 
+def is_sparse_block(b: Any) -> bool:
+    """Whether a block of rows is sparse: a scipy sparse matrix, or anything that converts to
+    one (``tocsr`` / ``to_scipy_sparse``, as pydata ``sparse`` arrays)."""
+    return sp.issparse(b) or hasattr(b, "tocsr") or hasattr(b, "to_scipy_sparse")
+
+
 def stack_blocks(blocks: list[Any]) -> Any:
-    """A dask array's row blocks as one matrix: CSR when any block is sparse (scipy sparse, or
-    anything with ``tocsr`` / ``to_scipy_sparse``, as pydata ``sparse`` arrays), else dense."""
-    if any(sp.issparse(b) or hasattr(b, "tocsr") or hasattr(b, "to_scipy_sparse") for b in blocks):
+    """A dask array's row blocks as one matrix: CSR when any block is sparse, else dense."""
+    if any(is_sparse_block(b) for b in blocks):
         return sp.vstack([as_csr(b) for b in blocks], format="csr", dtype=np.float64)
     return np.concatenate([np.asarray(b, dtype=np.float64) for b in blocks])
 
 
 def as_csr(b: Any) -> sp.csr_matrix:
-    """One block of rows as a float64 CSR matrix (dense, scipy sparse or pydata ``sparse``)."""
-    if sp.issparse(b) or hasattr(b, "tocsr"):
-        return sp.csr_matrix(b.tocsr(), dtype=np.float64)
-    if hasattr(b, "to_scipy_sparse"):
-        return sp.csr_matrix(b.to_scipy_sparse(), dtype=np.float64)
-    return sp.csr_matrix(np.asarray(b, dtype=np.float64))
+    """One block of rows as a float64 CSR matrix (dense, or any sparse block)."""
+    if hasattr(b, "tocsr"):
+        b = b.tocsr()
+    elif hasattr(b, "to_scipy_sparse"):
+        b = b.to_scipy_sparse()
+    return sp.csr_matrix(b, dtype=np.float64)
 
 
 def block_moments(b: Any) -> tuple[int, float, float]:
     """(entries, mean, sum of squared deviations) of one block's entries, zeros included — the
     pieces of the variance behind ``gamma="scale"``, combined by :func:`combine_moments`."""
-    if sp.issparse(b) or hasattr(b, "tocsr") or hasattr(b, "to_scipy_sparse"):
+    if is_sparse_block(b):
         c = as_csr(b)
         n = c.shape[0] * c.shape[1]
         if n == 0:

@@ -273,7 +273,7 @@ class _ShardedFit(BaseEstimator):
         # of it on the first row).
         first = np.array([0]) if self._one_class else np.array([int(np.argmax(y_pm < 0)), int(np.argmax(y_pm > 0))])
         start_rows = X[first].compute() if is_dask else X[first]
-        if sp.issparse(start_rows) or hasattr(start_rows, "to_scipy_sparse"):
+        if _dfw.is_sparse_block(start_rows):
             start_rows = _dfw.as_csr(start_rows)
         else:
             start_rows = np.asarray(start_rows, dtype=np.float64)
@@ -823,14 +823,6 @@ def _scheduler_workers(dask_scheduler: Any) -> list[str]:
     return list(dask_scheduler.workers)
 
 
-class _InputError(Exception):
-    """Carries a ValueError a shard's method raised (bad input) past the lost-shard handling."""
-
-    def __init__(self, error: ValueError) -> None:
-        super().__init__(str(error))
-        self.error = error
-
-
 def _call(shards: list[Any], futures: list[Any], requests: list[tuple[Any, ...]],
           method: str = "round") -> list[dict[str, Any]]:
     """One round: ``method`` called with request k on shard k, all at once; the answers in
@@ -853,8 +845,6 @@ def _call(shards: list[Any], futures: list[Any], requests: list[tuple[Any, ...]]
                 try:
                     answers.append(p.result(timeout=_POLL))
                     break
-                except ValueError as exc:
-                    raise _InputError(exc) from exc
                 except TimeoutError:
                     lost = [j for j, f in enumerate(futures) if f.status != "finished"]
                     if lost:
@@ -863,8 +853,8 @@ def _call(shards: list[Any], futures: list[Any], requests: list[tuple[Any, ...]]
                     if time.monotonic() > deadline:
                         raise
         return answers
-    except _InputError as exc:
-        raise exc.error from None  # the shard rejected its input: no retry can help
+    except ValueError:
+        raise  # the shard rejected its input (NaN, say): no retry can help
     except Exception as exc:
         raise LostShardError(
             f"shard {k} of the distributed fit was lost (its worker died or did not answer): "
