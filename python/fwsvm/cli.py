@@ -9,7 +9,9 @@ options as ``train``) with :class:`fwsvm.SVCSearch`; C is LIBSVM's C (hinge loss
 
 ``train`` writes LIBSVM model files (LIBSVM's ``svm-predict`` reads them and predicts the
 same); ``predict`` reads models written by LIBSVM's ``svm-train``; ``scale`` writes what
-``svm-scale`` writes, byte for byte. Errors are one line on stderr and exit status 1.
+``svm-scale`` writes, byte for byte. Errors are one line on stderr and exit status 1. An output
+file that is one of the inputs (same path, symlink or hard link) is refused before anything is
+read, and every output file is written to a temporary and renamed into place once complete.
 
 LIBSVM's ``-s`` types map to fwsvm's models as follows:
 
@@ -25,10 +27,14 @@ LIBSVM's ``-s`` types map to fwsvm's models as follows:
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
+import stat
 import sys
+import tempfile
 import time
-from typing import Any
+from collections.abc import Iterator
+from typing import Any, TextIO
 
 import numpy as np
 
@@ -44,6 +50,83 @@ class CliError(Exception):
 def _say(quiet: bool, *parts: Any) -> None:
     if not quiet:
         print(*parts, flush=True)
+
+
+# --- output files -----------------------------------------------------------------------------
+
+def _refuse_same_file(output: tuple[str, str], inputs: list[tuple[str, str | None]]) -> None:
+    """Refuse an output that is one of the inputs (the same path, a symlink or a hard link to it).
+
+    ``output`` and each input are ``(what, path)``, e.g. ``("model file", "d.svm")``; inputs whose
+    path is ``None`` are skipped. Only an output that exists as a regular file can destroy an
+    input (writing to a device or a pipe does not), so only that is refused. Called before
+    anything is read.
+    """
+    what, path = output
+    try:
+        out = os.stat(path)
+    except OSError:
+        return  # does not exist (yet): no input can be lost; other problems surface when writing
+    if not stat.S_ISREG(out.st_mode):
+        return
+    for in_what, in_path in inputs:
+        if in_path is None:
+            continue
+        try:
+            same = os.path.samefile(path, in_path)
+        except OSError:
+            continue  # a missing input is reported when it is read
+        if same:
+            raise CliError(f"the {what} '{path}' is the {in_what} '{in_path}': refusing to overwrite an input")
+
+
+def _umask() -> int:
+    """The process's umask (read by setting it, then setting it back)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+@contextlib.contextmanager
+def _atomic_output(path: str) -> Iterator[TextIO]:
+    """A text file to write ``path`` through, put in place only once it is completely written.
+
+    For a regular file (or a new one) the handle writes a temporary file in the same folder
+    (``.name.XXXX.tmp``), which is flushed, fsync'ed and renamed over ``path`` when the block
+    ends without an exception; on any exception (an error, ``KeyboardInterrupt``) it is removed
+    and an existing ``path`` is left untouched. The result has the mode ``open(path, "w")``
+    would give: the existing file's, or ``0o666`` less the umask for a new file. A symlink is
+    written through (its target is replaced). ``path`` that exists and is not a regular file
+    (``/dev/stdout``, a pipe) is written directly. ``handle.name`` is the path being written,
+    for writers that take a path.
+    """
+    try:
+        existing: os.stat_result | None = os.stat(path)
+    except FileNotFoundError:
+        existing = None
+    if existing is not None and not stat.S_ISREG(existing.st_mode):
+        with open(path, "w", encoding="ascii") as fh:
+            yield fh
+        return
+    target = os.path.realpath(path)  # write through a symlink, as open() does
+    folder, name = os.path.split(target)
+    try:
+        fd, temporary = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=folder)
+    except OSError as exc:  # name the file asked for, not the temporary
+        raise OSError(exc.errno, exc.strerror, path) from None
+    mode = stat.S_IMODE(existing.st_mode) if existing is not None else 0o666 & ~_umask()
+    try:
+        os.close(fd)
+        with open(temporary, "w", encoding="ascii") as fh:
+            yield fh
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(temporary, mode)
+        os.replace(temporary, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
 
 
 # --- argument parsing ------------------------------------------------------------------------
@@ -214,13 +297,15 @@ def _train(argv: list[str], prog: str) -> int:
     argv, weights = _split_weights(argv)
     args = _train_parser(prog).parse_args(argv)
     _check_train_args(args, weights)
+    model_file = args.model_file or os.path.basename(args.training_set_file) + ".model"
+    if args.folds is None:  # -v writes no model
+        _refuse_same_file(("model file", model_file), [("training file", args.training_set_file)])
     X, y = load_svmlight_file(args.training_set_file, zero_based=False)
     est = _estimator(args, weights, X.shape[1])
     if args.folds is not None:
         for line in _cross_validate(est, X, y, args.folds, args.svm_type):
             print(line)
         return 0
-    model_file = args.model_file or os.path.basename(args.training_set_file) + ".model"
     kind = {0: f"C-SVC ({args.loss} loss)", 2: "one-class SVM", 3: "SVR"}[args.svm_type]
     _say(args.quiet, f"fwsvm: {kind}, {_KERNELS[args.kernel_type]} kernel, {X.shape[0]} rows x "
          f"{X.shape[1]} features{'' if args.svm_type else f', {len(np.unique(y))} classes'}")
@@ -236,7 +321,8 @@ def _train(argv: list[str], prog: str) -> int:
     if args.svm_type == 0:
         _say(args.quiet, "nSV per class: " + " ".join(f"{c:g}:{n}" for c, n in zip(est.classes_, est.n_support_)))
     _say(args.quiet, f"Total nSV = {len(est.support_)}")
-    est.save_libsvm_model(model_file)
+    with _atomic_output(model_file) as fh:
+        est.save_libsvm_model(fh.name)  # the model writer takes a path: the temporary's
     _say(args.quiet, f"model written to {model_file}")
     return 0
 
@@ -261,6 +347,8 @@ def _predict(argv: list[str], prog: str) -> int:
     from fwsvm import SVC, SVR, load_libsvm_model, load_svmlight_file
 
     args = _predict_parser(prog).parse_args(argv)
+    _refuse_same_file(("output file", args.output_file),
+                      [("test file", args.test_file), ("model file", args.model_file)])
     X, y = load_svmlight_file(args.test_file, zero_based=False)
     model = load_libsvm_model(args.model_file)
     # As LIBSVM: features beyond the model's support vectors still count (in ‖x‖² of the rbf
@@ -269,7 +357,7 @@ def _predict(argv: list[str], prog: str) -> int:
     if model.n_features_in_ < d:
         model = load_libsvm_model(args.model_file, n_features=d)
     X = sp.csr_matrix((X.data, X.indices, X.indptr), shape=(X.shape[0], d))
-    with open(args.output_file, "w", encoding="ascii") as out:
+    with _atomic_output(args.output_file) as out:
         if args.probability:
             if not isinstance(model, SVC):
                 what = "SVR" if isinstance(model, SVR) else "one-class"
@@ -339,6 +427,10 @@ def _scale(argv: list[str], prog: str) -> int:
         raise CliError("inconsistent lower/upper specification")
     if args.restore_filename and args.save_filename:
         raise CliError("cannot use -r and -s simultaneously")
+    if args.save_filename:
+        _refuse_same_file(("save file", args.save_filename),
+                          [("data file", args.data_filename),
+                           ("restore file", args.restore_filename)])  # None while -r and -s exclude each other
     X, y = load_svmlight_file(args.data_filename, zero_based=False)
     restore = _read_restore(args.restore_filename) if args.restore_filename else None
     n, d = X.shape
@@ -375,7 +467,7 @@ def _scale(argv: list[str], prog: str) -> int:
             _unseen(fmin, fmax, i, args.data_filename, args.restore_filename)
     if args.save_filename:
         try:
-            with open(args.save_filename, "w", encoding="ascii") as fh:
+            with _atomic_output(args.save_filename) as fh:
                 if y_scaling:
                     fh.write("y\n%.17g %.17g\n%.17g %.17g\n" % (y_lower, y_upper, y_min, y_max))
                 fh.write("x\n%.17g %.17g\n" % (lower, upper))
@@ -509,6 +601,10 @@ def _grid(argv: list[str], prog: str) -> int:
         raise CliError("fwsvm grid searches C-SVC (-s 0) by cross-validation accuracy")
     if log2g is not None and args.kernel_type == 0:
         raise CliError("the linear kernel (-t 0) has no gamma: add -log2g null")
+    if out_path is None:
+        out_path = os.path.basename(args.training_set_file) + ".out"
+    if out_path:
+        _refuse_same_file(("-out file", out_path), [("data file", args.training_set_file)])
     X, y = load_svmlight_file(args.training_set_file, zero_based=False)
     est = _estimator(args, weights, X.shape[1]).set_params(verbose=0, probability=False)
     Cs = [2.0**v for v in log2c] if log2c is not None else [est.C]
@@ -519,8 +615,6 @@ def _grid(argv: list[str], prog: str) -> int:
     search = SVCSearch(est, Cs=Cs, gammas=gammas, cv=StratifiedKFold(folds, shuffle=True, random_state=0),
                        n_jobs=args.threads if args.threads is not None else -1, refit=False).fit(X, y)
     r = search.cv_results_
-    if out_path is None:
-        out_path = os.path.basename(args.training_set_file) + ".out"
     # grid.py's lines: "[local] log2c log2g rate (best c=..., g=..., rate=...)", in grid order.
     best_rate, best = -1.0, (None, None)
     lines, records = [], []
@@ -538,7 +632,7 @@ def _grid(argv: list[str], prog: str) -> int:
     if not args.quiet:
         print("\n".join(lines))
     if out_path:
-        with open(out_path, "w", encoding="ascii") as fh:
+        with _atomic_output(out_path) as fh:
             fh.writelines(records)
     chosen = [f"{2.0**v:g}" for v, on in ((best[0], log2c), (best[1], log2g)) if on is not None]
     print(f"{' '.join(chosen)} {best_rate:g}")
