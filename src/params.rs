@@ -135,6 +135,14 @@ macro_rules! solver_setters {
             self
         }
 
+        /// The hinge loss's working set (see [`SolverParams::working_set`]): `None` (the
+        /// default) chooses by the data, `Some(0)` takes per-step pairs, `Some(q)` blocked
+        /// working sets of q samples.
+        pub fn working_set(mut self, working_set: Option<usize>) -> Self {
+            self.solver.working_set = working_set;
+            self
+        }
+
         /// Keep a per-step history in the model.
         pub fn record_history(mut self, record: bool) -> Self {
             self.solver.record_history = record;

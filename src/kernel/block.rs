@@ -123,15 +123,28 @@ crate::simd::multiversion! {
 impl KernelMatrix<'_> {
     /// Whether [`KernelMatrix::columns`] computes several columns for about the price of one:
     /// inner-product kernels on sparse real-valued data or on dense data too wide for the
-    /// feature-major layout (indicator data has its bit-counting look-up, narrow dense data its
-    /// feature-major products, and neither is limited by memory traffic).
+    /// feature-major layout, where one column is a pass over the data limited by memory
+    /// traffic. (Indicator data has its bit-counting look-up; low-dimensional dense data
+    /// computes a block of columns as a register tile, [`KernelMatrix::tiles_pay`], faster per
+    /// value than one column but not free: a column costs its d multiply-adds a row either way.)
     pub fn blocks_pay(&self) -> bool {
-        self.block_path() && self.data().n_cols() * BLOCK * 8 <= MAX_TABLE_BYTES
+        self.block_path()
+            && self.feature_major().is_none()
+            && self.data().n_cols() * BLOCK * 8 <= MAX_TABLE_BYTES
+    }
+
+    /// Whether [`KernelMatrix::columns`] computes a block of columns as one register tile over
+    /// the transposed data (low-dimensional dense data): each value is read once for the
+    /// block's [`BLOCK`] queries instead of once per column — the engine of the blocked
+    /// working sets.
+    pub fn tiles_pay(&self) -> bool {
+        self.block_path() && self.feature_major().is_some()
     }
 
     /// The kernel columns of the rows `js` (at most [`BLOCK`]) into `outs` (each of length m),
     /// equal bit for bit to [`KernelMatrix::column`] of each; one pass over the data where
-    /// [`KernelMatrix::blocks_pay`], one column at a time otherwise.
+    /// [`KernelMatrix::blocks_pay`] or [`KernelMatrix::tiles_pay`], one column at a time
+    /// otherwise.
     pub fn columns(
         &self,
         js: &[usize],
@@ -139,6 +152,10 @@ impl KernelMatrix<'_> {
         scratch: &mut super::QueryScratch,
     ) {
         assert!(js.len() <= BLOCK && js.len() == outs.len());
+        if self.tiles_pay() {
+            self.tile_columns(js, outs, scratch, |k| k);
+            return;
+        }
         let data = self.data();
         let table = if self.block_path() {
             QueryTable::new(&data, js)
@@ -165,6 +182,83 @@ impl KernelMatrix<'_> {
                 *o = dots[r * BLOCK + c];
             }
             self.outer_column(j, out);
+        }
+    }
+
+    /// [`KernelMatrix::columns`] rounded to `f32` (for a column cache that stores `f32`): the
+    /// register tile's values are rounded straight into `outs`; the other paths compute into
+    /// `wide` (m values a column) first.
+    pub fn columns_f32(
+        &self,
+        js: &[usize],
+        outs: &mut [&mut [f32]],
+        wide: &mut Vec<f64>,
+        scratch: &mut super::QueryScratch,
+    ) {
+        assert!(js.len() <= BLOCK && js.len() == outs.len());
+        if self.tiles_pay() {
+            self.tile_columns(js, outs, scratch, |k| k as f32);
+            return;
+        }
+        let m = self.n_rows();
+        wide.resize(m * js.len(), 0.0);
+        let mut wides: Vec<&mut [f64]> = wide.chunks_mut(m).collect();
+        self.columns(js, &mut wides, scratch);
+        for (out, w) in outs.iter_mut().zip(wide.chunks(m)) {
+            for (o, &v) in out.iter_mut().zip(w) {
+                *o = v as f32;
+            }
+        }
+    }
+
+    /// The block of columns as one register tile over the transposed data
+    /// ([`KernelMatrix::tiles_pay`]): per chunk of rows the tile of inner products (or L1
+    /// distances) and the kernel's outer function while the chunk is in cache, then each
+    /// column's runs stored through `store` (the identity, or the rounding to `f32`).
+    fn tile_columns<T: Copy + Send>(
+        &self,
+        js: &[usize],
+        outs: &mut [&mut [T]],
+        scratch: &mut super::QueryScratch,
+        store: impl Fn(f64) -> T,
+    ) {
+        let x = self
+            .feature_major()
+            .expect("tiles_pay: the data are transposed");
+        let data = self.data();
+        let table = QueryTable::new(&data, js).expect("low-dimensional data fits a table");
+        let m = self.n_rows();
+        let norms = self.norms();
+        let qnorms: Vec<f64> = js
+            .iter()
+            .map(|&j| if norms.is_empty() { 0.0 } else { norms[j] })
+            .collect();
+        let l1 = self.kernel().norm_kind() == super::NormKind::L1;
+        let tile = &mut scratch.tile;
+        tile.resize(m * BLOCK, 0.0);
+        let work = m * (data.n_cols() + 4) * js.len();
+        for_each_chunk(&mut tile[..], ROWS * BLOCK, work, |lo, chunk| {
+            let (row, n) = (lo / BLOCK, chunk.len() / BLOCK);
+            x.products_block(&table.table, l1, row, chunk);
+            let norms = if norms.is_empty() {
+                &[][..]
+            } else {
+                &norms[row..row + n]
+            };
+            for (c, &qnorm) in qnorms.iter().enumerate() {
+                self.outer(&mut chunk[c * n..(c + 1) * n], norms, qnorm);
+            }
+        });
+        for (c, (&j, out)) in js.iter().zip(outs.iter_mut()).enumerate() {
+            for (k, rows) in out.chunks_mut(ROWS).enumerate() {
+                let n = rows.len();
+                let run = &tile[k * ROWS * BLOCK + c * n..][..n];
+                for (o, &v) in rows.iter_mut().zip(run) {
+                    *o = store(v);
+                }
+            }
+            // The diagonal entry is exact, as in `column`.
+            out[j] = store(self.diagonal()[j]);
         }
     }
 }
@@ -240,9 +334,10 @@ mod tests {
     use crate::random::SplitMix64;
 
     /// Block columns equal single columns bit for bit, for every kernel on every storage: sparse
-    /// real-valued and wide dense data (the block path), narrow dense data (feature-major) and
-    /// indicator data (bit counting), which compute their columns one at a time; full and
-    /// partial blocks, with repeated queries.
+    /// real-valued and wide dense data (the query table), narrow dense data (the feature-major
+    /// register tile; 700 rows are not a multiple of its 16-row tile, so the tail is checked
+    /// too) and indicator data (bit counting, one column at a time); full and partial blocks,
+    /// with repeated queries.
     #[test]
     fn block_columns_equal_single_columns() {
         let mut rng = SplitMix64::new(7);
@@ -291,10 +386,16 @@ mod tests {
         for (storage, data) in storages {
             for kernel in kernels {
                 let km = KernelMatrix::new(kernel, data);
-                let block_storage = matches!(storage, "wide dense" | "sparse");
+                let laplacian = kernel == (Kernel::Laplacian { gamma: 0.1 });
+                let expected = match storage {
+                    "wide dense" | "sparse" => !laplacian,
+                    "feature-major" => false,
+                    _ => false,
+                };
+                assert_eq!(km.blocks_pay(), expected, "{storage} {kernel:?}");
                 assert_eq!(
-                    km.blocks_pay(),
-                    block_storage && kernel != (Kernel::Laplacian { gamma: 0.1 }),
+                    km.tiles_pay(),
+                    storage == "feature-major",
                     "{storage} {kernel:?}"
                 );
                 // The blocked expansion adds the values of the one-query path (`query_row`: no

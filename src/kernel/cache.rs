@@ -236,28 +236,80 @@ impl ColumnCache {
             slots.push(slot);
         }
         batch.truncate(slots.len());
+        self.compute(kernel, &batch, &slots);
+        slots[0]
+    }
+
+    /// Ensures the columns of `js` (distinct samples) are all cached at once and returns their
+    /// slots, in order: the missing ones are computed [`BLOCK`](super::block::BLOCK) at a time
+    /// ([`KernelMatrix::columns`]: one pass over the data per block), evicting only columns
+    /// outside `js`. Where the cache cannot hold them all (more than its capacity, or a failed
+    /// allocation), the slots of the longest prefix of `js` it holds are returned.
+    pub fn fetch_all(&mut self, kernel: &KernelMatrix<'_>, js: &[usize]) -> Vec<usize> {
+        self.clock += 1;
+        let now = self.clock;
+        let mut slots = vec![usize::MAX; js.len()];
+        let mut missing = Vec::new();
+        for (k, &j) in js.iter().enumerate() {
+            match self.lookup(j) {
+                Some(s) => {
+                    self.hits += 1;
+                    self.last_used[s] = now;
+                    slots[k] = s;
+                }
+                None => missing.push(k),
+            }
+        }
+        let mut held = js.len();
+        'blocks: for block in missing.chunks(super::block::BLOCK) {
+            let mut batch = Vec::with_capacity(block.len());
+            let mut batch_slots = Vec::with_capacity(block.len());
+            for &k in block {
+                let Some(slot) = self.claim(js[k], |_, used| used != now) else {
+                    held = k;
+                    break;
+                };
+                self.computed += 1;
+                self.slot_of[js[k]] = slot as u32;
+                self.last_used[slot] = now;
+                slots[k] = slot;
+                batch.push(js[k]);
+                batch_slots.push(slot);
+            }
+            self.compute(kernel, &batch, &batch_slots);
+            if held < js.len() {
+                break 'blocks;
+            }
+        }
+        slots.truncate(held);
+        slots
+    }
+
+    /// Computes the columns `batch` into their (claimed) `slots` in one pass.
+    fn compute(&mut self, kernel: &KernelMatrix<'_>, batch: &[usize], slots: &[usize]) {
+        if batch.is_empty() {
+            return;
+        }
         match &mut self.store {
             Store::F64(columns) => {
                 let mut outs: Vec<&mut [f64]> = Vec::with_capacity(slots.len());
                 let mut by_slot: Vec<Option<&mut Vec<f64>>> =
                     columns.iter_mut().map(Some).collect();
-                for &slot in &slots {
+                for &slot in slots {
                     outs.push(by_slot[slot].take().expect("distinct slots"));
                 }
-                kernel.columns(&batch, &mut outs, &mut self.scratch);
+                kernel.columns(batch, &mut outs, &mut self.scratch);
             }
             Store::F32(columns, wide) => {
-                wide.resize(self.m * batch.len(), 0.0);
-                let mut outs: Vec<&mut [f64]> = wide.chunks_mut(self.m).collect();
-                kernel.columns(&batch, &mut outs, &mut self.scratch);
-                for (c, &slot) in slots.iter().enumerate() {
-                    for (o, &v) in columns[slot].iter_mut().zip(&wide[c * self.m..]) {
-                        *o = v as f32;
-                    }
+                let mut outs: Vec<&mut [f32]> = Vec::with_capacity(slots.len());
+                let mut by_slot: Vec<Option<&mut Vec<f32>>> =
+                    columns.iter_mut().map(Some).collect();
+                for &slot in slots {
+                    outs.push(by_slot[slot].take().expect("distinct slots"));
                 }
+                kernel.columns_f32(batch, &mut outs, wide, &mut self.scratch);
             }
         }
-        slots[0]
     }
 
     /// A slot for column `j`: a new one while the cache has room, else the least recently used

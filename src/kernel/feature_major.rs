@@ -8,6 +8,7 @@
 //! over features is taken in feature order, the same for every row, block and thread, so the
 //! columns do not depend on the thread count or the instruction set.
 
+use super::block::BLOCK;
 use crate::data::Features;
 
 /// Feature-major storage is used up to this many features.
@@ -117,6 +118,107 @@ crate::simd::multiversion! {
                 acc += if l1 { (v - qf).abs() } else { v * qf };
             }
             *o = acc;
+        }
+    }
+}
+
+/// Rows per register tile of [`FeatureMajor::products_block`]: the tile's `TILE_ROWS` ×
+/// [`BLOCK`] partial sums (16 AVX-512 registers) stay in registers while every feature is
+/// added, so each row value is read once for all the block's queries.
+const TILE_ROWS: usize = 16;
+
+impl FeatureMajor {
+    /// The tile product of the `n` rows lo.. with up to [`BLOCK`] queries: `out[c·n + r]` =
+    /// ⟨x_{lo+r}, q_c⟩ (`l1 == false`) or ‖x_{lo+r} − q_c‖₁ (`l1 == true`), where `table[f·BLOCK
+    /// + c]` is feature f of query c (`out` holds [`BLOCK`] runs of n values, one per query).
+    /// One pass over the rows' values serves every query of the block (a GEMM-shaped register
+    /// tile), and each sum adds the features in order from 0.0 — the values of
+    /// [`FeatureMajor::products`] for each query, bit for bit.
+    pub(crate) fn products_block(&self, table: &[f64], l1: bool, lo: usize, out: &mut [f64]) {
+        debug_assert_eq!(table.len(), self.n_features * BLOCK);
+        debug_assert_eq!(out.len() % BLOCK, 0);
+        if l1 {
+            block_l1(self, table, lo, out);
+        } else {
+            block_dot(self, table, lo, out);
+        }
+    }
+}
+
+crate::simd::multiversion! {
+    avx512;
+    /// [`FeatureMajor::products_block`] of inner products, in the AVX-512 or AVX2 build when
+    /// the CPU has it (no FMA: a multiply then an add, as the single-query path).
+    fn block_dot(x: &FeatureMajor, table: &[f64], lo: usize, out: &mut [f64]) {
+        tile(x, table, lo, out, false, |v, q| v * q)
+    }
+}
+
+crate::simd::multiversion! {
+    avx512;
+    /// [`FeatureMajor::products_block`] of L1 distances (same tiers as [`block_dot`]).
+    fn block_l1(x: &FeatureMajor, table: &[f64], lo: usize, out: &mut [f64]) {
+        tile(x, table, lo, out, true, |v, q| (v - q).abs())
+    }
+}
+
+/// The register tile of [`FeatureMajor::products_block`]: [`TILE_ROWS`] rows (contiguous in
+/// the transpose, so one vector load per feature) × [`BLOCK`] queries (one broadcast each),
+/// `term(x, q)` (the product, or |x − q| when `l1`) added per feature in order; whole tiles by
+/// [`super::tile_avx512`] where the CPU has AVX-512.
+#[inline(always)]
+fn tile(
+    x: &FeatureMajor,
+    table: &[f64],
+    lo: usize,
+    out: &mut [f64],
+    l1: bool,
+    term: impl Fn(f64, f64) -> f64,
+) {
+    let m = x.m;
+    let n = out.len() / BLOCK;
+    let d = x.n_features;
+    let mut r = 0;
+    #[cfg(target_arch = "x86_64")]
+    if crate::simd::avx512() {
+        // SAFETY: the CPU has AVX-512F (`simd::avx512` detected it).
+        #[allow(unsafe_code)]
+        {
+            r = unsafe { super::tile_avx512::tiles(&x.values, m, d, table, lo, n, l1, out) };
+        }
+    }
+    while r + TILE_ROWS <= n {
+        let mut acc = [[0.0f64; TILE_ROWS]; BLOCK];
+        for f in 0..d {
+            let q: &[f64; BLOCK] = table[f * BLOCK..(f + 1) * BLOCK]
+                .try_into()
+                .expect("a block of the table");
+            let start = f * m + lo + r;
+            let xf: &[f64; TILE_ROWS] = x.values[start..start + TILE_ROWS]
+                .try_into()
+                .expect("a tile of rows");
+            for c in 0..BLOCK {
+                let qc = q[c];
+                for t in 0..TILE_ROWS {
+                    acc[c][t] += term(xf[t], qc);
+                }
+            }
+        }
+        for c in 0..BLOCK {
+            out[c * n + r..c * n + r + TILE_ROWS].copy_from_slice(&acc[c]);
+        }
+        r += TILE_ROWS;
+    }
+    for t in r..n {
+        let mut acc = [0.0f64; BLOCK];
+        for f in 0..d {
+            let v = x.values[f * m + lo + t];
+            for c in 0..BLOCK {
+                acc[c] += term(v, table[f * BLOCK + c]);
+            }
+        }
+        for c in 0..BLOCK {
+            out[c * n + t] = acc[c];
         }
     }
 }

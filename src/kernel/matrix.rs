@@ -30,6 +30,8 @@ pub struct QueryScratch {
     dense: Vec<f64>,
     bits: Vec<u64>,
     row: Vec<f64>,
+    /// The register tile's output, kept between blocks of columns (m × 8 values).
+    pub(super) tile: Vec<f64>,
 }
 
 impl QueryScratch {
@@ -283,13 +285,24 @@ impl<'a> KernelMatrix<'a> {
     }
 
     /// Whether the block path of [`KernelMatrix::columns`] applies: an inner-product kernel on
-    /// data without a faster layout (bit rows, feature-major).
+    /// any data but indicator rows (whose bit-counting look-up is not limited by memory
+    /// traffic), or the laplacian kernel on feature-major data.
     pub(super) fn block_path(&self) -> bool {
-        matches!(
-            self.kernel,
-            Kernel::Rbf { .. } | Kernel::Linear | Kernel::Poly { .. } | Kernel::Sigmoid { .. }
-        ) && self.bits.is_none()
-            && self.by_feature.is_none()
+        self.bits.is_none()
+            && match self.kernel {
+                Kernel::Rbf { .. }
+                | Kernel::Linear
+                | Kernel::Poly { .. }
+                | Kernel::Sigmoid { .. } => true,
+                // L1 distances have a tile only in the feature-major layout.
+                Kernel::Laplacian { .. } => self.by_feature.is_some(),
+                Kernel::Precomputed => false,
+            }
+    }
+
+    /// The transposed data of low-dimensional dense data, if this matrix keeps it.
+    pub(super) fn feature_major(&self) -> Option<&FeatureMajor> {
+        self.by_feature.as_ref()
     }
 
     /// Turns the inner products ⟨x_i, x_j⟩ in `out` into column j of the kernel (the outer
@@ -437,7 +450,11 @@ impl<'a> KernelMatrix<'a> {
     ) {
         debug_assert_eq!(rows.len(), coef.len());
         debug_assert_eq!(out.len(), self.n_rows());
-        if self.block_path() && super::block::add_expansion_blocked(self, queries, rows, coef, out)
+        // The query table serves the row-major layouts (the feature-major one keeps its
+        // single-query products here: they are not memory-bound row block by row block).
+        if self.block_path()
+            && self.by_feature.is_none()
+            && super::block::add_expansion_blocked(self, queries, rows, coef, out)
         {
             return;
         }

@@ -13,6 +13,8 @@ pub(crate) mod dot;
 mod exp;
 mod feature_major;
 mod matrix;
+#[cfg(target_arch = "x86_64")]
+mod tile_avx512;
 
 pub use block::BLOCK as COLUMN_BLOCK;
 pub use cache::{CachePrecision, Column, ColumnCache};

@@ -284,6 +284,7 @@ fn build_params(
         resync_every: None,
         warm_start: None,
         shrinking: true,
+        working_set: None,
     };
     Ok(Svc::params()
         .c(c)

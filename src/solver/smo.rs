@@ -31,16 +31,16 @@ use crate::parallel::{current_num_threads, map_chunks, map_ranges};
 use crate::problem::BoxProblem;
 
 /// The curvature used when k_ii + k_jj − 2k_ij ≤ 0 (LIBSVM's τ).
-const TAU: f64 = 1e-12;
+pub(super) const TAU: f64 = 1e-12;
 
 /// Slots per vectorised block of a pass.
-const BLOCK: usize = 256;
+pub(super) const BLOCK: usize = 256;
 
 /// Independent accumulators of the block extremes.
 const LANES: usize = 8;
 
 /// Minimum slots per parallel task.
-const CHUNK: usize = 8192;
+pub(super) const CHUNK: usize = 8192;
 
 /// α of the hinge-loss SVC with its bias and statistics.
 #[derive(Clone, Debug)]
@@ -61,24 +61,36 @@ pub struct BoxSolution {
 const SHRINK_MIN_SAMPLES: usize = 2000;
 
 /// Steps between two shrinking checks.
-const SHRINK_EVERY: u64 = 1000;
+pub(super) const SHRINK_EVERY: u64 = 1000;
 
 /// Smaller problems built per solve, at most.
 const MAX_SHRINKS: usize = 10;
 
 /// What the levels of one solve share: limits and history, step counts, cache statistics, the
 /// rounding bound and the shrinking budget.
-struct Context<'t, 'p, 'm> {
-    params: &'p SolverParams,
-    tracker: Tracker<'t>,
-    monitor: &'m mut (dyn Monitor + Send),
-    steps: StepCounts,
-    totals: Totals,
+pub(super) struct Context<'t, 'p, 'm> {
+    pub(super) params: &'p SolverParams,
+    pub(super) tracker: Tracker<'t>,
+    pub(super) monitor: &'m mut (dyn Monitor + Send),
+    pub(super) steps: StepCounts,
+    pub(super) totals: Totals,
     /// Bound on |v − v_exact| from f32-rounded kernel values (see [`solve_box`]).
-    drift: f64,
-    shrinks_left: usize,
-    shrinks: u64,
-    rejoins: u64,
+    pub(super) drift: f64,
+    pub(super) shrinks_left: usize,
+    pub(super) shrinks: u64,
+    pub(super) rejoins: u64,
+}
+
+/// The bound on |v − v_exact| that one unit of |y Δα| adds with the cache's precision: each
+/// f32 rounding errs by at most 2⁻²⁴|k| ≤ 2⁻²⁴ k_max (|k_ij| ≤ max_t k_tt for a positive
+/// semi-definite kernel; sigmoid values are at most 1); nothing with f64 columns.
+pub(super) fn rounding_per_weight(cache: &ColumnCache, diag: &[f64]) -> f64 {
+    let k_max = diag.iter().fold(1.0f64, |a, &d| a.max(d.abs()));
+    if cache.precision() == CachePrecision::Float32 {
+        k_max * f64::from(f32::EPSILON) * 0.5
+    } else {
+        0.0
+    }
 }
 
 /// Minimises the hinge-loss dual to a maximal violation of at most `params.tol`.
@@ -266,21 +278,30 @@ fn run(
     v: &mut [f64],
     ctx: &mut Context<'_, '_, '_>,
 ) -> Result<ExitReason> {
+    let cache = ctx.params.column_cache(problem.n_samples());
+    let q = super::smo_blocked::working_set_size(problem, ctx.params, cache.capacity());
+    if q > 0 {
+        super::smo_blocked::run_blocked(problem, alpha, v, ctx, cache, q)
+    } else {
+        run_pairs(problem, alpha, v, ctx, cache)
+    }
+}
+
+/// [`run`] by pairwise steps, each on the full gradient of the level.
+fn run_pairs(
+    problem: &BoxProblem<'_>,
+    alpha: &mut [f64],
+    v: &mut [f64],
+    ctx: &mut Context<'_, '_, '_>,
+    mut cache: ColumnCache,
+) -> Result<ExitReason> {
     let params = ctx.params;
     let m = problem.n_samples();
     let y = problem.labels();
     let c = problem.bounds();
     let kernel = problem.kernel();
     let diag = kernel.diagonal();
-    let mut cache = params.column_cache(m);
-    // Each f32 rounding errs by at most 2⁻²⁴|k| ≤ 2⁻²⁴ k_max (|k_ij| ≤ max_t k_tt for a
-    // positive semi-definite kernel; sigmoid values are at most 1), times |y Δα| of the step.
-    let k_max = diag.iter().fold(1.0f64, |a, &d| a.max(d.abs()));
-    let per_weight = if cache.precision() == CachePrecision::Float32 {
-        k_max * f64::from(f32::EPSILON) * 0.5
-    } else {
-        0.0
-    };
+    let per_weight = rounding_per_weight(&cache, diag);
     let mut up = vec![0.0; m];
     let mut low = vec![0.0; m];
     for t in 0..m {
@@ -310,35 +331,17 @@ fn run(
         )? {
             break reason;
         }
-        if ctx.shrinks_left > 0 && ctx.tracker.steps_taken >= next_shrink {
-            next_shrink = ctx.tracker.steps_taken + SHRINK_EVERY;
-            let kept: Vec<usize> = (0..m)
-                .filter(|&t| !can_leave(up[t], low[t], v[t], &ext))
-                .collect();
-            if kept.len() * 4 <= 3 * m {
-                ctx.shrinks_left -= 1;
-                ctx.shrinks += 1;
-                if params.verbose {
-                    ctx.monitor
-                        .log(&format!("shrinking to {} of {m} samples", kept.len()));
-                }
-                // One cache at a time: this level's columns go before the smaller problem
-                // fills its own (cache_size bounds the fit's columns at every depth).
-                ctx.totals.merge(&Totals::of(&cache, m, 0));
-                cache = params.column_cache(m);
-                let reason = solve_kept(problem, alpha, v, &kept, ctx)?;
-                if reason != ExitReason::Converged {
-                    break reason;
-                }
-                for t in 0..m {
-                    set_penalties(&mut up, &mut low, t, alpha[t], y[t], c[t]);
-                }
-                ext = pass(v, &up, &low, None);
-                if ext.up_val - ext.low_val > params.tol {
-                    ctx.rejoins += 1;
-                }
-                continue;
-            }
+        let mut level = Level {
+            up: &mut up,
+            low: &mut low,
+            ext: &mut ext,
+            cache: &mut cache,
+            next_shrink: &mut next_shrink,
+        };
+        match shrink_if_due(problem, alpha, v, &mut level, ctx)? {
+            Shrunk::No => {}
+            Shrunk::Solved => continue,
+            Shrunk::Stop(reason) => break reason,
         }
         let i = ext.up_idx;
         let gmax = ext.up_val;
@@ -409,10 +412,78 @@ fn run(
     Ok(exit)
 }
 
+/// The per-level state a shrinking check reads and refreshes.
+pub(super) struct Level<'a> {
+    pub up: &'a mut Vec<f64>,
+    pub low: &'a mut Vec<f64>,
+    pub ext: &'a mut Extremes,
+    pub cache: &'a mut ColumnCache,
+    pub next_shrink: &'a mut u64,
+}
+
+/// What a shrinking check did.
+pub(super) enum Shrunk {
+    /// Not due, or too few variables could leave.
+    No,
+    /// The kept rows were solved as a smaller problem; the level's penalties and extremes are
+    /// refreshed from the exact gradient of every row.
+    Solved,
+    /// The smaller problem stopped for this reason (a limit or an interrupt).
+    Stop(ExitReason),
+}
+
+/// Shrinks when due (every [`SHRINK_EVERY`] steps while the budget lasts): the variables that
+/// can leave by LIBSVM's rule ([`can_leave`]) are left out once they are a quarter of the
+/// level, the kept rows are solved as a smaller problem ([`solve_kept`]) with this level's
+/// cache released first, and the level's penalties and extremes are refreshed.
+pub(super) fn shrink_if_due(
+    problem: &BoxProblem<'_>,
+    alpha: &mut [f64],
+    v: &mut [f64],
+    level: &mut Level<'_>,
+    ctx: &mut Context<'_, '_, '_>,
+) -> Result<Shrunk> {
+    if ctx.shrinks_left == 0 || ctx.tracker.steps_taken < *level.next_shrink {
+        return Ok(Shrunk::No);
+    }
+    let params = ctx.params;
+    let m = problem.n_samples();
+    let (y, c) = (problem.labels(), problem.bounds());
+    *level.next_shrink = ctx.tracker.steps_taken + SHRINK_EVERY;
+    let kept: Vec<usize> = (0..m)
+        .filter(|&t| !can_leave(level.up[t], level.low[t], v[t], level.ext))
+        .collect();
+    if kept.len() * 4 > 3 * m {
+        return Ok(Shrunk::No);
+    }
+    ctx.shrinks_left -= 1;
+    ctx.shrinks += 1;
+    if params.verbose {
+        ctx.monitor
+            .log(&format!("shrinking to {} of {m} samples", kept.len()));
+    }
+    // One cache at a time: this level's columns go before the smaller problem fills its own
+    // (cache_size bounds the fit's columns at every depth).
+    ctx.totals.merge(&Totals::of(level.cache, m, 0));
+    *level.cache = params.column_cache(m);
+    let reason = solve_kept(problem, alpha, v, &kept, ctx)?;
+    if reason != ExitReason::Converged {
+        return Ok(Shrunk::Stop(reason));
+    }
+    for t in 0..m {
+        set_penalties(level.up, level.low, t, alpha[t], y[t], c[t]);
+    }
+    *level.ext = pass(v, level.up, level.low, None);
+    if level.ext.up_val - level.ext.low_val > params.tol {
+        ctx.rejoins += 1;
+    }
+    Ok(Shrunk::Solved)
+}
+
 /// Solves the problem restricted to the rows `kept` (the others keep their α), then brings v
 /// of the left-out rows up to date exactly: v_r −= Σ_s Δα_s y_s k(x_s, x_r) over the kept
 /// variables that moved.
-fn solve_kept(
+pub(super) fn solve_kept(
     problem: &BoxProblem<'_>,
     alpha: &mut [f64],
     v: &mut [f64],
@@ -534,7 +605,7 @@ fn membership(a: f64, y: f64, c: f64) -> (bool, bool) {
 /// Marks slot t's membership in I_up (y_t α_t can grow) and I_low (can shrink) as additive
 /// penalties: 0 for a member, −∞ (I_up) or +∞ (I_low) otherwise.
 #[inline]
-fn set_penalties(up: &mut [f64], low: &mut [f64], t: usize, a: f64, y: f64, c: f64) {
+pub(super) fn set_penalties(up: &mut [f64], low: &mut [f64], t: usize, a: f64, y: f64, c: f64) {
     let (can_grow, can_shrink) = membership(a, y, c);
     up[t] = if can_grow { 0.0 } else { f64::NEG_INFINITY };
     low[t] = if can_shrink { 0.0 } else { f64::INFINITY };
@@ -544,7 +615,7 @@ fn set_penalties(up: &mut [f64], low: &mut [f64], t: usize, a: f64, y: f64, c: f
 /// (LIBSVM's `Solver::Solve`, whose case analysis this follows). `g` are the gradients of the
 /// minimised dual, `quad` = k_ii + k_jj − 2k_ij. Returns the new (α_i, α_j).
 #[allow(clippy::too_many_arguments)]
-fn pair_update(
+pub(super) fn pair_update(
     opposite: bool,
     quad: f64,
     gi: f64,
@@ -608,14 +679,14 @@ fn pair_update(
 
 /// The extremes a pass finds: the toward vertex argmax_{I_up} v and min_{I_low} v.
 #[derive(Clone, Copy, Debug)]
-struct Extremes {
-    up_idx: usize,
-    up_val: f64,
-    low_val: f64,
+pub(super) struct Extremes {
+    pub(super) up_idx: usize,
+    pub(super) up_val: f64,
+    pub(super) low_val: f64,
 }
 
 impl Extremes {
-    fn empty() -> Self {
+    pub(super) fn empty() -> Self {
         Extremes {
             up_idx: usize::MAX,
             up_val: f64::NEG_INFINITY,
@@ -624,7 +695,7 @@ impl Extremes {
     }
 
     /// Merges a later chunk (higher indices: ties keep the earlier index).
-    fn merge(&mut self, later: Extremes) {
+    pub(super) fn merge(&mut self, later: Extremes) {
         if later.up_idx != usize::MAX && (self.up_idx == usize::MAX || later.up_val > self.up_val) {
             self.up_idx = later.up_idx;
             self.up_val = later.up_val;
@@ -639,7 +710,7 @@ type Update<'c> = (Column<'c>, Column<'c>, f64, f64);
 /// v ← v − (w_i k(·, x_i) + w_j k(·, x_j)) (when `update` is given), fused with the search for
 /// argmax_{I_up} v (first index on ties) and min_{I_low} v; in parallel chunks merged in order,
 /// so the result does not depend on the thread count.
-fn pass(v: &mut [f64], up: &[f64], low: &[f64], update: Option<Update<'_>>) -> Extremes {
+pub(super) fn pass(v: &mut [f64], up: &[f64], low: &[f64], update: Option<Update<'_>>) -> Extremes {
     let n = v.len();
     let chunk = n.div_ceil(current_num_threads()).max(CHUNK);
     let work = n * if update.is_some() { 3 } else { 1 };
@@ -669,7 +740,7 @@ fn pass(v: &mut [f64], up: &[f64], low: &[f64], update: Option<Update<'_>>) -> E
 crate::simd::multiversion! {
     avx512;
     /// [`scan_chunk`] without an update, in the AVX-512 or AVX2 build when the CPU has it.
-    fn scan_only(v: &mut [f64], up: &[f64], low: &[f64], first: usize) -> Extremes {
+    pub(super) fn scan_only(v: &mut [f64], up: &[f64], low: &[f64], first: usize) -> Extremes {
         scan_chunk(v, up, low, first, |_, _| {})
     }
 }
@@ -921,7 +992,7 @@ fn recompute_gradient(problem: &BoxProblem<'_>, alpha: &[f64], v: &mut [f64]) {
 }
 
 /// The dual objective Σα − ½αᵀQα, from αᵀQα = Σ α_t (1 − y_t v_t).
-fn dual_objective(alpha: &[f64], y: &[f64], v: &[f64]) -> f64 {
+pub(super) fn dual_objective(alpha: &[f64], y: &[f64], v: &[f64]) -> f64 {
     let mut sum = 0.0;
     let mut quad = 0.0;
     for t in 0..alpha.len() {

@@ -1,0 +1,415 @@
+//! Blocked working sets for the hinge-loss SVC: the decomposition of ThunderSVM (Wen et al.,
+//! JMLR 2018; oneDAL's "thunder" method) on the engine of [`super::smo`].
+//!
+//! Per-step pairs ([`super::smo`]) bring one or two new kernel columns per step, and on
+//! low-dimensional dense data a column is a pass over all of X (m × d values streamed from
+//! memory for d multiply-adds a row) plus an `exp` per row. Here a round
+//!
+//! 1. chooses a working set W of q samples: the q/2 newest members of the previous set stay,
+//!    and the most violating samples outside it join (the largest v over I_up and the smallest
+//!    over I_low, alternately: the maximal violating pair is always in W);
+//! 2. brings W's missing kernel columns in blocks of eight, each block one register tile over
+//!    the transposed data ([`KernelMatrix::tiles_pay`]: X read once per block, not per column);
+//! 3. solves the sub-problem on W — the same second-order pairwise steps and clipped updates
+//!    as [`super::smo`], on the q × q kernel values of W, in O(q) a step — until its violation
+//!    is a tenth of what it was (or `tol`), or 10·q steps;
+//! 4. updates v on every row of the level from W's columns and the moves of α (one pass over
+//!    the rows, the columns added in W's order: the result does not depend on the thread
+//!    count), fused with the search for the extremes that certify the level.
+//!
+//! Shrinking, the rounding bound of `f32` columns (every move's |y Δα| is charged) and the
+//! exact final check of [`super::smo::solve_box`] are those of the per-step loop, so the model
+//! is LIBSVM's and the certificate the same. The rule that chooses between the two loops is
+//! [`working_set_size`].
+
+use super::ExitReason;
+use super::smo::{
+    BLOCK, CHUNK, Context, Extremes, Level, Shrunk, TAU, dual_objective, pair_update, pass,
+    rounding_per_weight, scan_only, set_penalties, shrink_if_due,
+};
+use super::{StepKind, engine::Totals};
+use crate::error::Result;
+use crate::kernel::{COLUMN_BLOCK, Column, ColumnCache, Kernel};
+use crate::parallel::{current_num_threads, map_chunks};
+use crate::problem::BoxProblem;
+
+/// The automatic rule's working set: q = 256 where the cache holds 2q columns.
+const AUTO_WORKING_SET: usize = 256;
+
+/// ... and no blocked working sets below this q (the cache holds too few columns: 10⁶ rows at
+/// the default 200 MB hold 50 `f32` columns).
+const MIN_WORKING_SET: usize = 16;
+
+/// The automatic rule takes blocked working sets from this many rows (below it a column is
+/// cheap and per-step pairs converge in fewer kernel values).
+const MIN_ROWS: usize = 10_000;
+
+/// Sub-problem steps per working-set member, at most, in one round.
+const LOCAL_STEPS_PER_MEMBER: usize = 10;
+
+/// The sub-problem stops when its violation is this fraction of its first one (or `tol`).
+const LOCAL_REDUCTION: f64 = 0.1;
+
+/// Rows per block of the update pass (v's block stays in L1/L2 while W's columns are added).
+const UPDATE_ROWS: usize = 2048;
+
+/// The working-set size for a level of m samples whose cache holds `capacity` columns: 0 for
+/// per-step pairs. `params.working_set` decides when set (`Some(0)`: pairs; `Some(q)`: q,
+/// capped at half the capacity); otherwise blocked working sets of [`AUTO_WORKING_SET`]
+/// (or half the capacity) are taken for at least [`MIN_ROWS`] rows of low-dimensional dense
+/// data ([`KernelMatrix::tiles_pay`](crate::kernel::KernelMatrix::tiles_pay)), where a block of
+/// columns costs a fraction of as many single columns. Sparse and wide data keep per-step
+/// pairs with their speculative column blocks (measured faster there).
+pub(super) fn working_set_size(
+    problem: &BoxProblem<'_>,
+    params: &super::SolverParams,
+    capacity: usize,
+) -> usize {
+    let m = problem.n_samples();
+    let kernel = problem.kernel();
+    // W and as many other columns (the retained half and the next round's candidates).
+    let room = (capacity / 2).min(m) & !1;
+    let q = match params.working_set {
+        Some(0) => return 0,
+        Some(q) => q.min(room) & !1,
+        None if kernel.tiles_pay() && m >= MIN_ROWS => AUTO_WORKING_SET.min(room) / 8 * 8,
+        None => return 0,
+    };
+    if kernel.kernel() == Kernel::Precomputed || q < MIN_WORKING_SET.min(m & !1).max(2) {
+        0
+    } else {
+        q
+    }
+}
+
+/// [`super::smo`]'s `run` by blocked working sets of `q` samples (see the module
+/// documentation), on one level (the full problem or the rows kept by shrinking).
+pub(super) fn run_blocked(
+    problem: &BoxProblem<'_>,
+    alpha: &mut [f64],
+    v: &mut [f64],
+    ctx: &mut Context<'_, '_, '_>,
+    mut cache: ColumnCache,
+    q: usize,
+) -> Result<ExitReason> {
+    let params = ctx.params;
+    let m = problem.n_samples();
+    let (y, c) = (problem.labels(), problem.bounds());
+    let kernel = problem.kernel();
+    let diag = kernel.diagonal();
+    let per_weight = rounding_per_weight(&cache, diag);
+    let mut up = vec![0.0; m];
+    let mut low = vec![0.0; m];
+    for t in 0..m {
+        set_penalties(&mut up, &mut low, t, alpha[t], y[t], c[t]);
+    }
+    let mut ext = pass(v, &up, &low, None);
+    let mut next_shrink = ctx.tracker.steps_taken + super::smo::SHRINK_EVERY;
+    let mut work: Vec<usize> = Vec::new();
+    let mut member = vec![false; m];
+    let mut rounds = 0u64;
+    let exit = loop {
+        let violation = ext.up_val - ext.low_val;
+        if !(violation > params.tol) || ext.up_idx == usize::MAX {
+            break ExitReason::Converged;
+        }
+        let objective = dual_objective(alpha, y, v);
+        if params
+            .max_iter
+            .is_some_and(|k| ctx.tracker.steps_taken >= k)
+        {
+            break ExitReason::MaxIterations;
+        }
+        let n_sv = alpha.iter().filter(|&&a| a > 0.0).count();
+        if let Some(reason) = ctx.tracker.poll(
+            ctx.monitor,
+            objective,
+            violation,
+            n_sv,
+            cache.columns_computed(),
+        )? {
+            break reason;
+        }
+        let mut level = Level {
+            up: &mut up,
+            low: &mut low,
+            ext: &mut ext,
+            cache: &mut cache,
+            next_shrink: &mut next_shrink,
+        };
+        match shrink_if_due(problem, alpha, v, &mut level, ctx)? {
+            Shrunk::No => {}
+            Shrunk::Solved => {
+                // The level's rows are the same; its cache was released for the smaller one.
+                work.clear();
+                continue;
+            }
+            Shrunk::Stop(reason) => break reason,
+        }
+        work = select_working_set(v, &up, &low, &work, q, &mut member);
+        let slots = cache.fetch_all(kernel, &work);
+        work.truncate(slots.len());
+        let columns: Vec<Column<'_>> = slots.iter().map(|&s| cache.column(s)).collect();
+        let old: Vec<f64> = work.iter().map(|&t| alpha[t]).collect();
+        let budget = params
+            .max_iter
+            .map_or(u64::MAX, |k| k.saturating_sub(ctx.tracker.steps_taken));
+        let sub = SubProblem::new(&work, &columns, v, diag);
+        sub.solve(problem, alpha, objective, budget, ctx);
+        rounds += 1;
+        let mut moves: Vec<(Column<'_>, f64)> = Vec::new();
+        let mut moved_weight = 0.0;
+        for (k, &t) in work.iter().enumerate() {
+            set_penalties(&mut up, &mut low, t, alpha[t], y[t], c[t]);
+            let w = y[t] * (alpha[t] - old[k]);
+            if w != 0.0 {
+                moves.push((columns[k], w));
+                moved_weight += w.abs();
+            }
+        }
+        if moves.is_empty() {
+            // No representable step on the most violating samples: the violation is below
+            // what double precision resolves.
+            break ExitReason::NoProgress;
+        }
+        ext = update_pass(v, &up, &low, &moves);
+        ctx.drift += per_weight * moved_weight;
+    };
+    if params.verbose {
+        ctx.monitor.log(&format!(
+            "blocked working sets of {q} on {m} samples: {rounds} rounds"
+        ));
+    }
+    ctx.totals.merge(&Totals::of(&cache, m, 0));
+    Ok(exit)
+}
+
+/// The next working set: the first q/2 members of `previous` (the newest) stay, and the most
+/// violating samples outside them join, alternately the largest v over I_up and the smallest
+/// over I_low, until q (or no candidate is left). The newcomers come first. `member` is a
+/// scratch mask of m `false`s, left so.
+fn select_working_set(
+    v: &[f64],
+    up: &[f64],
+    low: &[f64],
+    previous: &[usize],
+    q: usize,
+    member: &mut [bool],
+) -> Vec<usize> {
+    let kept = &previous[..previous.len().min(q / 2)];
+    kept.iter().for_each(|&t| member[t] = true);
+    let want = q - kept.len();
+    // Candidates by key (the smaller the more violating), the best `want` of each side sorted.
+    let best = |key: &dyn Fn(usize) -> f64| -> Vec<usize> {
+        let mut cand: Vec<(f64, usize)> = (0..v.len())
+            .filter(|&t| !member[t])
+            .map(|t| (key(t), t))
+            .filter(|&(k, _)| k.is_finite())
+            .collect();
+        if cand.len() > want {
+            cand.select_nth_unstable_by(want, |a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+            cand.truncate(want);
+        }
+        cand.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        cand.into_iter().map(|(_, t)| t).collect()
+    };
+    let ups = best(&|t| -(v[t] + up[t]));
+    let lows = best(&|t| v[t] + low[t]);
+    let mut fresh = Vec::with_capacity(q);
+    let (mut a, mut b) = (ups.iter(), lows.iter());
+    while fresh.len() < want {
+        let mut added = false;
+        for side in [&mut a, &mut b] {
+            if fresh.len() == want {
+                break;
+            }
+            for &t in side.by_ref() {
+                if !member[t] {
+                    member[t] = true;
+                    fresh.push(t);
+                    added = true;
+                    break;
+                }
+            }
+        }
+        if !added {
+            break;
+        }
+    }
+    fresh.extend_from_slice(kept);
+    fresh.iter().for_each(|&t| member[t] = false);
+    fresh
+}
+
+/// The sub-problem of one round: W's kernel values and gradient.
+struct SubProblem<'w> {
+    work: &'w [usize],
+    /// `k[a·q + b]` = k(x_{W_b}, x_{W_a}): column a of the q × q block, contiguous.
+    k: Vec<f64>,
+    /// v on W, as of the round's start.
+    v: Vec<f64>,
+    diag: Vec<f64>,
+}
+
+impl<'w> SubProblem<'w> {
+    fn new(work: &'w [usize], columns: &[Column<'_>], v: &[f64], diag: &[f64]) -> Self {
+        let q = work.len();
+        let mut k = vec![0.0; q * q];
+        for (a, col) in columns.iter().enumerate() {
+            for (b, &t) in work.iter().enumerate() {
+                k[a * q + b] = col.get(t);
+            }
+        }
+        SubProblem {
+            work,
+            k,
+            v: work.iter().map(|&t| v[t]).collect(),
+            diag: work.iter().map(|&t| diag[t]).collect(),
+        }
+    }
+
+    /// Second-order pairwise steps on W (α of W's samples updated in place) until W's
+    /// violation is [`LOCAL_REDUCTION`] of its first (or `tol`), [`LOCAL_STEPS_PER_MEMBER`]·q
+    /// steps, or `budget` steps.
+    fn solve(
+        mut self,
+        problem: &BoxProblem<'_>,
+        alpha: &mut [f64],
+        objective: f64,
+        budget: u64,
+        ctx: &mut Context<'_, '_, '_>,
+    ) {
+        let (y, c) = (problem.labels(), problem.bounds());
+        let work = self.work;
+        let q = work.len();
+        let mut up = vec![0.0; q];
+        let mut low = vec![0.0; q];
+        for (a, &t) in work.iter().enumerate() {
+            set_penalties(&mut up, &mut low, a, alpha[t], y[t], c[t]);
+        }
+        let max_steps = ((LOCAL_STEPS_PER_MEMBER * q) as u64).min(budget);
+        let mut stop_at = None;
+        for _ in 0..max_steps {
+            let (mut i, mut vi, mut lo) = (usize::MAX, f64::NEG_INFINITY, f64::INFINITY);
+            for a in 0..q {
+                let hi = self.v[a] + up[a];
+                if hi > vi {
+                    (i, vi) = (a, hi);
+                }
+                lo = lo.min(self.v[a] + low[a]);
+            }
+            if i == usize::MAX {
+                break;
+            }
+            let violation = vi - lo;
+            let target = *stop_at.get_or_insert((LOCAL_REDUCTION * violation).max(ctx.params.tol));
+            if !(violation > target) {
+                break;
+            }
+            let ki = &self.k[i * q..(i + 1) * q];
+            // The partner of the largest gain (v_i − v_b)²/(k_ii + k_bb − 2k_ib) over I_low.
+            let mut best = (usize::MAX, -1.0, 1.0);
+            for b in 0..q {
+                let gap = vi - (self.v[b] + low[b]);
+                if gap > 0.0 {
+                    let curv = self.diag[i] + self.diag[b] - 2.0 * ki[b];
+                    let curv = if curv > 0.0 { curv } else { TAU };
+                    if gap * gap * best.2 > best.1 * curv {
+                        best = (b, gap * gap, curv);
+                    }
+                }
+            }
+            let j = best.0;
+            if j == usize::MAX {
+                break;
+            }
+            let (ti, tj) = (work[i], work[j]);
+            let (old_i, old_j) = (alpha[ti], alpha[tj]);
+            let (new_i, new_j) = pair_update(
+                y[ti] != y[tj],
+                self.diag[i] + self.diag[j] - 2.0 * ki[j],
+                -y[ti] * self.v[i],
+                -y[tj] * self.v[j],
+                old_i,
+                old_j,
+                c[ti],
+                c[tj],
+            );
+            let (wi, wj) = (y[ti] * (new_i - old_i), y[tj] * (new_j - old_j));
+            if wi == 0.0 && wj == 0.0 {
+                break;
+            }
+            alpha[ti] = new_i;
+            alpha[tj] = new_j;
+            set_penalties(&mut up, &mut low, i, new_i, y[ti], c[ti]);
+            set_penalties(&mut up, &mut low, j, new_j, y[tj], c[tj]);
+            let (ki, kj) = (&self.k[i * q..(i + 1) * q], &self.k[j * q..(j + 1) * q]);
+            for ((vb, &a), &b) in self.v.iter_mut().zip(ki).zip(kj) {
+                *vb -= wi * a + wj * b;
+            }
+            let bound = |a: f64, ca: f64| a == 0.0 || a == ca;
+            let kind = if bound(new_i, c[ti]) || bound(new_j, c[tj]) {
+                StepKind::SwapDrop
+            } else {
+                StepKind::SwapAdd
+            };
+            ctx.steps.count(kind);
+            ctx.tracker
+                .record(ctx.monitor, alpha, objective, violation, kind, 0);
+        }
+    }
+}
+
+/// v ← v − Σ_s w_s k(·, x_s) over the moves (column, w_s = y_s Δα_s), added in their order on
+/// every row, fused with the search for argmax_{I_up} v and min_{I_low} v (as
+/// [`super::smo`]'s pass: chunks merged in order, so nothing depends on the thread count).
+fn update_pass(v: &mut [f64], up: &[f64], low: &[f64], moves: &[(Column<'_>, f64)]) -> Extremes {
+    let n = v.len();
+    let chunk = n.div_ceil(current_num_threads()).max(CHUNK);
+    let work = n * (moves.len() + 1);
+    let parts = map_chunks(v, chunk, work * 2, |lo, vs| {
+        let mut out = Extremes::empty();
+        for (b, block) in vs.chunks_mut(UPDATE_ROWS).enumerate() {
+            let start = lo + b * UPDATE_ROWS;
+            let end = start + block.len();
+            for &(col, w) in moves {
+                match col {
+                    Column::F32(c) => subtract_f32(block, &c[start..end], w),
+                    Column::F64(c) => subtract_f64(block, &c[start..end], w),
+                }
+            }
+            out.merge(scan_only(block, &up[start..end], &low[start..end], start));
+        }
+        out
+    });
+    let mut out = Extremes::empty();
+    for p in parts {
+        out.merge(p);
+    }
+    out
+}
+
+crate::simd::multiversion! {
+    avx512;
+    /// v ← v − w·col over an `f32` column (widened), in the AVX-512 or AVX2 build when the
+    /// CPU has it (no FMA: the values of the baseline build).
+    fn subtract_f32(v: &mut [f64], col: &[f32], w: f64) {
+        for (x, &k) in v.iter_mut().zip(col) {
+            *x -= w * f64::from(k);
+        }
+    }
+}
+
+crate::simd::multiversion! {
+    avx512;
+    /// v ← v − w·col over an `f64` column (same tiers as [`subtract_f32`]).
+    fn subtract_f64(v: &mut [f64], col: &[f64], w: f64) {
+        for (x, &k) in v.iter_mut().zip(col) {
+            *x -= w * k;
+        }
+    }
+}
+
+// Keep the block constants of the two loops in step: a block of the update pass is a whole
+// number of the scan's blocks, and the tile serves whole blocks of columns.
+const _: () = assert!(UPDATE_ROWS % BLOCK == 0 && COLUMN_BLOCK == 8);
