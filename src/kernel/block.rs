@@ -152,12 +152,14 @@ impl KernelMatrix<'_> {
         scratch: &mut super::QueryScratch,
     ) {
         assert!(js.len() <= BLOCK && js.len() == outs.len());
-        if self.tiles_pay() {
+        // A tile serves eight queries: one column alone is cheaper on its own path.
+        if self.tiles_pay() && js.len() > 1 {
             self.tile_columns(js, outs, scratch, |k| k);
             return;
         }
         let data = self.data();
-        let table = if self.block_path() {
+        // The query table reads row-major data (the transposed data has the tile).
+        let table = if self.block_path() && self.feature_major().is_none() {
             QueryTable::new(&data, js)
         } else {
             None
@@ -196,7 +198,7 @@ impl KernelMatrix<'_> {
         scratch: &mut super::QueryScratch,
     ) {
         assert!(js.len() <= BLOCK && js.len() == outs.len());
-        if self.tiles_pay() {
+        if self.tiles_pay() && js.len() > 1 {
             self.tile_columns(js, outs, scratch, |k| k as f32);
             return;
         }
