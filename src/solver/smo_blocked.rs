@@ -24,12 +24,12 @@
 
 use super::ExitReason;
 use super::smo::{
-    BLOCK, CHUNK, Context, Extremes, Level, Shrunk, TAU, dual_objective, pair_update, pass,
+    CHUNK, Context, Extremes, Level, Shrunk, TAU, dual_objective, pair_update, pass,
     rounding_per_weight, scan_only, set_penalties, shrink_if_due,
 };
 use super::{StepKind, engine::Totals};
 use crate::error::Result;
-use crate::kernel::{COLUMN_BLOCK, Column, ColumnCache, Kernel};
+use crate::kernel::{Column, ColumnCache, Kernel};
 use crate::parallel::{current_num_threads, map_chunks};
 use crate::problem::BoxProblem;
 
@@ -418,7 +418,3 @@ crate::simd::multiversion! {
         }
     }
 }
-
-// Keep the block constants of the two loops in step: a block of the update pass is a whole
-// number of the scan's blocks, and the tile serves whole blocks of columns.
-const _: () = assert!(UPDATE_ROWS % BLOCK == 0 && COLUMN_BLOCK == 8);
