@@ -150,6 +150,19 @@ def test_outputs_that_are_not_regular_files_are_written_directly(files, tmp_path
     assert sorted(p.name for p in tmp_path.iterdir()) == ["d.svm", "m.model", "range"]
 
 
+def test_dev_stdout_redirected_to_a_file_keeps_everything_printed(files, tmp_path) -> None:
+    # `fwsvm predict d m /dev/stdout > out.txt`: /dev/stdout resolves to out.txt, a regular
+    # file; replacing it would lose the accuracy line printed to the same stream.
+    d, m = files["d"], files["m"]
+    out = tmp_path / "out.txt"
+    with open(out, "w") as fh:
+        run = subprocess.run([BIN / "fwsvm", "predict", str(d), str(m), "/dev/stdout"],
+                             stdout=fh, stderr=subprocess.PIPE, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    lines = out.read_text().splitlines()
+    assert len(lines) == 61 and any(line.startswith("Accuracy") for line in lines)
+
+
 def test_modes_and_symlinks_are_those_open_would_give(files, tmp_path) -> None:
     d, m = files["d"], files["m"]
     old = os.umask(0o027)

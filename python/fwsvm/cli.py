@@ -87,6 +87,15 @@ def _umask() -> int:
     return mask
 
 
+
+def _is_stdout(st: os.stat_result) -> bool:
+    """Whether ``st`` is the file this process's standard output writes to."""
+    try:
+        own = os.fstat(sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):  # no real stdout (captured, closed)
+        return False
+    return (own.st_dev, own.st_ino) == (st.st_dev, st.st_ino)
+
 @contextlib.contextmanager
 def _atomic_output(path: str) -> Iterator[TextIO]:
     """A text file to write ``path`` through, put in place only once it is completely written.
@@ -97,14 +106,27 @@ def _atomic_output(path: str) -> Iterator[TextIO]:
     and an existing ``path`` is left untouched. The result has the mode ``open(path, "w")``
     would give: the existing file's, or ``0o666`` less the umask for a new file. A symlink is
     written through (its target is replaced). ``path`` that exists and is not a regular file
-    (``/dev/stdout``, a pipe) is written directly. ``handle.name`` is the path being written,
+    (a pipe), or a path under ``/dev`` or ``/proc``, is written directly; the process's own standard
+output (``/dev/stdout`` redirected to a file) is written in place, and standard output then
+continues after it. ``handle.name`` is the path being written,
     for writers that take a path.
     """
     try:
         existing: os.stat_result | None = os.stat(path)
     except FileNotFoundError:
         existing = None
-    if existing is not None and not stat.S_ISREG(existing.st_mode):
+    if existing is not None and _is_stdout(existing):
+        # /dev/stdout redirected to a file: written in place (not replaced, which would lose
+        # what else is printed), then standard output moves past it, so the accuracy line
+        # follows the output instead of overwriting its start.
+        sys.stdout.flush()
+        with open(path, "w", encoding="ascii") as fh:
+            yield fh
+        with contextlib.suppress(OSError):
+            os.lseek(sys.stdout.fileno(), 0, os.SEEK_END)
+        return
+    device = os.path.abspath(path).startswith(("/dev/", "/proc/"))
+    if existing is not None and (device or not stat.S_ISREG(existing.st_mode)):
         with open(path, "w", encoding="ascii") as fh:
             yield fh
         return
