@@ -87,7 +87,6 @@ def _umask() -> int:
     return mask
 
 
-
 def _is_stdout(st: os.stat_result) -> bool:
     """Whether ``st`` is the file this process's standard output writes to."""
     try:
@@ -95,6 +94,7 @@ def _is_stdout(st: os.stat_result) -> bool:
     except (OSError, ValueError, AttributeError):  # no real stdout (captured, closed)
         return False
     return (own.st_dev, own.st_ino) == (st.st_dev, st.st_ino)
+
 
 @contextlib.contextmanager
 def _atomic_output(path: str) -> Iterator[TextIO]:
@@ -105,30 +105,29 @@ def _atomic_output(path: str) -> Iterator[TextIO]:
     ends without an exception; on any exception (an error, ``KeyboardInterrupt``) it is removed
     and an existing ``path`` is left untouched. The result has the mode ``open(path, "w")``
     would give: the existing file's, or ``0o666`` less the umask for a new file. A symlink is
-    written through (its target is replaced). ``path`` that exists and is not a regular file
-    (a pipe), or a path under ``/dev`` or ``/proc``, is written directly; the process's own standard
-output (``/dev/stdout`` redirected to a file) is written in place, and standard output then
-continues after it. ``handle.name`` is the path being written,
-    for writers that take a path.
+    written through (its target is replaced). An existing ``path`` that is not a regular file
+    (a pipe), or is under ``/dev`` or ``/proc``, is written directly; when it is the process's
+    own standard output (``/dev/stdout`` redirected to a file), standard output then continues
+    after what was written. ``handle.name`` is the path being written, for writers that take a
+    path.
     """
     try:
         existing: os.stat_result | None = os.stat(path)
     except FileNotFoundError:
         existing = None
-    if existing is not None and _is_stdout(existing):
-        # /dev/stdout redirected to a file: written in place (not replaced, which would lose
-        # what else is printed), then standard output moves past it, so the accuracy line
-        # follows the output instead of overwriting its start.
-        sys.stdout.flush()
-        with open(path, "w", encoding="ascii") as fh:
-            yield fh
-        with contextlib.suppress(OSError):
-            os.lseek(sys.stdout.fileno(), 0, os.SEEK_END)
-        return
     device = os.path.abspath(path).startswith(("/dev/", "/proc/"))
     if existing is not None and (device or not stat.S_ISREG(existing.st_mode)):
+        # /dev/stdout redirected to a file is written in place (replacing the file would lose
+        # what else is printed), and standard output moves past it, so the accuracy line
+        # follows the output instead of overwriting its start.
+        own = _is_stdout(existing)
+        if own:
+            sys.stdout.flush()
         with open(path, "w", encoding="ascii") as fh:
             yield fh
+        if own:
+            with contextlib.suppress(OSError):
+                os.lseek(sys.stdout.fileno(), 0, os.SEEK_END)
         return
     target = os.path.realpath(path)  # write through a symlink, as open() does
     folder, name = os.path.split(target)

@@ -128,9 +128,7 @@ impl KernelMatrix<'_> {
     /// computes a block of columns as a register tile, [`KernelMatrix::tiles_pay`], faster per
     /// value than one column but not free: a column costs its d multiply-adds a row either way.)
     pub fn blocks_pay(&self) -> bool {
-        self.block_path()
-            && self.feature_major().is_none()
-            && self.data().n_cols() * BLOCK * 8 <= MAX_TABLE_BYTES
+        self.block_path() && self.data().n_cols() * BLOCK * 8 <= MAX_TABLE_BYTES
     }
 
     /// Whether [`KernelMatrix::columns`] computes a block of columns as one register tile over
@@ -138,7 +136,9 @@ impl KernelMatrix<'_> {
     /// block's [`BLOCK`] queries instead of once per column — the engine of the blocked
     /// working sets.
     pub fn tiles_pay(&self) -> bool {
-        self.block_path() && self.feature_major().is_some()
+        // The transposed data exists only for dense enough low-dimensional data and the
+        // kernels of an inner product or an L1 distance (not indicator bits, not precomputed).
+        self.feature_major().is_some()
     }
 
     /// The kernel columns of the rows `js` (at most [`BLOCK`]) into `outs` (each of length m),
@@ -158,8 +158,7 @@ impl KernelMatrix<'_> {
             return;
         }
         let data = self.data();
-        // The query table reads row-major data (the transposed data has the tile).
-        let table = if self.block_path() && self.feature_major().is_none() {
+        let table = if self.block_path() {
             QueryTable::new(&data, js)
         } else {
             None

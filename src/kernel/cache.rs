@@ -220,21 +220,10 @@ impl ColumnCache {
             }
         }
         self.clock += 1;
-        let now = self.clock;
-        let mut slots = Vec::with_capacity(batch.len());
-        for (b, &t) in batch.iter().enumerate() {
-            // Evict neither `keep` nor a column of this batch (they were all stamped `now`).
-            // Only a cache that stopped growing mid-batch (a failed allocation) can run out of
-            // slots; the batch then ends there (never at `j`, the first: see `fetch`).
-            let Some(slot) = self.claim(t, |s, used| Some(s) != keep && used != now) else {
-                assert!(b > 0, "column {j} has a slot");
-                break;
-            };
-            self.computed += 1;
-            self.slot_of[t] = slot as u32;
-            self.last_used[slot] = now;
-            slots.push(slot);
-        }
+        // Only a cache that stopped growing mid-batch (a failed allocation) can run out of
+        // slots; the batch then ends there (never at `j`, the first: see `fetch`).
+        let slots = self.claim_all(&batch, self.clock, keep);
+        assert!(!slots.is_empty(), "column {j} has a slot");
         batch.truncate(slots.len());
         self.compute(kernel, &batch, &slots);
         slots[0]
@@ -261,27 +250,36 @@ impl ColumnCache {
             }
         }
         let mut held = js.len();
-        'blocks: for block in missing.chunks(super::block::BLOCK) {
-            let mut batch = Vec::with_capacity(block.len());
-            let mut batch_slots = Vec::with_capacity(block.len());
-            for &k in block {
-                let Some(slot) = self.claim(js[k], |_, used| used != now) else {
-                    held = k;
-                    break;
-                };
-                self.computed += 1;
-                self.slot_of[js[k]] = slot as u32;
-                self.last_used[slot] = now;
+        for block in missing.chunks(super::block::BLOCK) {
+            let batch: Vec<usize> = block.iter().map(|&k| js[k]).collect();
+            let claimed = self.claim_all(&batch, now, None);
+            for (&k, &slot) in block.iter().zip(&claimed) {
                 slots[k] = slot;
-                batch.push(js[k]);
-                batch_slots.push(slot);
             }
-            self.compute(kernel, &batch, &batch_slots);
-            if held < js.len() {
-                break 'blocks;
+            self.compute(kernel, &batch[..claimed.len()], &claimed);
+            if claimed.len() < block.len() {
+                held = block[claimed.len()];
+                break;
             }
         }
         slots.truncate(held);
+        slots
+    }
+
+    /// Slots for the columns `batch`, in order, stamped `now` and counted as computed (the
+    /// caller computes them): neither `keep` nor a column stamped `now` is evicted. Stops at
+    /// the first column without an evictable slot; returns the slots claimed.
+    fn claim_all(&mut self, batch: &[usize], now: u64, keep: Option<usize>) -> Vec<usize> {
+        let mut slots = Vec::with_capacity(batch.len());
+        for &t in batch {
+            let Some(slot) = self.claim(t, |s, used| Some(s) != keep && used != now) else {
+                break;
+            };
+            self.computed += 1;
+            self.slot_of[t] = slot as u32;
+            self.last_used[slot] = now;
+            slots.push(slot);
+        }
         slots
     }
 

@@ -284,20 +284,14 @@ impl<'a> KernelMatrix<'a> {
         out[j] = self.diag[j];
     }
 
-    /// Whether the block path of [`KernelMatrix::columns`] applies: an inner-product kernel on
-    /// any data but indicator rows (whose bit-counting look-up is not limited by memory
-    /// traffic), or the laplacian kernel on feature-major data.
+    /// Whether the query-table path of [`KernelMatrix::columns`] applies: an inner-product
+    /// kernel on data without a faster layout (bit rows, feature-major).
     pub(super) fn block_path(&self) -> bool {
-        self.bits.is_none()
-            && match self.kernel {
-                Kernel::Rbf { .. }
-                | Kernel::Linear
-                | Kernel::Poly { .. }
-                | Kernel::Sigmoid { .. } => true,
-                // L1 distances have a tile only in the feature-major layout.
-                Kernel::Laplacian { .. } => self.by_feature.is_some(),
-                Kernel::Precomputed => false,
-            }
+        matches!(
+            self.kernel,
+            Kernel::Rbf { .. } | Kernel::Linear | Kernel::Poly { .. } | Kernel::Sigmoid { .. }
+        ) && self.bits.is_none()
+            && self.by_feature.is_none()
     }
 
     /// The transposed data of low-dimensional dense data, if this matrix keeps it.
@@ -450,11 +444,7 @@ impl<'a> KernelMatrix<'a> {
     ) {
         debug_assert_eq!(rows.len(), coef.len());
         debug_assert_eq!(out.len(), self.n_rows());
-        // The query table serves the row-major layouts (the feature-major one keeps its
-        // single-query products here: they are not memory-bound row block by row block).
-        if self.block_path()
-            && self.by_feature.is_none()
-            && super::block::add_expansion_blocked(self, queries, rows, coef, out)
+        if self.block_path() && super::block::add_expansion_blocked(self, queries, rows, coef, out)
         {
             return;
         }

@@ -34,7 +34,7 @@ use crate::problem::BoxProblem;
 pub(super) const TAU: f64 = 1e-12;
 
 /// Slots per vectorised block of a pass.
-pub(super) const BLOCK: usize = 256;
+const BLOCK: usize = 256;
 
 /// Independent accumulators of the block extremes.
 const LANES: usize = 8;
@@ -61,7 +61,7 @@ pub struct BoxSolution {
 const SHRINK_MIN_SAMPLES: usize = 2000;
 
 /// Steps between two shrinking checks.
-pub(super) const SHRINK_EVERY: u64 = 1000;
+const SHRINK_EVERY: u64 = 1000;
 
 /// Smaller problems built per solve, at most.
 const MAX_SHRINKS: usize = 10;
@@ -293,7 +293,7 @@ fn run_pairs(
     alpha: &mut [f64],
     v: &mut [f64],
     ctx: &mut Context<'_, '_, '_>,
-    mut cache: ColumnCache,
+    cache: ColumnCache,
 ) -> Result<ExitReason> {
     let params = ctx.params;
     let m = problem.n_samples();
@@ -302,22 +302,15 @@ fn run_pairs(
     let kernel = problem.kernel();
     let diag = kernel.diagonal();
     let per_weight = rounding_per_weight(&cache, diag);
-    let mut up = vec![0.0; m];
-    let mut low = vec![0.0; m];
-    for t in 0..m {
-        set_penalties(&mut up, &mut low, t, alpha[t], y[t], c[t]);
-    }
-    let mut ext = pass(v, &up, &low, None);
+    let mut level = Level::new(problem, alpha, v, cache, ctx);
     let mut objective = 0.0;
     // Support vectors of this level, refreshed with the objective (for progress reports).
     let mut n_sv = 0;
     let blocks = kernel.blocks_pay();
-    let mut next_shrink = ctx.tracker.steps_taken + SHRINK_EVERY;
     let exit = loop {
-        let violation = ext.up_val - ext.low_val;
-        if !(violation > params.tol) || ext.up_idx == usize::MAX {
+        let Some(violation) = level.violation(params.tol) else {
             break ExitReason::Converged;
-        }
+        };
         if ctx.tracker.steps_taken.is_multiple_of(64) {
             objective = dual_objective(alpha, y, v);
             n_sv = alpha.iter().filter(|&&a| a > 0.0).count();
@@ -327,22 +320,22 @@ fn run_pairs(
             objective,
             violation,
             n_sv,
-            cache.columns_computed(),
+            level.cache.columns_computed(),
         )? {
             break reason;
         }
-        let mut level = Level {
-            up: &mut up,
-            low: &mut low,
-            ext: &mut ext,
-            cache: &mut cache,
-            next_shrink: &mut next_shrink,
-        };
-        match shrink_if_due(problem, alpha, v, &mut level, ctx)? {
+        match level.shrink_if_due(problem, alpha, v, ctx)? {
             Shrunk::No => {}
             Shrunk::Solved => continue,
             Shrunk::Stop(reason) => break reason,
         }
+        let Level {
+            up,
+            low,
+            ext,
+            cache,
+            ..
+        } = &mut level;
         let i = ext.up_idx;
         let gmax = ext.up_val;
         // Where several columns cost about one (sparse or wide data: the pass over the data is
@@ -350,7 +343,7 @@ fn run_pairs(
         // partners.
         let likely = |cache: &ColumnCache, skip: usize| {
             if blocks {
-                likely_columns(v, &up, &low, cache, skip)
+                likely_columns(v, up, low, cache, skip)
             } else {
                 Vec::new()
             }
@@ -358,17 +351,17 @@ fn run_pairs(
         let si = match cache.lookup(i) {
             Some(_) => cache.fetch(kernel, i, None),
             None => {
-                let extra = likely(&cache, i);
+                let extra = likely(cache, i);
                 cache.fetch_with(kernel, i, &extra, None)
             }
         };
-        let Some(j) = partner(cache.column(si), v, &low, diag, i, gmax) else {
+        let Some(j) = partner(cache.column(si), v, low, diag, i, gmax) else {
             break ExitReason::Converged;
         };
         let sj = match cache.lookup(j) {
             Some(_) => cache.fetch(kernel, j, Some(si)),
             None => {
-                let extra = likely(&cache, j);
+                let extra = likely(cache, j);
                 cache.fetch_with(kernel, j, &extra, Some(si))
             }
         };
@@ -388,37 +381,44 @@ fn run_pairs(
         );
         alpha[i] = new_i;
         alpha[j] = new_j;
-        set_penalties(&mut up, &mut low, i, new_i, y[i], c[i]);
-        set_penalties(&mut up, &mut low, j, new_j, y[j], c[j]);
+        set_penalties(up, low, i, new_i, y[i], c[i]);
+        set_penalties(up, low, j, new_j, y[j], c[j]);
         let (wi, wj) = (y[i] * (new_i - old_i), y[j] * (new_j - old_j));
         if wi == 0.0 && wj == 0.0 {
             // No representable step: the violation is below what double precision resolves.
             break ExitReason::NoProgress;
         }
-        ext = pass(v, &up, &low, Some((ci, cj, wi, wj)));
+        *ext = pass(v, up, low, Some((ci, cj, wi, wj)));
         ctx.drift += per_weight * (wi.abs() + wj.abs());
-        // A step that takes a variable to a bound is a "drop" in paper 002's words.
-        let bound = |a: f64, ca: f64| a == 0.0 || a == ca;
-        let kind = if bound(new_i, c[i]) || bound(new_j, c[j]) {
-            StepKind::SwapDrop
-        } else {
-            StepKind::SwapAdd
-        };
+        let kind = step_kind(new_i, c[i], new_j, c[j]);
         ctx.steps.count(kind);
         ctx.tracker
             .record(ctx.monitor, alpha, objective, violation, kind, 0);
     };
-    ctx.totals.merge(&Totals::of(&cache, m, 0));
+    ctx.totals.merge(&Totals::of(&level.cache, m, 0));
     Ok(exit)
 }
 
-/// The per-level state a shrinking check reads and refreshes.
-pub(super) struct Level<'a> {
-    pub up: &'a mut Vec<f64>,
-    pub low: &'a mut Vec<f64>,
-    pub ext: &'a mut Extremes,
-    pub cache: &'a mut ColumnCache,
-    pub next_shrink: &'a mut u64,
+/// A pairwise step's kind: one that takes a variable to a bound is a "drop" in paper 002's
+/// words.
+pub(super) fn step_kind(new_i: f64, c_i: f64, new_j: f64, c_j: f64) -> StepKind {
+    let bound = |a: f64, ca: f64| a == 0.0 || a == ca;
+    if bound(new_i, c_i) || bound(new_j, c_j) {
+        StepKind::SwapDrop
+    } else {
+        StepKind::SwapAdd
+    }
+}
+
+/// What a level (the full problem, or the rows kept by shrinking) keeps between steps: the
+/// I_up / I_low penalties, the extremes of the last pass, its column cache and when shrinking
+/// is next checked.
+pub(super) struct Level {
+    pub(super) up: Vec<f64>,
+    pub(super) low: Vec<f64>,
+    pub(super) ext: Extremes,
+    pub(super) cache: ColumnCache,
+    next_shrink: u64,
 }
 
 /// What a shrinking check did.
@@ -432,58 +432,92 @@ pub(super) enum Shrunk {
     Stop(ExitReason),
 }
 
-/// Shrinks when due (every [`SHRINK_EVERY`] steps while the budget lasts): the variables that
-/// can leave by LIBSVM's rule ([`can_leave`]) are left out once they are a quarter of the
-/// level, the kept rows are solved as a smaller problem ([`solve_kept`]) with this level's
-/// cache released first, and the level's penalties and extremes are refreshed.
-pub(super) fn shrink_if_due(
-    problem: &BoxProblem<'_>,
-    alpha: &mut [f64],
-    v: &mut [f64],
-    level: &mut Level<'_>,
-    ctx: &mut Context<'_, '_, '_>,
-) -> Result<Shrunk> {
-    if ctx.shrinks_left == 0 || ctx.tracker.steps_taken < *level.next_shrink {
-        return Ok(Shrunk::No);
+impl Level {
+    /// The level of `problem` at α and v: penalties and extremes from them, the first
+    /// shrinking check [`SHRINK_EVERY`] steps on.
+    pub(super) fn new(
+        problem: &BoxProblem<'_>,
+        alpha: &[f64],
+        v: &mut [f64],
+        cache: ColumnCache,
+        ctx: &Context<'_, '_, '_>,
+    ) -> Level {
+        let m = problem.n_samples();
+        let mut level = Level {
+            up: vec![0.0; m],
+            low: vec![0.0; m],
+            ext: Extremes::empty(),
+            cache,
+            next_shrink: ctx.tracker.steps_taken + SHRINK_EVERY,
+        };
+        level.refresh(problem, alpha, v);
+        level
     }
-    let params = ctx.params;
-    let m = problem.n_samples();
-    let (y, c) = (problem.labels(), problem.bounds());
-    *level.next_shrink = ctx.tracker.steps_taken + SHRINK_EVERY;
-    let kept: Vec<usize> = (0..m)
-        .filter(|&t| !can_leave(level.up[t], level.low[t], v[t], level.ext))
-        .collect();
-    if kept.len() * 4 > 3 * m {
-        return Ok(Shrunk::No);
+
+    /// Penalties of every row from α, and the extremes of v.
+    fn refresh(&mut self, problem: &BoxProblem<'_>, alpha: &[f64], v: &mut [f64]) {
+        let (y, c) = (problem.labels(), problem.bounds());
+        for t in 0..alpha.len() {
+            set_penalties(&mut self.up, &mut self.low, t, alpha[t], y[t], c[t]);
+        }
+        self.ext = pass(v, &self.up, &self.low, None);
     }
-    ctx.shrinks_left -= 1;
-    ctx.shrinks += 1;
-    if params.verbose {
-        ctx.monitor
-            .log(&format!("shrinking to {} of {m} samples", kept.len()));
+
+    /// The maximal violation of the last pass while it is above `tol` (`None`: converged).
+    pub(super) fn violation(&self, tol: f64) -> Option<f64> {
+        let violation = self.ext.up_val - self.ext.low_val;
+        (violation > tol && self.ext.up_idx != usize::MAX).then_some(violation)
     }
-    // One cache at a time: this level's columns go before the smaller problem fills its own
-    // (cache_size bounds the fit's columns at every depth).
-    ctx.totals.merge(&Totals::of(level.cache, m, 0));
-    *level.cache = params.column_cache(m);
-    let reason = solve_kept(problem, alpha, v, &kept, ctx)?;
-    if reason != ExitReason::Converged {
-        return Ok(Shrunk::Stop(reason));
+
+    /// Shrinks when due (every [`SHRINK_EVERY`] steps while the budget lasts): the variables
+    /// that can leave by LIBSVM's rule ([`can_leave`]) are left out once they are a quarter of
+    /// the level, the kept rows are solved as a smaller problem ([`solve_kept`]) with this
+    /// level's cache released first, and the level's penalties and extremes are refreshed.
+    pub(super) fn shrink_if_due(
+        &mut self,
+        problem: &BoxProblem<'_>,
+        alpha: &mut [f64],
+        v: &mut [f64],
+        ctx: &mut Context<'_, '_, '_>,
+    ) -> Result<Shrunk> {
+        if ctx.shrinks_left == 0 || ctx.tracker.steps_taken < self.next_shrink {
+            return Ok(Shrunk::No);
+        }
+        let params = ctx.params;
+        let m = problem.n_samples();
+        self.next_shrink = ctx.tracker.steps_taken + SHRINK_EVERY;
+        let kept: Vec<usize> = (0..m)
+            .filter(|&t| !can_leave(self.up[t], self.low[t], v[t], &self.ext))
+            .collect();
+        if kept.len() * 4 > 3 * m {
+            return Ok(Shrunk::No);
+        }
+        ctx.shrinks_left -= 1;
+        ctx.shrinks += 1;
+        if params.verbose {
+            ctx.monitor
+                .log(&format!("shrinking to {} of {m} samples", kept.len()));
+        }
+        // One cache at a time: this level's columns go before the smaller problem fills its
+        // own (cache_size bounds the fit's columns at every depth).
+        ctx.totals.merge(&Totals::of(&self.cache, m, 0));
+        self.cache = params.column_cache(m);
+        let reason = solve_kept(problem, alpha, v, &kept, ctx)?;
+        if reason != ExitReason::Converged {
+            return Ok(Shrunk::Stop(reason));
+        }
+        self.refresh(problem, alpha, v);
+        if self.violation(params.tol).is_some() {
+            ctx.rejoins += 1;
+        }
+        Ok(Shrunk::Solved)
     }
-    for t in 0..m {
-        set_penalties(level.up, level.low, t, alpha[t], y[t], c[t]);
-    }
-    *level.ext = pass(v, level.up, level.low, None);
-    if level.ext.up_val - level.ext.low_val > params.tol {
-        ctx.rejoins += 1;
-    }
-    Ok(Shrunk::Solved)
 }
 
 /// Solves the problem restricted to the rows `kept` (the others keep their α), then brings v
 /// of the left-out rows up to date exactly: v_r −= Σ_s Δα_s y_s k(x_s, x_r) over the kept
 /// variables that moved.
-pub(super) fn solve_kept(
+fn solve_kept(
     problem: &BoxProblem<'_>,
     alpha: &mut [f64],
     v: &mut [f64],
@@ -710,7 +744,7 @@ type Update<'c> = (Column<'c>, Column<'c>, f64, f64);
 /// v ← v − (w_i k(·, x_i) + w_j k(·, x_j)) (when `update` is given), fused with the search for
 /// argmax_{I_up} v (first index on ties) and min_{I_low} v; in parallel chunks merged in order,
 /// so the result does not depend on the thread count.
-pub(super) fn pass(v: &mut [f64], up: &[f64], low: &[f64], update: Option<Update<'_>>) -> Extremes {
+fn pass(v: &mut [f64], up: &[f64], low: &[f64], update: Option<Update<'_>>) -> Extremes {
     let n = v.len();
     let chunk = n.div_ceil(current_num_threads()).max(CHUNK);
     let work = n * if update.is_some() { 3 } else { 1 };

@@ -23,11 +23,11 @@
 //! [`working_set_size`].
 
 use super::ExitReason;
+use super::engine::Totals;
 use super::smo::{
-    CHUNK, Context, Extremes, Level, Shrunk, TAU, dual_objective, pair_update, pass,
-    rounding_per_weight, scan_only, set_penalties, shrink_if_due,
+    CHUNK, Context, Extremes, Level, Shrunk, TAU, dual_objective, pair_update, rounding_per_weight,
+    scan_only, set_penalties, step_kind,
 };
-use super::{StepKind, engine::Totals};
 use crate::error::Result;
 use crate::kernel::{Column, ColumnCache, Kernel};
 use crate::parallel::{current_num_threads, map_chunks};
@@ -74,20 +74,21 @@ pub(super) fn working_set_size(
 ) -> usize {
     let m = problem.n_samples();
     let kernel = problem.kernel();
+    if kernel.kernel() == Kernel::Precomputed {
+        return 0;
+    }
     // W and as many other columns (the retained half and the next round's candidates).
     let room = (capacity / 2).min(m) & !1;
-    let q = match params.working_set {
-        Some(0) => return 0,
-        Some(q) => q.min(room) & !1,
-        None if kernel.tiles_pay() && m >= MIN_ROWS && kernel.data().n_cols() >= MIN_FEATURES => {
-            AUTO_WORKING_SET.min(room) / 8 * 8
+    match params.working_set {
+        Some(q) => {
+            let q = q.min(room) & !1;
+            if q >= 2 { q } else { 0 }
         }
-        None => return 0,
-    };
-    if kernel.kernel() == Kernel::Precomputed || q < MIN_WORKING_SET.min(m & !1).max(2) {
-        0
-    } else {
-        q
+        None if kernel.tiles_pay() && m >= MIN_ROWS && kernel.data().n_cols() >= MIN_FEATURES => {
+            let q = AUTO_WORKING_SET.min(room) / 8 * 8;
+            if q >= MIN_WORKING_SET { q } else { 0 }
+        }
+        None => 0,
     }
 }
 
@@ -98,7 +99,7 @@ pub(super) fn run_blocked(
     alpha: &mut [f64],
     v: &mut [f64],
     ctx: &mut Context<'_, '_, '_>,
-    mut cache: ColumnCache,
+    cache: ColumnCache,
     q: usize,
 ) -> Result<ExitReason> {
     let params = ctx.params;
@@ -107,21 +108,14 @@ pub(super) fn run_blocked(
     let kernel = problem.kernel();
     let diag = kernel.diagonal();
     let per_weight = rounding_per_weight(&cache, diag);
-    let mut up = vec![0.0; m];
-    let mut low = vec![0.0; m];
-    for t in 0..m {
-        set_penalties(&mut up, &mut low, t, alpha[t], y[t], c[t]);
-    }
-    let mut ext = pass(v, &up, &low, None);
-    let mut next_shrink = ctx.tracker.steps_taken + super::smo::SHRINK_EVERY;
+    let mut level = Level::new(problem, alpha, v, cache, ctx);
     let mut work: Vec<usize> = Vec::new();
     let mut member = vec![false; m];
     let mut rounds = 0u64;
     let exit = loop {
-        let violation = ext.up_val - ext.low_val;
-        if !(violation > params.tol) || ext.up_idx == usize::MAX {
+        let Some(violation) = level.violation(params.tol) else {
             break ExitReason::Converged;
-        }
+        };
         let objective = dual_objective(alpha, y, v);
         if params
             .max_iter
@@ -135,18 +129,11 @@ pub(super) fn run_blocked(
             objective,
             violation,
             n_sv,
-            cache.columns_computed(),
+            level.cache.columns_computed(),
         )? {
             break reason;
         }
-        let mut level = Level {
-            up: &mut up,
-            low: &mut low,
-            ext: &mut ext,
-            cache: &mut cache,
-            next_shrink: &mut next_shrink,
-        };
-        match shrink_if_due(problem, alpha, v, &mut level, ctx)? {
+        match level.shrink_if_due(problem, alpha, v, ctx)? {
             Shrunk::No => {}
             Shrunk::Solved => {
                 // The level's rows are the same; its cache was released for the smaller one.
@@ -155,7 +142,14 @@ pub(super) fn run_blocked(
             }
             Shrunk::Stop(reason) => break reason,
         }
-        work = select_working_set(v, &up, &low, &work, q, &mut member);
+        let Level {
+            up,
+            low,
+            ext,
+            cache,
+            ..
+        } = &mut level;
+        work = select_working_set(v, up, low, &work, q, &mut member);
         let slots = cache.fetch_all(kernel, &work);
         work.truncate(slots.len());
         let columns: Vec<Column<'_>> = slots.iter().map(|&s| cache.column(s)).collect();
@@ -169,7 +163,7 @@ pub(super) fn run_blocked(
         let mut moves: Vec<(Column<'_>, f64)> = Vec::new();
         let mut moved_weight = 0.0;
         for (k, &t) in work.iter().enumerate() {
-            set_penalties(&mut up, &mut low, t, alpha[t], y[t], c[t]);
+            set_penalties(up, low, t, alpha[t], y[t], c[t]);
             let w = y[t] * (alpha[t] - old[k]);
             if w != 0.0 {
                 moves.push((columns[k], w));
@@ -181,7 +175,7 @@ pub(super) fn run_blocked(
             // what double precision resolves.
             break ExitReason::NoProgress;
         }
-        ext = update_pass(v, &up, &low, &moves);
+        *ext = update_pass(v, up, low, &moves);
         ctx.drift += per_weight * moved_weight;
     };
     if params.verbose {
@@ -189,7 +183,7 @@ pub(super) fn run_blocked(
             "blocked working sets of {q} on {m} samples: {rounds} rounds"
         ));
     }
-    ctx.totals.merge(&Totals::of(&cache, m, 0));
+    ctx.totals.merge(&Totals::of(&level.cache, m, 0));
     Ok(exit)
 }
 
@@ -356,12 +350,7 @@ impl<'w> SubProblem<'w> {
             for ((vb, &a), &b) in self.v.iter_mut().zip(ki).zip(kj) {
                 *vb -= wi * a + wj * b;
             }
-            let bound = |a: f64, ca: f64| a == 0.0 || a == ca;
-            let kind = if bound(new_i, c[ti]) || bound(new_j, c[tj]) {
-                StepKind::SwapDrop
-            } else {
-                StepKind::SwapAdd
-            };
+            let kind = step_kind(new_i, c[ti], new_j, c[tj]);
             ctx.steps.count(kind);
             ctx.tracker
                 .record(ctx.monitor, alpha, objective, violation, kind, 0);
