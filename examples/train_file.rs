@@ -26,6 +26,8 @@ options:
   -e TOL          solver tolerance (default: the model's)
   --loss LOSS     SVC loss: hinge (default) or squared_hinge
   --algorithm A   solver: swap (default), swap2o, mfw, fw, bc, ky
+  --working-set Q hinge loss: 0 for per-step pairs, Q for blocked working sets of Q samples
+                  (default: chosen from the data)
   --svr           fit a regression model (SVR) instead of a classifier
   --one-class     fit a one-class model (labels are ignored)
   --nu NU         nu of --svr (default 0.2 * n_samples) or --one-class (default 0.1)
@@ -44,6 +46,7 @@ struct Options {
     tol: Option<f64>,
     loss: Option<String>,
     algorithm: Option<String>,
+    working_set: Option<usize>,
     svr: bool,
     one_class: bool,
     nu: Option<f64>,
@@ -73,6 +76,13 @@ fn parse(args: &[String]) -> Result<Option<Options>, String> {
             "--nu" => o.nu = Some(number("--nu", value("--nu")?)?),
             "--loss" => o.loss = Some(value("--loss")?),
             "--algorithm" => o.algorithm = Some(value("--algorithm")?),
+            "--working-set" => {
+                let v = value("--working-set")?;
+                o.working_set = Some(
+                    v.parse()
+                        .map_err(|_| format!("--working-set needs a whole number, got {v:?}"))?,
+                );
+            }
             "--save" => o.save = Some(value("--save")?),
             "--predictions" => o.predictions = Some(value("--predictions")?),
             "--svr" => o.svr = true,
@@ -202,6 +212,9 @@ fn run(o: &Options) -> fwsvm::Result<()> {
         predicted
     } else {
         let mut params = Svc::params().kernel(kernel).verbose(verbose);
+        if o.working_set.is_some() {
+            params = params.working_set(o.working_set);
+        }
         if let Some(c) = o.c {
             params = params.c(c);
         }

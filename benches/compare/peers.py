@@ -31,7 +31,7 @@ seeds) and every tool (oneDAL is scikit-learn-intelex's ``sklearnex.svm.SVC``):
 
 The tables (Markdown, one per dataset) are printed and, with ``--write``, replace the section
 between ``<!-- peers-tuned:begin -->`` and ``<!-- peers-tuned:end -->`` of that file
-(``peers-untuned`` with ``--no-tune``, which skips the search and uses C = 1 for every tool:
+(``peers-untuned`` with ``--no-tune``, which skips the search and uses C = 1 (``--C``) for every tool:
 for the largest files; ``peers-linear-tuned``/``peers-linear-untuned`` with ``--kernel linear``);
 ``--json`` keeps the raw results.
 """
@@ -416,7 +416,9 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3, help="final fits per tool (the median is reported)")
     parser.add_argument("--grid-budget", type=float, default=900.0, help="seconds per tool for the C search")
     parser.add_argument("--fit-timeout", type=float, default=900.0, help="seconds per final fit process")
-    parser.add_argument("--no-tune", action="store_true", help="skip the C search: C = 1 for every tool (large data)")
+    parser.add_argument("--no-tune", action="store_true", help="skip the C search: C = 1 (or --C) for every tool (large data)")
+    parser.add_argument("--C", type=float, default=1.0, help="with --no-tune: the C of every tool (default 1)")
+    parser.add_argument("--gamma", type=float, help="γ for every dataset instead of the list's (e.g. 2 for the checkerboard)")
     parser.add_argument("--write", help="Markdown file whose peers section is replaced")
     parser.add_argument("--json", help="write the raw results here")
     args = parser.parse_args()
@@ -424,6 +426,7 @@ def main() -> None:
     all_rows: dict[str, list[dict]] = {}
     chosen = [d for d in DATASETS if not args.datasets or d[0] in args.datasets]
     for name, train, test, gamma in chosen:
+        gamma = args.gamma if args.gamma is not None else gamma
         if not train.startswith(("sklearn:", "gen:")):
             missing = [f for f in (train, test) if f and not (Path(args.data) / one_vs_rest(f)[0]).exists()]
             if missing:
@@ -434,7 +437,7 @@ def main() -> None:
         rows = []
         for tool in tools:
             if args.no_tune:
-                grid, finished = [(1.0, 0.0, 0.0)], True
+                grid, finished = [(args.C, 0.0, 0.0)], True
             else:
                 grid, finished = run(grid_worker, (args.data, train, test, gamma, tool, args.kernel), args.grid_budget)
             tuning_s = sum(t for _, _, t in grid)

@@ -324,6 +324,79 @@ pub(super) fn add_expansion_blocked(
     true
 }
 
+/// [`KernelMatrix::add_expansion`] on transposed data ([`KernelMatrix::tiles_pay`]): per
+/// chunk of rows, the queries eight at a time as one register tile, each query's kernel values
+/// (the values of the one-query path, bit for bit) added in the order of `rows`, so the result
+/// is the one-query path's. Returns `false` (and does nothing) when the queries have another
+/// number of features than the data.
+pub(super) fn add_expansion_tiled(
+    km: &KernelMatrix<'_>,
+    queries: &Features<'_>,
+    rows: &[usize],
+    coef: &[f64],
+    out: &mut [f64],
+) -> bool {
+    let Some(x) = km.feature_major() else {
+        return false;
+    };
+    let d = km.data().n_cols();
+    if queries.n_cols() != d {
+        return false;
+    }
+    let kind = km.kernel().norm_kind();
+    let l1 = kind == super::NormKind::L1;
+    // The query norms as the one-query path takes them: of the query as a dense row.
+    let mut dense = vec![0.0; d];
+    let qnorms: Vec<f64> = rows
+        .iter()
+        .map(|&t| {
+            dense.iter_mut().for_each(|v| *v = 0.0);
+            match queries {
+                Features::Dense(q) => dense.copy_from_slice(q.row(t)),
+                Features::Sparse(q) => {
+                    let (idx, val) = q.row(t);
+                    for (&f, &v) in idx.iter().zip(val) {
+                        dense[f as usize] = v;
+                    }
+                }
+            }
+            match kind {
+                super::NormKind::SquaredL2 => super::dot::sq_norm(&dense),
+                super::NormKind::L1 => super::dot::l1_norm(&dense),
+                super::NormKind::None => 0.0,
+            }
+        })
+        .collect();
+    let tables: Vec<QueryTable> = rows
+        .chunks(BLOCK)
+        .map(|block| QueryTable::new(queries, block).expect("low-dimensional queries"))
+        .collect();
+    let work = out.len() * rows.len() * (d + 4);
+    for_each_chunk(out, EXPANSION_ROWS, work, |lo, chunk| {
+        let n = chunk.len();
+        let mut values = vec![0.0; n * BLOCK];
+        let norms = if km.norms().is_empty() {
+            &[][..]
+        } else {
+            &km.norms()[lo..lo + n]
+        };
+        for (b, table) in tables.iter().enumerate() {
+            x.products_block(&table.table, l1, lo, &mut values);
+            let first = b * BLOCK;
+            let count = BLOCK.min(rows.len() - first);
+            for c in 0..count {
+                let column = &mut values[c * n..(c + 1) * n];
+                km.outer(column, norms, qnorms[first + c]);
+                let w = coef[first + c];
+                for (o, &k) in chunk.iter_mut().zip(column.iter()) {
+                    *o += w * k;
+                }
+            }
+        }
+    });
+    true
+}
+
 /// Rows per task of [`add_expansion_blocked`] (as the single-query expansion).
 const EXPANSION_ROWS: usize = 1024;
 

@@ -448,6 +448,9 @@ impl<'a> KernelMatrix<'a> {
         {
             return;
         }
+        if self.tiles_pay() && super::block::add_expansion_tiled(self, queries, rows, coef, out) {
+            return;
+        }
         let work = out.len() * rows.len() * self.data.n_cols().max(1);
         for_each_chunk(out, EXPANSION_ROWS, work, |lo, chunk| {
             let mut column = vec![0.0; chunk.len()];

@@ -261,8 +261,8 @@ pub struct SolverParams {
     /// algorithms on problems of at least a few thousand samples; not with `sample_size` or a
     /// precomputed kernel.
     pub shrinking: bool,
-    /// The hinge loss's working set: `None` chooses (blocked working sets on dense data of
-    /// 16–64 features and at least 10⁴ rows, per-step pairs elsewhere; see the `smo_blocked`
+    /// The hinge loss's working set: `None` chooses (blocked working sets of 64 on dense data of
+    /// 8–64 features and at least 2,000 rows, per-step pairs elsewhere; see the `smo_blocked`
     /// module), `Some(0)` takes per-step pairs (LIBSVM's scheme), `Some(q)` blocked working
     /// sets of q samples (at most half the columns the cache holds). Other losses ignore it.
     pub working_set: Option<usize>,

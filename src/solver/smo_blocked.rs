@@ -33,22 +33,24 @@ use crate::kernel::{Column, ColumnCache, Kernel};
 use crate::parallel::{current_num_threads, map_chunks};
 use crate::problem::BoxProblem;
 
-/// The automatic rule's working set: q = 256 where the cache holds 2q columns.
-const AUTO_WORKING_SET: usize = 256;
+/// The automatic rule's working set: q = 64 where the cache holds 2q columns (make_classification
+/// 7·10⁴ × 20, one thread: q 32 4.52 s, 64 4.41–4.46 s, 128 4.54–4.62 s, 256 4.91–4.98 s).
+const AUTO_WORKING_SET: usize = 64;
 
 /// ... and no blocked working sets below this q (the cache holds too few columns: 10⁶ rows at
 /// the default 200 MB hold 50 `f32` columns).
 const MIN_WORKING_SET: usize = 16;
 
-/// The automatic rule takes blocked working sets from this many rows (below it a column is
-/// cheap and per-step pairs converge in fewer kernel values).
-const MIN_ROWS: usize = 10_000;
+/// The automatic rule takes blocked working sets from this many rows (the size from which a
+/// problem is shrunk; satimage's 4,435 rows fit in 0.030 s blocked, 0.039 s by pairs).
+const MIN_ROWS: usize = 2_000;
 
 /// ... and from this many features: on narrower data a column is dominated by its m `exp`s,
-/// which a tile does not share, and per-step pairs, needing fewer columns, stay faster
-/// (measured: checkerboard 10⁵ × 2 at C 10, 3.6 s per-step vs 5.1 s blocked; shuttle × 9,
-/// 0.95 s vs 1.07 s; make_classification 7·10⁴ × 20, 7.9 s vs 5.8 s).
-const MIN_FEATURES: usize = 16;
+/// which a tile does not share, and per-step pairs, needing fewer columns, stay as fast or
+/// faster (one thread, q 64 against pairs: checkerboard 10⁵ × 2 at C 10, 4.80 s vs 3.59 s;
+/// make_classification 5·10⁴ × 4, 1.81 s vs 1.73 s; × 6, 3.93 s vs 4.10 s; shuttle × 9,
+/// 0.68 s vs 0.87 s; make_classification 7·10⁴ × 20, 4.41 s vs 6.66 s).
+const MIN_FEATURES: usize = 8;
 
 /// Sub-problem steps per working-set member, at most, in one round.
 const LOCAL_STEPS_PER_MEMBER: usize = 10;
