@@ -151,3 +151,21 @@ def test_certificate_holds_on_every_row_of_real_valued_data(name: str, gamma: fl
     grow = np.where(y_pm > 0, alpha < C, alpha > 0)
     shrink = np.where(y_pm > 0, alpha > 0, alpha < C)
     assert v[grow].max() - v[shrink].min() <= tol * (1 + 1e-6)
+
+
+@pytest.mark.parametrize("C", [1.0, 30.0])
+def test_blocked_working_sets_give_libsvms_model(C: float, capfd) -> None:
+    # Dense data of 8–64 features and ≥ 2,000 rows take blocked working sets by default: the
+    # same model as LIBSVM's, binary and one-vs-one with class weights.
+    X, y = make_classification(n_samples=3600, n_features=12, n_informative=8, n_classes=3, flip_y=0.03,
+                               random_state=4)
+    X = StandardScaler().fit_transform(X)
+    binary = (y == 0).astype(int)
+    ours = SVC(loss="hinge", C=C, gamma=0.05, tol=1e-6, verbose=2).fit(X, binary)
+    assert "blocked working sets of 64 on 3600 samples" in capfd.readouterr().err
+    theirs = SkSVC(C=C, gamma=0.05, tol=1e-6).fit(X, binary)
+    _assert_same_model(ours, theirs, X)
+    weights = {0: 2.0, 1: 0.5, 2: 1.0}
+    ours = SVC(loss="hinge", C=C, gamma=0.05, tol=1e-6, class_weight=weights, decision_function_shape="ovo").fit(X, y)
+    theirs = SkSVC(C=C, gamma=0.05, tol=1e-6, class_weight=weights, decision_function_shape="ovo").fit(X, y)
+    _assert_same_model(ours, theirs, X)
