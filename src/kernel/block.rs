@@ -12,6 +12,7 @@
 //! (row order of the stored values, or of the features), so a block column equals the single
 //! column bit for bit; the kernel's outer function is then the same call per column.
 
+use super::bits::Value;
 use super::matrix::KernelMatrix;
 use crate::data::Features;
 use crate::parallel::for_each_chunk;
@@ -151,83 +152,59 @@ impl KernelMatrix<'_> {
         outs: &mut [&mut [f64]],
         scratch: &mut super::QueryScratch,
     ) {
-        assert!(js.len() <= BLOCK && js.len() == outs.len());
-        // A tile serves eight queries: one column alone is cheaper on its own path.
-        if self.tiles_pay() && js.len() > 1 {
-            self.tile_columns(js, outs, scratch, |k| k);
-            return;
-        }
-        let data = self.data();
-        let table = if self.block_path() {
-            QueryTable::new(&data, js)
-        } else {
-            None
+        let finish = |products: &mut [f64], norms: &[f64], qnorm: f64, out: &mut [f64]| {
+            self.outer(products, norms, qnorm);
+            out.copy_from_slice(products);
         };
-        let Some(table) = table else {
+        if !self.columns_with(js, outs, finish) {
             for (&j, out) in js.iter().zip(outs.iter_mut()) {
                 self.column(j, out, scratch);
             }
-            return;
-        };
-        let m = self.n_rows();
-        let mut dots = vec![0.0; m * BLOCK];
-        let work = match &data {
-            Features::Dense(x) => m * x.n_cols(),
-            Features::Sparse(x) => x.nnz() + m,
-        };
-        for_each_chunk(&mut dots, ROWS * BLOCK, work, |lo, chunk| {
-            products(&data, &table.table, lo / BLOCK, chunk);
-        });
-        for (c, (&j, out)) in js.iter().zip(outs.iter_mut()).enumerate() {
-            for (r, o) in out.iter_mut().enumerate() {
-                *o = dots[r * BLOCK + c];
-            }
-            self.outer_column(j, out);
         }
     }
 
-    /// [`KernelMatrix::columns`] rounded to `f32` (for a column cache that stores `f32`): the
-    /// register tile's values are rounded straight into `outs`; the other paths compute into
-    /// `wide` (m values a column) first.
+    /// [`KernelMatrix::columns`] in `f32` (for a column cache that stores `f32`), equal bit for
+    /// bit to [`KernelMatrix::column_f32`] of each.
     pub fn columns_f32(
         &self,
         js: &[usize],
         outs: &mut [&mut [f32]],
-        wide: &mut Vec<f64>,
         scratch: &mut super::QueryScratch,
     ) {
-        assert!(js.len() <= BLOCK && js.len() == outs.len());
-        if self.tiles_pay() && js.len() > 1 {
-            self.tile_columns(js, outs, scratch, |k| k as f32);
-            return;
-        }
-        let m = self.n_rows();
-        wide.resize(m * js.len(), 0.0);
-        let mut wides: Vec<&mut [f64]> = wide.chunks_mut(m).collect();
-        self.columns(js, &mut wides, scratch);
-        for (out, w) in outs.iter_mut().zip(wide.chunks(m)) {
-            for (o, &v) in out.iter_mut().zip(w) {
-                *o = v as f32;
+        let finish = |products: &mut [f64], norms: &[f64], qnorm: f64, out: &mut [f32]| {
+            self.outer_f32(products, norms, qnorm, out);
+        };
+        if !self.columns_with(js, outs, finish) {
+            for (&j, out) in js.iter().zip(outs.iter_mut()) {
+                self.column_f32(j, out, scratch);
             }
         }
     }
 
-    /// The block of columns as one register tile over the transposed data
-    /// ([`KernelMatrix::tiles_pay`]): per chunk of rows the tile of inner products (or L1
-    /// distances) and the kernel's outer function while the chunk is in cache, then each
-    /// column's runs stored through `store` (the identity, or the rounding to `f32`).
-    fn tile_columns<T: Copy + Send>(
+    /// The block of columns from one pass over the data, when that pays: the register tile
+    /// over the transposed data ([`KernelMatrix::tiles_pay`], two or more columns) or the query
+    /// table ([`KernelMatrix::block_path`]). Per chunk of [`ROWS`] rows the inner products (or
+    /// L1 distances) of each column go through `finish` (the kernel's outer function, into the
+    /// column's rows) while the chunk is in cache. Returns `false` (nothing done) otherwise.
+    fn columns_with<T: Value>(
         &self,
         js: &[usize],
         outs: &mut [&mut [T]],
-        scratch: &mut super::QueryScratch,
-        store: impl Fn(f64) -> T,
-    ) {
-        let x = self
-            .feature_major()
-            .expect("tiles_pay: the data are transposed");
+        finish: impl Fn(&mut [f64], &[f64], f64, &mut [T]) + Sync,
+    ) -> bool {
+        assert!(js.len() <= BLOCK && js.len() == outs.len());
         let data = self.data();
-        let table = QueryTable::new(&data, js).expect("low-dimensional data fits a table");
+        let tile = if self.tiles_pay() && js.len() > 1 {
+            self.feature_major()
+        } else {
+            None
+        };
+        if tile.is_none() && !self.block_path() {
+            return false;
+        }
+        let Some(table) = QueryTable::new(&data, js) else {
+            return false;
+        };
         let m = self.n_rows();
         let norms = self.norms();
         let qnorms: Vec<f64> = js
@@ -235,33 +212,58 @@ impl KernelMatrix<'_> {
             .map(|&j| if norms.is_empty() { 0.0 } else { norms[j] })
             .collect();
         let l1 = self.kernel().norm_kind() == super::NormKind::L1;
-        let tile = &mut scratch.tile;
-        tile.resize(m * BLOCK, 0.0);
-        let work = m * (data.n_cols() + 4) * js.len();
-        for_each_chunk(&mut tile[..], ROWS * BLOCK, work, |lo, chunk| {
-            let (row, n) = (lo / BLOCK, chunk.len() / BLOCK);
-            x.products_block(&table.table, l1, row, chunk);
-            let norms = if norms.is_empty() {
-                &[][..]
-            } else {
-                &norms[row..row + n]
-            };
-            for (c, &qnorm) in qnorms.iter().enumerate() {
-                self.outer(&mut chunk[c * n..(c + 1) * n], norms, qnorm);
+        // The columns' rows split by chunks: parts[k][c] is chunk k of column c.
+        let mut parts: Vec<Vec<&mut [T]>> = (0..m.div_ceil(ROWS)).map(|_| Vec::new()).collect();
+        for out in outs.iter_mut() {
+            for (k, piece) in out.chunks_mut(ROWS).enumerate() {
+                parts[k].push(piece);
             }
-        });
-        for (c, (&j, out)) in js.iter().zip(outs.iter_mut()).enumerate() {
-            for (k, rows) in out.chunks_mut(ROWS).enumerate() {
-                let n = rows.len();
-                let run = &tile[k * ROWS * BLOCK + c * n..][..n];
-                for (o, &v) in rows.iter_mut().zip(run) {
-                    *o = store(v);
-                }
-            }
-            // The diagonal entry is exact, as in `column`.
-            out[j] = store(self.diagonal()[j]);
         }
+        let work = match &data {
+            Features::Dense(x) => m * (x.n_cols() + 4) * js.len(),
+            Features::Sparse(x) => (x.nnz() + m) * js.len(),
+        };
+        for_each_chunk(&mut parts, 1, work, |k, part| {
+            let pieces = &mut part[0];
+            let (lo, n) = (k * ROWS, pieces[0].len());
+            CHUNK_PRODUCTS.with_borrow_mut(|buf| {
+                buf.resize(2 * n * BLOCK, 0.0);
+                let (buf, dots) = buf.split_at_mut(n * BLOCK);
+                match tile {
+                    Some(x) => x.products_block(&table.table, l1, lo, buf),
+                    None => {
+                        products(&data, &table.table, lo, dots);
+                        // Row-major r·BLOCK + c to the tile's column runs c·n + r.
+                        for (r, row) in dots.chunks(BLOCK).enumerate() {
+                            for (c, &d) in row.iter().enumerate() {
+                                buf[c * n + r] = d;
+                            }
+                        }
+                    }
+                }
+                let norms = if norms.is_empty() {
+                    &[][..]
+                } else {
+                    &norms[lo..lo + n]
+                };
+                for (c, piece) in pieces.iter_mut().enumerate() {
+                    finish(&mut buf[c * n..(c + 1) * n], norms, qnorms[c], piece);
+                }
+            });
+        });
+        for (&j, out) in js.iter().zip(outs.iter_mut()) {
+            // The diagonal entry is exact, as in `column`.
+            out[j] = T::from_f64(self.diagonal()[j]);
+        }
+        true
     }
+}
+
+thread_local! {
+    /// One chunk's inner products for [`KernelMatrix::columns_with`] (twice [`ROWS`] ×
+    /// [`BLOCK`] values: the column runs and the query table's row-major sums), kept per
+    /// thread between blocks.
+    static CHUNK_PRODUCTS: std::cell::RefCell<Vec<f64>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
 /// [`KernelMatrix::add_expansion`] by blocks of [`BLOCK`] queries: out[r] += Σ_t coef_t
@@ -327,14 +329,16 @@ pub(super) fn add_expansion_blocked(
 /// [`KernelMatrix::add_expansion`] on transposed data ([`KernelMatrix::tiles_pay`]): per
 /// chunk of rows, the queries eight at a time as one register tile, each query's kernel values
 /// (the values of the one-query path, bit for bit) added in the order of `rows`, so the result
-/// is the one-query path's. Returns `false` (and does nothing) when the queries have another
-/// number of features than the data.
+/// is the one-query path's. With `rounded`, the kernel values are those of
+/// [`KernelMatrix::column_f32`] instead (the sums stay `f64`). Returns `false` (and does
+/// nothing) when the queries have another number of features than the data.
 pub(super) fn add_expansion_tiled(
     km: &KernelMatrix<'_>,
     queries: &Features<'_>,
     rows: &[usize],
     coef: &[f64],
     out: &mut [f64],
+    rounded: bool,
 ) -> bool {
     let Some(x) = km.feature_major() else {
         return false;
@@ -386,10 +390,19 @@ pub(super) fn add_expansion_tiled(
             let count = BLOCK.min(rows.len() - first);
             for c in 0..count {
                 let column = &mut values[c * n..(c + 1) * n];
-                km.outer(column, norms, qnorms[first + c]);
                 let w = coef[first + c];
-                for (o, &k) in chunk.iter_mut().zip(column.iter()) {
-                    *o += w * k;
+                if rounded {
+                    let mut narrow = [0.0f32; EXPANSION_ROWS];
+                    let narrow = &mut narrow[..n];
+                    km.outer_f32(column, norms, qnorms[first + c], narrow);
+                    for (o, &k) in chunk.iter_mut().zip(narrow.iter()) {
+                        *o += w * f64::from(k);
+                    }
+                } else {
+                    km.outer(column, norms, qnorms[first + c]);
+                    for (o, &k) in chunk.iter_mut().zip(column.iter()) {
+                        *o += w * k;
+                    }
                 }
             }
         }

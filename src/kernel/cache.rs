@@ -75,9 +75,7 @@ impl Column<'_> {
 #[derive(Debug)]
 enum Store {
     F64(Vec<Vec<f64>>),
-    /// The columns, and the `f64` buffer a column is computed into before rounding (unused,
-    /// and so never allocated, on indicator data).
-    F32(Vec<Vec<f32>>, Vec<f64>),
+    F32(Vec<Vec<f32>>),
 }
 
 /// A bounded cache of base-kernel columns, each of length m.
@@ -112,10 +110,7 @@ impl ColumnCache {
             CachePrecision::Auto => columns_of(std::mem::size_of::<f64>()) < m,
         };
         let (per_value, store) = if f32_storage {
-            (
-                std::mem::size_of::<f32>(),
-                Store::F32(Vec::new(), Vec::new()),
-            )
+            (std::mem::size_of::<f32>(), Store::F32(Vec::new()))
         } else {
             (std::mem::size_of::<f64>(), Store::F64(Vec::new()))
         };
@@ -184,9 +179,7 @@ impl ColumnCache {
             .expect("an evictable slot: capacity is at least two and only `keep` is protected");
         match &mut self.store {
             Store::F64(columns) => kernel.column(j, &mut columns[slot], &mut self.scratch),
-            Store::F32(columns, wide) => {
-                kernel.column_f32(j, &mut columns[slot], wide, &mut self.scratch)
-            }
+            Store::F32(columns) => kernel.column_f32(j, &mut columns[slot], &mut self.scratch),
         }
         self.slot_of[j] = slot as u32;
         self.last_used[slot] = self.clock;
@@ -298,14 +291,14 @@ impl ColumnCache {
                 }
                 kernel.columns(batch, &mut outs, &mut self.scratch);
             }
-            Store::F32(columns, wide) => {
+            Store::F32(columns) => {
                 let mut outs: Vec<&mut [f32]> = Vec::with_capacity(slots.len());
                 let mut by_slot: Vec<Option<&mut Vec<f32>>> =
                     columns.iter_mut().map(Some).collect();
                 for &slot in slots {
                     outs.push(by_slot[slot].take().expect("distinct slots"));
                 }
-                kernel.columns_f32(batch, &mut outs, wide, &mut self.scratch);
+                kernel.columns_f32(batch, &mut outs, &mut self.scratch);
             }
         }
     }
@@ -336,7 +329,7 @@ impl ColumnCache {
         let m = self.m;
         let pushed = match &mut self.store {
             Store::F64(columns) => try_zeroed(m, must).map(|c| columns.push(c)),
-            Store::F32(columns, _) => try_zeroed(m, must).map(|c| columns.push(c)),
+            Store::F32(columns) => try_zeroed(m, must).map(|c| columns.push(c)),
         };
         if pushed.is_none() {
             self.capacity = self.len();
@@ -348,7 +341,7 @@ impl ColumnCache {
     pub fn column(&self, slot: usize) -> Column<'_> {
         match &self.store {
             Store::F64(columns) => Column::F64(&columns[slot]),
-            Store::F32(columns, _) => Column::F32(&columns[slot]),
+            Store::F32(columns) => Column::F32(&columns[slot]),
         }
     }
 }
@@ -387,20 +380,38 @@ mod tests {
     }
 
     #[test]
-    fn float32_columns_are_the_rounded_float64_columns() {
+    fn float32_columns_are_within_their_bound_of_the_float64_columns() {
         let values: Vec<f64> = (0..40).map(|v| (v as f64 * 0.37).sin()).collect();
         let data = DenseMatrix::new(values, 20, 2).expect("shape");
-        let km = KernelMatrix::new(Kernel::Rbf { gamma: 0.7 }, Features::Dense(data.view()));
-        let mut wide = ColumnCache::with_precision(20, 1 << 20, CachePrecision::Float64);
-        let mut narrow = ColumnCache::with_precision(20, 1 << 20, CachePrecision::Float32);
-        for j in [0, 7, 19] {
-            let (a, b) = (wide.fetch(&km, j, None), narrow.fetch(&km, j, None));
-            let (a, b) = (wide.column(a), narrow.column(b));
-            assert!(matches!(b, Column::F32(_)));
-            for i in 0..20 {
-                assert_eq!(b.get(i), f64::from(a.get(i) as f32));
+        let poly = Kernel::Poly {
+            gamma: 0.5,
+            coef0: 1.0,
+            degree: 3,
+        };
+        for kernel in [
+            Kernel::Rbf { gamma: 0.7 },
+            Kernel::Laplacian { gamma: 0.3 },
+            poly,
+        ] {
+            let km = KernelMatrix::new(kernel, Features::Dense(data.view()));
+            let mut wide = ColumnCache::with_precision(20, 1 << 20, CachePrecision::Float64);
+            let mut narrow = ColumnCache::with_precision(20, 1 << 20, CachePrecision::Float32);
+            let k_max = km.diagonal().iter().fold(1.0f64, |a, &d| a.max(d));
+            let bound = km.f32_error() * k_max * 2f64.powi(-24);
+            for j in [0, 7, 19] {
+                let (a, b) = (wide.fetch(&km, j, None), narrow.fetch(&km, j, None));
+                let (a, b) = (wide.column(a), narrow.column(b));
+                assert!(matches!(b, Column::F32(_)));
+                for i in 0..20 {
+                    let err = (b.get(i) - a.get(i)).abs();
+                    assert!(err <= bound, "{kernel:?} ({i}, {j}): {err:e} > {bound:e}");
+                    if kernel == poly {
+                        assert_eq!(b.get(i), f64::from(a.get(i) as f32));
+                    }
+                }
             }
         }
+        let km = KernelMatrix::new(Kernel::Rbf { gamma: 0.7 }, Features::Dense(data.view()));
         // LRU with two slots: the third column evicts the least recently used.
         let mut two = ColumnCache::with_precision(20, 2 * 20 * 4, CachePrecision::Float32);
         assert_eq!(two.capacity(), 2);

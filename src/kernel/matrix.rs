@@ -6,7 +6,7 @@ use super::dot::{
     binary_gather_dot, dense_dot, dense_l1, l1_norm, sparse_dense_dot, sparse_dense_l1,
     sparse_gather_dot, sparse_sparse_dot, sparse_sparse_l1, sq_norm,
 };
-use super::exp::exp_in_place;
+use super::exp::{F32_EXP_ERROR, exp_in_place, exp_in_place_f32};
 use super::feature_major::FeatureMajor;
 use super::{Kernel, NormKind};
 use crate::data::{CsrView, Features};
@@ -30,8 +30,6 @@ pub struct QueryScratch {
     dense: Vec<f64>,
     bits: Vec<u64>,
     row: Vec<f64>,
-    /// The register tile's output, kept between blocks of columns (m × 8 values).
-    pub(super) tile: Vec<f64>,
 }
 
 impl QueryScratch {
@@ -299,37 +297,86 @@ impl<'a> KernelMatrix<'a> {
         self.by_feature.as_ref()
     }
 
-    /// Turns the inner products ⟨x_i, x_j⟩ in `out` into column j of the kernel (the outer
-    /// function, and the exact diagonal entry), as [`KernelMatrix::column`] does.
-    pub(super) fn outer_column(&self, j: usize, out: &mut [f64]) {
-        let (norms, qnorm) = if self.norms.is_empty() {
-            (&[][..], 0.0)
-        } else {
-            (&self.norms[..], self.norms[j])
-        };
-        self.outer(out, norms, qnorm);
-        out[j] = self.diag[j];
-    }
-
-    /// [`KernelMatrix::column`] rounded to `f32` (for a column cache that stores `f32`).
-    /// Indicator data is looked up straight into `out`; the other paths compute the column in
-    /// `f64` into `wide` (resized to m) first.
-    pub fn column_f32(
-        &self,
-        j: usize,
-        out: &mut [f32],
-        wide: &mut Vec<f64>,
-        scratch: &mut QueryScratch,
-    ) {
+    /// [`KernelMatrix::column`] in `f32` (for a column cache that stores `f32`): the inner
+    /// products in `f64` chunk by chunk, then [`KernelMatrix::outer_f32`] straight into `out`
+    /// (indicator data is looked up into `out`). Each value is within
+    /// [`KernelMatrix::f32_error`] of the exact one.
+    pub fn column_f32(&self, j: usize, out: &mut [f32], scratch: &mut QueryScratch) {
         if let Some(bits) = &self.bits {
             self.lookup_all(bits, &bits.row_query(j)[..bits.words()], bits.count(j), out);
-            out[j] = self.diag[j] as f32;
-        } else {
-            wide.resize(out.len(), 0.0);
-            self.column(j, wide, scratch);
-            for (o, &v) in out.iter_mut().zip(wide.iter()) {
+        } else if self.kernel == Kernel::Precomputed {
+            let mut wide = vec![0.0; out.len()];
+            self.column(j, &mut wide, scratch);
+            for (o, &v) in out.iter_mut().zip(&wide) {
                 *o = v as f32;
             }
+        } else {
+            let qnorm = if self.norms.is_empty() {
+                0.0
+            } else {
+                self.norms[j]
+            };
+            if let Some(x) = &self.by_feature {
+                x.row_into(j, &mut scratch.row);
+                let (q, l1) = (&scratch.row[..], self.kernel.norm_kind() == NormKind::L1);
+                let work = out.len() * (q.len() + 1);
+                self.chunks_f32(out, work, qnorm, |lo, buf| x.products(q, l1, lo, buf));
+            } else {
+                match &self.data {
+                    Features::Dense(d) => {
+                        let q = Query::Dense(d.row(j));
+                        let work = d.n_rows() * d.n_cols();
+                        self.chunks_f32(out, work, qnorm, |lo, buf| {
+                            self.products_range(q, qnorm, &[], lo, buf)
+                        });
+                    }
+                    Features::Sparse(s) => {
+                        let (idx, val) = s.row(j);
+                        let dense = self.scatter(scratch, idx, val);
+                        let q = Query::Sparse(idx, val);
+                        let work = s.nnz() + s.n_rows();
+                        self.chunks_f32(out, work, qnorm, |lo, buf| {
+                            self.products_range(q, qnorm, dense, lo, buf)
+                        });
+                        self.clear(scratch, idx);
+                    }
+                }
+            }
+        }
+        out[j] = self.diag[j] as f32;
+    }
+
+    /// out (f32) chunk by chunk, in parallel over rows when `work` is large: `products(lo,
+    /// buf)` writes the inner products (or L1 distances) of rows lo.. into `buf`, then the
+    /// outer function rounds them into the chunk.
+    fn chunks_f32(
+        &self,
+        out: &mut [f32],
+        work: usize,
+        qnorm: f64,
+        products: impl Fn(usize, &mut [f64]) + Sync,
+    ) {
+        for_each_chunk(out, ROW_CHUNK, work, |lo, chunk| {
+            let mut buf = [0.0f64; ROW_CHUNK];
+            let buf = &mut buf[..chunk.len()];
+            products(lo, buf);
+            let norms = if self.norms.is_empty() {
+                &[][..]
+            } else {
+                &self.norms[lo..lo + chunk.len()]
+            };
+            self.outer_f32(buf, norms, qnorm, chunk);
+        });
+    }
+
+    /// The bound on |`column_f32` − `column`| per unit of the largest kernel value, in units of
+    /// 2⁻²⁴: a rounded `f64` value errs by half an ulp, at most 2⁻²⁴|k|; the `f32` exp of the
+    /// rbf and laplacian kernels by [`F32_EXP_ERROR`] (indicator data rounds a table of `f64`
+    /// values).
+    pub fn f32_error(&self) -> f64 {
+        match self.kernel {
+            Kernel::Rbf { .. } | Kernel::Laplacian { .. } if self.bits.is_none() => F32_EXP_ERROR,
+            _ => 1.0,
         }
     }
 
@@ -448,7 +495,9 @@ impl<'a> KernelMatrix<'a> {
         {
             return;
         }
-        if self.tiles_pay() && super::block::add_expansion_tiled(self, queries, rows, coef, out) {
+        if self.tiles_pay()
+            && super::block::add_expansion_tiled(self, queries, rows, coef, out, false)
+        {
             return;
         }
         let work = out.len() * rows.len() * self.data.n_cols().max(1);
@@ -462,6 +511,26 @@ impl<'a> KernelMatrix<'a> {
                 }
             }
         });
+    }
+
+    /// [`KernelMatrix::add_expansion`] with the kernel values of [`KernelMatrix::column_f32`]
+    /// (sums in `f64`) where the register tile computes them, each within
+    /// [`KernelMatrix::f32_error`] of the exact value; exact otherwise. For updates whose
+    /// rounding the caller charges to a bound, as it does for `f32` columns.
+    pub(crate) fn add_expansion_rounded(
+        &self,
+        queries: &Features<'_>,
+        rows: &[usize],
+        coef: &[f64],
+        out: &mut [f64],
+    ) {
+        debug_assert_eq!(rows.len(), coef.len());
+        debug_assert_eq!(out.len(), self.n_rows());
+        if !(self.tiles_pay()
+            && super::block::add_expansion_tiled(self, queries, rows, coef, out, true))
+        {
+            self.add_expansion(queries, rows, coef, out);
+        }
     }
 
     fn eval_sparse_query(
@@ -520,8 +589,27 @@ impl<'a> KernelMatrix<'a> {
     /// out[r] = k(x_{lo+r}, q). `scattered` is q as a dense vector when both q and the data are
     /// sparse (the gather path), empty otherwise.
     fn eval_range(&self, q: Query<'_>, qnorm: f64, scattered: &[f64], lo: usize, out: &mut [f64]) {
+        // Pass 1: inner products (or L1 distances); pass 2: the kernel's outer function.
+        self.products_range(q, qnorm, scattered, lo, out);
+        let norms = if self.norms.is_empty() {
+            &[][..]
+        } else {
+            &self.norms[lo..lo + out.len()]
+        };
+        self.outer(out, norms, qnorm);
+    }
+
+    /// out[r] = ⟨x_{lo+r}, q⟩, or the L1 distance for the laplacian kernel: one loop per
+    /// storage combination (`scattered` as in [`KernelMatrix::eval_range`]).
+    fn products_range(
+        &self,
+        q: Query<'_>,
+        qnorm: f64,
+        scattered: &[f64],
+        lo: usize,
+        out: &mut [f64],
+    ) {
         let l1 = self.kernel.norm_kind() == NormKind::L1;
-        // Pass 1: inner products (or L1 distances), one loop per storage combination.
         match (&self.data, q) {
             (Features::Dense(d), Query::Dense(qv)) if l1 => {
                 fill(out, lo, |i| dense_l1(d.row(i), qv))
@@ -553,13 +641,6 @@ impl<'a> KernelMatrix<'a> {
                 sparse_gather_dot(ri, rv, scattered)
             }),
         }
-        // Pass 2: the kernel's outer function.
-        let norms = if self.norms.is_empty() {
-            &[][..]
-        } else {
-            &self.norms[lo..lo + out.len()]
-        };
-        self.outer(out, norms, qnorm);
     }
 
     /// The rows' squared norms (rbf; empty for the other kernels).
@@ -571,6 +652,61 @@ impl<'a> KernelMatrix<'a> {
     /// the match hoisted out of the loop; `norms` are the rows' squared norms (rbf only).
     pub(super) fn outer(&self, out: &mut [f64], norms: &[f64], qnorm: f64) {
         outer_dispatch(self.kernel, out, norms, qnorm);
+    }
+
+    /// The outer function from the inner products (or L1 distances) in `products` (used as
+    /// scratch) into `out` in `f32`: the exponent of the rbf and laplacian kernels is computed
+    /// in `f64` as in [`KernelMatrix::outer`], its exp in `f32` ([`exp_nonpositive_f32`],
+    /// sixteen values per AVX-512 instruction); the other kernels are rounded from `f64`.
+    pub(super) fn outer_f32(
+        &self,
+        products: &mut [f64],
+        norms: &[f64],
+        qnorm: f64,
+        out: &mut [f32],
+    ) {
+        match self.kernel {
+            Kernel::Rbf { .. } | Kernel::Laplacian { .. } => {
+                exponent_f32_dispatch(self.kernel, products, norms, qnorm, out);
+                exp_f32_dispatch(out);
+            }
+            _ => {
+                self.outer(products, norms, qnorm);
+                for (o, &p) in out.iter_mut().zip(products.iter()) {
+                    *o = p as f32;
+                }
+            }
+        }
+    }
+}
+
+crate::simd::multiversion! {
+    avx512;
+    /// The exponent of the rbf (−γ‖x − q‖²) or laplacian (−γ‖x − q‖₁) kernel, computed as in
+    /// [`KernelMatrix::outer`] and rounded to `f32`.
+    fn exponent_f32_dispatch(kernel: Kernel, products: &[f64], norms: &[f64], qnorm: f64, out: &mut [f32]) {
+        match kernel {
+            Kernel::Rbf { gamma } => {
+                for ((o, &p), &n) in out.iter_mut().zip(products).zip(norms) {
+                    *o = (-gamma * (n + qnorm - 2.0 * p).max(0.0)) as f32;
+                }
+            }
+            Kernel::Laplacian { gamma } => {
+                for (o, &p) in out.iter_mut().zip(products) {
+                    *o = (-gamma * p.max(0.0)) as f32;
+                }
+            }
+            _ => unreachable!("only the kernels of an exp"),
+        }
+    }
+}
+
+crate::simd::multiversion! {
+    avx512;
+    /// [`exp_in_place_f32`] in the AVX-512 or AVX2 build when the CPU has it (no FMA: every
+    /// tier gives the same values).
+    fn exp_f32_dispatch(out: &mut [f32]) {
+        exp_in_place_f32(out);
     }
 }
 

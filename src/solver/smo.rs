@@ -57,14 +57,22 @@ pub struct BoxSolution {
     pub history: Vec<HistoryEntry>,
 }
 
+/// Exact refinements near the extremes that may fail to certify before v is recomputed on
+/// every row (see [`solve_box`]).
+const MAX_REFINEMENTS: usize = 3;
+
 /// Problems with fewer samples are not shrunk.
 const SHRINK_MIN_SAMPLES: usize = 2000;
 
 /// Steps between two shrinking checks.
 const SHRINK_EVERY: u64 = 1000;
 
-/// Smaller problems built per solve, at most.
-const MAX_SHRINKS: usize = 10;
+/// Smaller problems nested inside one another, at most (each keeps at most three quarters of
+/// its parent's rows, so the copies of the data sum to at most 4m rows). A level may shrink
+/// again after its smaller problem returned: after a rejoin the few violators are solved on a
+/// small problem again instead of by steps over all rows (checkerboard 10⁶ × 2 at C 10 spent
+/// half its fit on levels of 10⁵–10⁶ rows once a global budget of ten shrinks ran out).
+const MAX_DEPTH: usize = 10;
 
 /// What the levels of one solve share: limits and history, step counts, cache statistics, the
 /// rounding bound and the shrinking budget.
@@ -76,18 +84,22 @@ pub(super) struct Context<'t, 'p, 'm> {
     pub(super) totals: Totals,
     /// Bound on |v − v_exact| from f32-rounded kernel values (see [`solve_box`]).
     pub(super) drift: f64,
+    /// How many more smaller problems may nest inside the current level.
     pub(super) shrinks_left: usize,
     pub(super) shrinks: u64,
     pub(super) rejoins: u64,
 }
 
 /// The bound on |v − v_exact| that one unit of |y Δα| adds with the cache's precision: each
-/// f32 rounding errs by at most 2⁻²⁴|k| ≤ 2⁻²⁴ k_max (|k_ij| ≤ max_t k_tt for a positive
-/// semi-definite kernel; sigmoid values are at most 1); nothing with f64 columns.
-pub(super) fn rounding_per_weight(cache: &ColumnCache, diag: &[f64]) -> f64 {
-    let k_max = diag.iter().fold(1.0f64, |a, &d| a.max(d.abs()));
+/// f32 value errs by at most [`KernelMatrix::f32_error`] · 2⁻²⁴ k_max (|k_ij| ≤ max_t k_tt for
+/// a positive semi-definite kernel; sigmoid values are at most 1); nothing with f64 columns.
+pub(super) fn rounding_per_weight(cache: &ColumnCache, kernel: &KernelMatrix<'_>) -> f64 {
+    let k_max = kernel
+        .diagonal()
+        .iter()
+        .fold(1.0f64, |a, &d| a.max(d.abs()));
     if cache.precision() == CachePrecision::Float32 {
-        k_max * f64::from(f32::EPSILON) * 0.5
+        k_max * kernel.f32_error() * 2f64.powi(-24)
     } else {
         0.0
     }
@@ -129,7 +141,7 @@ pub fn solve_box(
             && m >= SHRINK_MIN_SAMPLES
             && problem.kernel().kernel() != Kernel::Precomputed
         {
-            MAX_SHRINKS
+            MAX_DEPTH
         } else {
             0
         },
@@ -145,19 +157,30 @@ pub fn solve_box(
     if alpha.iter().any(|&a| a > 0.0) {
         recompute_gradient(problem, &alpha, &mut v);
     }
+    let mut refinements = 0;
     let exit = loop {
         let exit = run(problem, &mut alpha, &mut v, &mut ctx)?;
         // Converged on v with rounded kernel values: certified when the rounding cannot hide a
-        // violation above tol (2·drift bounds the error of a difference of two v), otherwise
-        // v is recomputed exactly and the fit goes on if that shows a violator.
+        // violation above tol (2·drift bounds the error of a difference of two v). Otherwise v
+        // is made exact on the rows that could hold an extreme (and the support vectors), which
+        // certifies or shows violators; the steps then go on from there, since the other rows
+        // stay within the drift. A full recompute (#SV × m kernel values, as many as the fit
+        // needs columns) clears the drift after a few refinements that did not certify.
         if exit != ExitReason::Converged || 2.0 * ctx.drift <= 0.1 * params.tol {
             break exit;
         }
-        recompute_gradient(problem, &alpha, &mut v);
-        ctx.drift = 0.0;
         ctx.totals.resyncs += 1;
-        if violation(&alpha, y, c, &v) <= params.tol {
+        refinements += 1;
+        let (exact, all_rows) = refine_near_extremes(problem, &alpha, &mut v, &mut ctx);
+        if exact <= params.tol {
             break exit;
+        }
+        if all_rows {
+            ctx.drift = 0.0;
+        } else if refinements >= MAX_REFINEMENTS {
+            recompute_gradient(problem, &alpha, &mut v);
+            ctx.totals.evaluations += (m * alpha.iter().filter(|&&a| a > 0.0).count()) as u64;
+            ctx.drift = 0.0;
         }
     };
 
@@ -256,16 +279,7 @@ fn feasible_start(w: &[f64], y: &[f64], c: &[f64]) -> Result<Vec<f64>> {
 
 /// The maximal violation max_{I_up} v − min_{I_low} v, computed afresh.
 fn violation(alpha: &[f64], y: &[f64], c: &[f64], v: &[f64]) -> f64 {
-    let (mut hi, mut lo) = (f64::NEG_INFINITY, f64::INFINITY);
-    for t in 0..alpha.len() {
-        let (can_grow, can_shrink) = membership(alpha[t], y[t], c[t]);
-        if can_grow {
-            hi = hi.max(v[t]);
-        }
-        if can_shrink {
-            lo = lo.min(v[t]);
-        }
-    }
+    let (hi, lo) = extremes(alpha, y, c, v, 0..alpha.len());
     hi - lo
 }
 
@@ -301,7 +315,7 @@ fn run_pairs(
     let c = problem.bounds();
     let kernel = problem.kernel();
     let diag = kernel.diagonal();
-    let per_weight = rounding_per_weight(&cache, diag);
+    let per_weight = rounding_per_weight(&cache, kernel);
     let mut level = Level::new(problem, alpha, v, cache, ctx);
     let mut objective = 0.0;
     // Support vectors of this level, refreshed with the objective (for progress reports).
@@ -501,8 +515,12 @@ impl Level {
         // One cache at a time: this level's columns go before the smaller problem fills its
         // own (cache_size bounds the fit's columns at every depth).
         ctx.totals.merge(&Totals::of(&self.cache, m, 0));
+        // The left-out rows are updated with this level's precision (and the same charge).
+        let per_weight = rounding_per_weight(&self.cache, problem.kernel());
         self.cache = params.column_cache(m);
-        let reason = solve_kept(problem, alpha, v, &kept, ctx)?;
+        let reason = solve_kept(problem, alpha, v, &kept, per_weight, ctx);
+        ctx.shrinks_left += 1;
+        let reason = reason?;
         if reason != ExitReason::Converged {
             return Ok(Shrunk::Stop(reason));
         }
@@ -515,13 +533,16 @@ impl Level {
 }
 
 /// Solves the problem restricted to the rows `kept` (the others keep their α), then brings v
-/// of the left-out rows up to date exactly: v_r −= Σ_s Δα_s y_s k(x_s, x_r) over the kept
-/// variables that moved.
+/// of the left-out rows up to date: v_r −= Σ_s Δα_s y_s k(x_s, x_r) over the kept variables
+/// that moved, exactly when `per_weight` (the level's [`rounding_per_weight`]) is 0, else
+/// with `f32` kernel values (half the cost of the exp) whose error is charged to the drift
+/// as the steps' is: per_weight · Σ_s |Δα_s|.
 fn solve_kept(
     problem: &BoxProblem<'_>,
     alpha: &mut [f64],
     v: &mut [f64],
     kept: &[usize],
+    per_weight: f64,
     ctx: &mut Context<'_, '_, '_>,
 ) -> Result<ExitReason> {
     let data = problem.kernel().data();
@@ -553,13 +574,27 @@ fn solve_kept(
     kept.iter().for_each(|&t| inside[t] = true);
     let outside: Vec<usize> = (0..inside.len()).filter(|&t| !inside[t]).collect();
     if !moved.is_empty() && !outside.is_empty() {
+        let started = std::time::Instant::now();
         let outside_data = data.select_rows(&outside);
         let mut delta = vec![0.0; outside.len()];
-        KernelMatrix::new(problem.kernel().kernel(), outside_data.view())
-            .add_expansion(&data, &moved, &coef, &mut delta);
+        let outside_kernel = KernelMatrix::new(problem.kernel().kernel(), outside_data.view());
+        if per_weight > 0.0 {
+            outside_kernel.add_expansion_rounded(&data, &moved, &coef, &mut delta);
+            ctx.drift += per_weight * coef.iter().map(|w| w.abs()).sum::<f64>();
+        } else {
+            outside_kernel.add_expansion(&data, &moved, &coef, &mut delta);
+        }
         ctx.totals.evaluations += (outside.len() * moved.len()) as u64;
         for (k, &t) in outside.iter().enumerate() {
             v[t] += delta[k];
+        }
+        if ctx.params.verbose {
+            ctx.monitor.log(&format!(
+                "rows left out of {} updated from {} moved variables in {:.2} s",
+                outside.len(),
+                moved.len(),
+                started.elapsed().as_secs_f64()
+            ));
         }
     }
     Ok(reason)
@@ -1004,6 +1039,87 @@ fn best_partner<T: Copy + Into<f64>>(
 
 /// v_t = y_t − Σ_s α_s y_s k(x_s, x_t) recomputed exactly (`f64`, no cache) as one kernel
 /// expansion over the support vectors.
+/// Recomputes v exactly on the rows whose rounded v (off by at most `drift`) could hold the
+/// largest v over I_up or the smallest over I_low, and on every support vector, and returns the
+/// exact violation: the other rows' true v lie more than `drift` inside the extremes, so they
+/// cannot change it. Their v stay rounded; the support vectors' are exact for the bias and the
+/// objective. With more than half the rows selected every row is recomputed (the second value
+/// is then `true`).
+fn refine_near_extremes(
+    problem: &BoxProblem<'_>,
+    alpha: &[f64],
+    v: &mut [f64],
+    ctx: &mut Context<'_, '_, '_>,
+) -> (f64, bool) {
+    let started = std::time::Instant::now();
+    let drift = ctx.drift;
+    let (y, c) = (problem.labels(), problem.bounds());
+    let m = alpha.len();
+    let (hi, lo) = extremes(alpha, y, c, v, 0..m);
+    // A row whose true v could exceed the true max over I_up has v̂ ≥ hi − 2·drift; the
+    // thresholds are widened to the other extreme so that every free variable is taken.
+    let (up_from, low_to) = (hi.min(lo) - 2.0 * drift, hi.max(lo) + 2.0 * drift);
+    let rows: Vec<usize> = (0..m)
+        .filter(|&t| {
+            let (can_grow, can_shrink) = membership(alpha[t], y[t], c[t]);
+            alpha[t] > 0.0 || (can_grow && v[t] >= up_from) || (can_shrink && v[t] <= low_to)
+        })
+        .collect();
+    let support: Vec<usize> = (0..m).filter(|&s| alpha[s] > 0.0).collect();
+    let kernel = problem.kernel();
+    let all_rows = rows.len() * 2 > m || kernel.kernel() == Kernel::Precomputed;
+    if all_rows {
+        recompute_gradient(problem, alpha, v);
+    } else {
+        let coef: Vec<f64> = support.iter().map(|&s| -alpha[s] * y[s]).collect();
+        let data = kernel.data();
+        let selected = data.select_rows(&rows);
+        let mut exact: Vec<f64> = rows.iter().map(|&t| y[t]).collect();
+        KernelMatrix::new(kernel.kernel(), selected.view())
+            .add_expansion(&data, &support, &coef, &mut exact);
+        for (&t, &e) in rows.iter().zip(&exact) {
+            v[t] = e;
+        }
+    }
+    let recomputed = if all_rows { m } else { rows.len() };
+    ctx.totals.evaluations += (recomputed * support.len()) as u64;
+    if ctx.params.verbose {
+        ctx.monitor.log(&format!(
+            "certificate: v recomputed exactly on {recomputed} of {m} rows from {} support \
+             vectors (rounding bound {drift:.1e}) in {:.2} s",
+            support.len(),
+            started.elapsed().as_secs_f64()
+        ));
+    }
+    let (hi, lo) = if all_rows {
+        extremes(alpha, y, c, v, 0..m)
+    } else {
+        extremes(alpha, y, c, v, rows.iter().copied())
+    };
+    (hi - lo, all_rows)
+}
+
+/// The largest v over I_up and the smallest over I_low among `rows`.
+fn extremes(
+    alpha: &[f64],
+    y: &[f64],
+    c: &[f64],
+    v: &[f64],
+    rows: impl Iterator<Item = usize>,
+) -> (f64, f64) {
+    let (mut hi, mut lo) = (f64::NEG_INFINITY, f64::INFINITY);
+    for t in rows {
+        let (can_grow, can_shrink) = membership(alpha[t], y[t], c[t]);
+        if can_grow {
+            hi = hi.max(v[t]);
+        }
+        if can_shrink {
+            lo = lo.min(v[t]);
+        }
+    }
+    (hi, lo)
+}
+
 fn recompute_gradient(problem: &BoxProblem<'_>, alpha: &[f64], v: &mut [f64]) {
     let y = problem.labels();
     let support: Vec<usize> = (0..alpha.len()).filter(|&s| alpha[s] > 0.0).collect();

@@ -109,7 +109,7 @@ pub(super) fn run_blocked(
     let (y, c) = (problem.labels(), problem.bounds());
     let kernel = problem.kernel();
     let diag = kernel.diagonal();
-    let per_weight = rounding_per_weight(&cache, diag);
+    let per_weight = rounding_per_weight(&cache, kernel);
     let mut level = Level::new(problem, alpha, v, cache, ctx);
     let mut work: Vec<usize> = Vec::new();
     let mut member = vec![false; m];
