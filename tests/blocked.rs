@@ -248,3 +248,36 @@ fn multiclass_models_agree_between_the_two_working_sets() {
         assert_eq!(pairs.predict(&x2).unwrap(), other.predict(&x2).unwrap());
     }
 }
+
+#[test]
+fn the_certificate_refines_v_near_the_extremes_and_holds_on_every_row() {
+    // f32 columns (an f32 exp for rbf and laplacian) and a tight tol: the rounding bound grows
+    // past tol / 20, so before it stops the solver recomputes v exactly on the rows that could
+    // hold an extreme and on the support vectors (counted in `resyncs`). The exact violation on
+    // every row must still be within tol, per-step and blocked alike.
+    let (x, y) = blobs(3000, 3, 1.0, 11);
+    let c = vec![50.0; y.len()];
+    let tol = 1e-4;
+    let poly = Kernel::Poly {
+        gamma: 0.3,
+        coef0: 1.0,
+        degree: 2,
+    };
+    for kernel in [Kernel::rbf(0.8), Kernel::Laplacian { gamma: 0.5 }, poly] {
+        for q in [0, 32] {
+            let km = KernelMatrix::new(kernel, Features::Dense(x.view()));
+            let problem = BoxProblem::hinge_svc(km.clone(), &y, &c).unwrap();
+            let params = SolverParams {
+                tol,
+                working_set: Some(q),
+                cache_precision: fwsvm::kernel::CachePrecision::Float32,
+                ..SolverParams::default()
+            };
+            let s = solve_box(&problem, &params, &mut NoMonitor).unwrap();
+            let what = format!("{kernel:?}, q {q}");
+            assert!(s.stats.resyncs >= 1, "{what}: the certificate was refined");
+            let violation = exact_violation(&km, &y, &c, &s.alpha);
+            assert!(violation <= tol, "{what}: exact violation {violation:e}");
+        }
+    }
+}

@@ -155,7 +155,7 @@ def test_certificate_holds_on_every_row_of_real_valued_data(name: str, gamma: fl
 
 @pytest.mark.parametrize("C", [1.0, 30.0])
 def test_blocked_working_sets_give_libsvms_model(C: float, capfd) -> None:
-    # Dense data of 8–64 features and ≥ 2,000 rows take blocked working sets by default: the
+    # Dense data of 4–64 features and ≥ 2,000 rows take blocked working sets by default: the
     # same model as LIBSVM's, binary and one-vs-one with class weights.
     X, y = make_classification(n_samples=3600, n_features=12, n_informative=8, n_classes=3, flip_y=0.03,
                                random_state=4)

@@ -30,7 +30,7 @@ use super::smo::{
 };
 use crate::error::Result;
 use crate::kernel::{Column, ColumnCache, Kernel};
-use crate::parallel::{current_num_threads, map_chunks};
+use crate::parallel::{current_num_threads, map_chunks, map_ranges};
 use crate::problem::BoxProblem;
 
 /// The automatic rule's working set: q = 64 where the cache holds 2q columns (make_classification
@@ -47,10 +47,10 @@ const MIN_ROWS: usize = 2_000;
 
 /// ... and from this many features: on narrower data a column is dominated by its m `exp`s,
 /// which a tile does not share, and per-step pairs, needing fewer columns, stay as fast or
-/// faster (one thread, q 64 against pairs: checkerboard 10⁵ × 2 at C 10, 4.80 s vs 3.59 s;
-/// make_classification 5·10⁴ × 4, 1.81 s vs 1.73 s; × 6, 3.93 s vs 4.10 s; shuttle × 9,
-/// 0.68 s vs 0.87 s; make_classification 7·10⁴ × 20, 4.41 s vs 6.66 s).
-const MIN_FEATURES: usize = 8;
+/// faster. One thread, q 64 against pairs, with the f32 exp of the cache's columns (2026-11-26):
+/// checkerboard 10⁵ × 2 at C 10, 2.56 s vs 1.44 s; make_classification 3.5·10⁴ × 3, 1.16 s vs
+/// 1.21 s; × 4, 1.35 s vs 1.44 s; × 6, 1.35 s vs 1.64 s; 7·10⁴ × 20, 2.6 s vs 4.4 s.
+const MIN_FEATURES: usize = 4;
 
 /// Sub-problem steps per working-set member, at most, in one round.
 const LOCAL_STEPS_PER_MEMBER: usize = 10;
@@ -204,22 +204,27 @@ fn select_working_set(
     let kept = &previous[..previous.len().min(q / 2)];
     kept.iter().for_each(|&t| member[t] = true);
     let want = q - kept.len();
-    // Candidates by key (the smaller the more violating), the best `want` of each side sorted.
-    let best = |key: &dyn Fn(usize) -> f64| -> Vec<usize> {
-        let mut cand: Vec<(f64, usize)> = (0..v.len())
-            .filter(|&t| !member[t])
-            .map(|t| (key(t), t))
-            .filter(|&(k, _)| k.is_finite())
-            .collect();
-        if cand.len() > want {
-            cand.select_nth_unstable_by(want, |a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
-            cand.truncate(want);
+    // The `want` most violating of each side (the smallest keys, ties by index), chunk by
+    // chunk in parallel: the same sets whatever the chunks, merged in order.
+    let m = v.len();
+    let chunk = m.div_ceil(current_num_threads()).max(CHUNK);
+    let marked: &[bool] = member;
+    let parts = map_ranges(m, chunk, m * 4, |lo, hi| {
+        let (mut ups, mut lows) = (Smallest::new(want), Smallest::new(want));
+        for t in lo..hi {
+            if !marked[t] {
+                ups.offer(-(v[t] + up[t]), t);
+                lows.offer(v[t] + low[t], t);
+            }
         }
-        cand.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
-        cand.into_iter().map(|(_, t)| t).collect()
-    };
-    let ups = best(&|t| -(v[t] + up[t]));
-    let lows = best(&|t| v[t] + low[t]);
+        (ups, lows)
+    });
+    let (mut ups, mut lows) = (Smallest::new(want), Smallest::new(want));
+    for (u, l) in parts {
+        u.best.into_iter().for_each(|(k, t)| ups.offer(k, t));
+        l.best.into_iter().for_each(|(k, t)| lows.offer(k, t));
+    }
+    let (ups, lows) = (ups.indices(), lows.indices());
     let mut fresh = Vec::with_capacity(q);
     let (mut a, mut b) = (ups.iter(), lows.iter());
     while fresh.len() < want {
@@ -244,6 +249,37 @@ fn select_working_set(
     fresh.extend_from_slice(kept);
     fresh.iter().for_each(|&t| member[t] = false);
     fresh
+}
+
+/// The `cap` smallest finite keys offered, with their samples, sorted by (key, sample).
+struct Smallest {
+    cap: usize,
+    best: Vec<(f64, usize)>,
+}
+
+impl Smallest {
+    fn new(cap: usize) -> Self {
+        Smallest {
+            cap,
+            best: Vec::with_capacity(cap + 1),
+        }
+    }
+
+    #[inline]
+    fn offer(&mut self, key: f64, t: usize) {
+        let before = |a: &(f64, usize)| a.0.total_cmp(&key).then(a.1.cmp(&t)).is_lt();
+        if !key.is_finite() || (self.best.len() == self.cap && self.best.last().is_none_or(before))
+        {
+            return;
+        }
+        let at = self.best.partition_point(before);
+        self.best.insert(at, (key, t));
+        self.best.truncate(self.cap);
+    }
+
+    fn indices(self) -> Vec<usize> {
+        self.best.into_iter().map(|(_, t)| t).collect()
+    }
 }
 
 /// The sub-problem of one round: W's kernel values and gradient.
