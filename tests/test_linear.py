@@ -4,6 +4,9 @@ features against the exact kernel."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -169,6 +172,24 @@ def test_sgd_multiclass_one_vs_rest_independent_of_threads() -> None:
     np.testing.assert_array_equal(one.coef_, two.coef_)
     assert one.score(X, y) > 0.7
     assert len(one.objective_) == 3 and one.n_iter_.shape == (3,)
+
+
+def test_sgd_batch_larger_than_the_data_is_one_batch_an_epoch() -> None:
+    # Issue 33: batch_size=10**9 aborted the interpreter (a buffer of batch_size entries, 16 GB)
+    # under a 3 GB address-space limit. Run in a child process with that limit, so that a
+    # regression fails this test instead of killing the session.
+    code = (
+        "import resource; resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30))\n"
+        "import numpy as np; from fwsvm import SGDSVC\n"
+        "rng = np.random.default_rng(0); X = rng.normal(size=(60, 4)); y = np.where(X[:, 0] > 0, 1, -1)\n"
+        "huge = SGDSVC(batch_size=10**9, random_state=3).fit(X, y)\n"
+        "whole = SGDSVC(batch_size=60, random_state=3).fit(X, y)\n"
+        "np.testing.assert_array_equal(huge.coef_, whole.coef_)\n"
+        "np.testing.assert_array_equal(huge.intercept_, whole.intercept_)\n"
+        "print('ok')\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr[-2000:]
 
 
 def test_sgd_errors(binary) -> None:

@@ -339,7 +339,8 @@ fn epoch(
     for j in (1..rows.len()).rev() {
         rows.swap(j, rng.below(j + 1));
     }
-    let mut batch: Vec<(usize, f64)> = Vec::with_capacity(p.batch_size);
+    // A batch holds at most all rows: `batch_size` may be far larger (one batch an epoch).
+    let mut batch: Vec<(usize, f64)> = Vec::with_capacity(p.batch_size.min(rows.len()));
     for chunk in rows.chunks(p.batch_size) {
         let factor = scale_n * p.c / chunk.len() as f64;
         batch.clear();
