@@ -489,6 +489,31 @@ impl<'a> KernelMatrix<'a> {
         coef: &[f64],
         out: &mut [f64],
     ) {
+        self.expansion(queries, rows, coef, out, false);
+    }
+
+    /// [`KernelMatrix::add_expansion`] with the kernel values of [`KernelMatrix::column_f32`]
+    /// (sums in `f64`) where the register tile computes them, each within
+    /// [`KernelMatrix::f32_error`] of the exact value; exact otherwise. For updates whose
+    /// rounding the caller charges to a bound, as it does for `f32` columns.
+    pub(crate) fn add_expansion_rounded(
+        &self,
+        queries: &Features<'_>,
+        rows: &[usize],
+        coef: &[f64],
+        out: &mut [f64],
+    ) {
+        self.expansion(queries, rows, coef, out, true);
+    }
+
+    fn expansion(
+        &self,
+        queries: &Features<'_>,
+        rows: &[usize],
+        coef: &[f64],
+        out: &mut [f64],
+        rounded: bool,
+    ) {
         debug_assert_eq!(rows.len(), coef.len());
         debug_assert_eq!(out.len(), self.n_rows());
         if self.block_path() && super::block::add_expansion_blocked(self, queries, rows, coef, out)
@@ -496,7 +521,7 @@ impl<'a> KernelMatrix<'a> {
             return;
         }
         if self.tiles_pay()
-            && super::block::add_expansion_tiled(self, queries, rows, coef, out, false)
+            && super::block::add_expansion_tiled(self, queries, rows, coef, out, rounded)
         {
             return;
         }
@@ -511,26 +536,6 @@ impl<'a> KernelMatrix<'a> {
                 }
             }
         });
-    }
-
-    /// [`KernelMatrix::add_expansion`] with the kernel values of [`KernelMatrix::column_f32`]
-    /// (sums in `f64`) where the register tile computes them, each within
-    /// [`KernelMatrix::f32_error`] of the exact value; exact otherwise. For updates whose
-    /// rounding the caller charges to a bound, as it does for `f32` columns.
-    pub(crate) fn add_expansion_rounded(
-        &self,
-        queries: &Features<'_>,
-        rows: &[usize],
-        coef: &[f64],
-        out: &mut [f64],
-    ) {
-        debug_assert_eq!(rows.len(), coef.len());
-        debug_assert_eq!(out.len(), self.n_rows());
-        if !(self.tiles_pay()
-            && super::block::add_expansion_tiled(self, queries, rows, coef, out, true))
-        {
-            self.add_expansion(queries, rows, coef, out);
-        }
     }
 
     fn eval_sparse_query(
