@@ -298,7 +298,7 @@ impl<'a> KernelMatrix<'a> {
     }
 
     /// [`KernelMatrix::column`] in `f32` (for a column cache that stores `f32`): the inner
-    /// products in `f64` chunk by chunk, then [`KernelMatrix::outer_f32`] straight into `out`
+    /// products in `f64` chunk by chunk, then the outer function in `f32` straight into `out`
     /// (indicator data is looked up into `out`). Each value is within
     /// [`KernelMatrix::f32_error`] of the exact one.
     pub fn column_f32(&self, j: usize, out: &mut [f32], scratch: &mut QueryScratch) {
@@ -371,7 +371,7 @@ impl<'a> KernelMatrix<'a> {
 
     /// The bound on |`column_f32` − `column`| per unit of the largest kernel value, in units of
     /// 2⁻²⁴: a rounded `f64` value errs by half an ulp, at most 2⁻²⁴|k|; the `f32` exp of the
-    /// rbf and laplacian kernels by [`F32_EXP_ERROR`] (indicator data rounds a table of `f64`
+    /// rbf and laplacian kernels by 2.5 (measured 1.75; indicator data rounds a table of `f64`
     /// values).
     pub fn f32_error(&self) -> f64 {
         match self.kernel {
