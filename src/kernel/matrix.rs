@@ -246,17 +246,7 @@ impl<'a> KernelMatrix<'a> {
     /// rows when m is large.
     pub fn column(&self, j: usize, out: &mut [f64], scratch: &mut QueryScratch) {
         if self.kernel == Kernel::Precomputed {
-            // The Gram matrix is symmetric: column j is row j.
-            match &self.data {
-                Features::Dense(d) => out.copy_from_slice(&d.row(j)[..out.len()]),
-                Features::Sparse(s) => {
-                    out.iter_mut().for_each(|o| *o = 0.0);
-                    let (idx, val) = s.row(j);
-                    for (&c, &v) in idx.iter().zip(val) {
-                        out[c as usize] = v;
-                    }
-                }
-            }
+            self.precomputed_column(j, out);
             return;
         }
         let qnorm = if self.norms.is_empty() {
@@ -282,6 +272,24 @@ impl<'a> KernelMatrix<'a> {
         out[j] = self.diag[j];
     }
 
+    /// Column j of a precomputed kernel: the Gram matrix is symmetric, so it is row j.
+    fn precomputed_column<T: Value>(&self, j: usize, out: &mut [T]) {
+        match &self.data {
+            Features::Dense(d) => {
+                for (o, &v) in out.iter_mut().zip(d.row(j)) {
+                    *o = T::from_f64(v);
+                }
+            }
+            Features::Sparse(s) => {
+                out.iter_mut().for_each(|o| *o = T::from_f64(0.0));
+                let (idx, val) = s.row(j);
+                for (&c, &v) in idx.iter().zip(val) {
+                    out[c as usize] = T::from_f64(v);
+                }
+            }
+        }
+    }
+
     /// Whether the query-table path of [`KernelMatrix::columns`] applies: an inner-product
     /// kernel on data without a faster layout (bit rows, feature-major).
     pub(super) fn block_path(&self) -> bool {
@@ -305,11 +313,7 @@ impl<'a> KernelMatrix<'a> {
         if let Some(bits) = &self.bits {
             self.lookup_all(bits, &bits.row_query(j)[..bits.words()], bits.count(j), out);
         } else if self.kernel == Kernel::Precomputed {
-            let mut wide = vec![0.0; out.len()];
-            self.column(j, &mut wide, scratch);
-            for (o, &v) in out.iter_mut().zip(&wide) {
-                *o = v as f32;
-            }
+            self.precomputed_column(j, out);
         } else {
             let qnorm = if self.norms.is_empty() {
                 0.0

@@ -178,8 +178,7 @@ pub fn solve_box(
         if all_rows {
             ctx.drift = 0.0;
         } else if refinements >= MAX_REFINEMENTS {
-            recompute_gradient(problem, &alpha, &mut v);
-            ctx.totals.evaluations += (m * alpha.iter().filter(|&&a| a > 0.0).count()) as u64;
+            ctx.totals.evaluations += recompute_gradient(problem, &alpha, &mut v);
             ctx.drift = 0.0;
         }
     };
@@ -309,7 +308,6 @@ fn run_pairs(
     ctx: &mut Context<'_, '_, '_>,
     cache: ColumnCache,
 ) -> Result<ExitReason> {
-    let params = ctx.params;
     let m = problem.n_samples();
     let y = problem.labels();
     let c = problem.bounds();
@@ -322,27 +320,15 @@ fn run_pairs(
     let mut n_sv = 0;
     let blocks = kernel.blocks_pay();
     let exit = loop {
-        let Some(violation) = level.violation(params.tol) else {
-            break ExitReason::Converged;
-        };
         if ctx.tracker.steps_taken.is_multiple_of(64) {
             objective = dual_objective(alpha, y, v);
             n_sv = alpha.iter().filter(|&&a| a > 0.0).count();
         }
-        if let Some(reason) = ctx.tracker.checkpoint(
-            ctx.monitor,
-            objective,
-            violation,
-            n_sv,
-            level.cache.columns_computed(),
-        )? {
-            break reason;
-        }
-        match level.shrink_if_due(problem, alpha, v, ctx)? {
-            Shrunk::No => {}
-            Shrunk::Solved => continue,
-            Shrunk::Stop(reason) => break reason,
-        }
+        let violation = match level.open(problem, alpha, v, ctx, (objective, n_sv), false)? {
+            Opened::Go(violation) => violation,
+            Opened::Shrunk => continue,
+            Opened::Stop(reason) => break reason,
+        };
         let Level {
             up,
             low,
@@ -435,8 +421,18 @@ pub(super) struct Level {
     next_shrink: u64,
 }
 
+/// What the checks that open a step (or a blocked round) decided ([`Level::open`]).
+pub(super) enum Opened {
+    /// Go on: the level's maximal violation, above tol.
+    Go(f64),
+    /// The level shrank and its smaller problem was solved: open again.
+    Shrunk,
+    /// Stop for this reason (converged, a limit, an interrupt).
+    Stop(ExitReason),
+}
+
 /// What a shrinking check did.
-pub(super) enum Shrunk {
+enum Shrunk {
     /// Not due, or too few variables could leave.
     No,
     /// The kept rows were solved as a smaller problem; the level's penalties and extremes are
@@ -478,16 +474,55 @@ impl Level {
     }
 
     /// The maximal violation of the last pass while it is above `tol` (`None`: converged).
-    pub(super) fn violation(&self, tol: f64) -> Option<f64> {
+    fn violation(&self, tol: f64) -> Option<f64> {
         let violation = self.ext.up_val - self.ext.low_val;
         (violation > tol && self.ext.up_idx != usize::MAX).then_some(violation)
+    }
+
+    /// The checks that open a step, or a blocked round (`round`): convergence on the level,
+    /// `max_iter`, the clock and the monitor (`objective` and `n_sv` for its progress; every
+    /// round, or every few steps as [`Tracker::checkpoint`] does), then shrinking when due.
+    pub(super) fn open(
+        &mut self,
+        problem: &BoxProblem<'_>,
+        alpha: &mut [f64],
+        v: &mut [f64],
+        ctx: &mut Context<'_, '_, '_>,
+        (objective, n_sv): (f64, usize),
+        round: bool,
+    ) -> Result<Opened> {
+        let Some(violation) = self.violation(ctx.params.tol) else {
+            return Ok(Opened::Stop(ExitReason::Converged));
+        };
+        let columns = self.cache.columns_computed();
+        let limit = if !round {
+            ctx.tracker
+                .checkpoint(ctx.monitor, objective, violation, n_sv, columns)?
+        } else if ctx
+            .params
+            .max_iter
+            .is_some_and(|k| ctx.tracker.steps_taken >= k)
+        {
+            Some(ExitReason::MaxIterations)
+        } else {
+            ctx.tracker
+                .poll(ctx.monitor, objective, violation, n_sv, columns)?
+        };
+        if let Some(reason) = limit {
+            return Ok(Opened::Stop(reason));
+        }
+        Ok(match self.shrink_if_due(problem, alpha, v, ctx)? {
+            Shrunk::No => Opened::Go(violation),
+            Shrunk::Solved => Opened::Shrunk,
+            Shrunk::Stop(reason) => Opened::Stop(reason),
+        })
     }
 
     /// Shrinks when due (every [`SHRINK_EVERY`] steps while the budget lasts): the variables
     /// that can leave by LIBSVM's rule ([`can_leave`]) are left out once they are a quarter of
     /// the level, the kept rows are solved as a smaller problem ([`solve_kept`]) with this
     /// level's cache released first, and the level's penalties and extremes are refreshed.
-    pub(super) fn shrink_if_due(
+    fn shrink_if_due(
         &mut self,
         problem: &BoxProblem<'_>,
         alpha: &mut [f64],
@@ -1065,12 +1100,13 @@ fn refine_near_extremes(
             alpha[t] > 0.0 || (can_grow && v[t] >= up_from) || (can_shrink && v[t] <= low_to)
         })
         .collect();
-    let support: Vec<usize> = (0..m).filter(|&s| alpha[s] > 0.0).collect();
     let kernel = problem.kernel();
     let all_rows = rows.len() * 2 > m || kernel.kernel() == Kernel::Precomputed;
+    let support: Vec<usize> = (0..m).filter(|&s| alpha[s] > 0.0).collect();
     if all_rows {
-        recompute_gradient(problem, alpha, v);
+        ctx.totals.evaluations += recompute_gradient(problem, alpha, v);
     } else {
+        ctx.totals.evaluations += (rows.len() * support.len()) as u64;
         let coef: Vec<f64> = support.iter().map(|&s| -alpha[s] * y[s]).collect();
         let data = kernel.data();
         let selected = data.select_rows(&rows);
@@ -1082,7 +1118,6 @@ fn refine_near_extremes(
         }
     }
     let recomputed = if all_rows { m } else { rows.len() };
-    ctx.totals.evaluations += (recomputed * support.len()) as u64;
     if ctx.params.verbose {
         ctx.monitor.log(&format!(
             "certificate: v recomputed exactly on {recomputed} of {m} rows from {} support \
@@ -1120,7 +1155,9 @@ fn extremes(
     (hi, lo)
 }
 
-fn recompute_gradient(problem: &BoxProblem<'_>, alpha: &[f64], v: &mut [f64]) {
+/// v = y − Σ_s α_s y_s k(x_s, ·) exactly on every row; returns the kernel values computed
+/// (m · #SV).
+fn recompute_gradient(problem: &BoxProblem<'_>, alpha: &[f64], v: &mut [f64]) -> u64 {
     let y = problem.labels();
     let support: Vec<usize> = (0..alpha.len()).filter(|&s| alpha[s] > 0.0).collect();
     let coef: Vec<f64> = support.iter().map(|&s| -alpha[s] * y[s]).collect();
@@ -1136,9 +1173,10 @@ fn recompute_gradient(problem: &BoxProblem<'_>, alpha: &[f64], v: &mut [f64]) {
                 *o += w * k;
             }
         }
-        return;
+    } else {
+        kernel.add_expansion(&kernel.data(), &support, &coef, v);
     }
-    kernel.add_expansion(&kernel.data(), &support, &coef, v);
+    (v.len() * support.len()) as u64
 }
 
 /// The dual objective Σα − ½αᵀQα, from αᵀQα = Σ α_t (1 − y_t v_t).

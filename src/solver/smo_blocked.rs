@@ -25,7 +25,7 @@
 use super::ExitReason;
 use super::engine::Totals;
 use super::smo::{
-    CHUNK, Context, Extremes, Level, Shrunk, TAU, dual_objective, pair_update, rounding_per_weight,
+    CHUNK, Context, Extremes, Level, Opened, TAU, dual_objective, pair_update, rounding_per_weight,
     scan_only, set_penalties, step_kind,
 };
 use crate::error::Result;
@@ -115,34 +115,16 @@ pub(super) fn run_blocked(
     let mut member = vec![false; m];
     let mut rounds = 0u64;
     let exit = loop {
-        let Some(violation) = level.violation(params.tol) else {
-            break ExitReason::Converged;
-        };
         let objective = dual_objective(alpha, y, v);
-        if params
-            .max_iter
-            .is_some_and(|k| ctx.tracker.steps_taken >= k)
-        {
-            break ExitReason::MaxIterations;
-        }
         let n_sv = alpha.iter().filter(|&&a| a > 0.0).count();
-        if let Some(reason) = ctx.tracker.poll(
-            ctx.monitor,
-            objective,
-            violation,
-            n_sv,
-            level.cache.columns_computed(),
-        )? {
-            break reason;
-        }
-        match level.shrink_if_due(problem, alpha, v, ctx)? {
-            Shrunk::No => {}
-            Shrunk::Solved => {
+        match level.open(problem, alpha, v, ctx, (objective, n_sv), true)? {
+            Opened::Go(_) => {}
+            Opened::Shrunk => {
                 // The level's rows are the same; its cache was released for the smaller one.
                 work.clear();
                 continue;
             }
-            Shrunk::Stop(reason) => break reason,
+            Opened::Stop(reason) => break reason,
         }
         let Level {
             up,
