@@ -15,6 +15,9 @@ RUSTDOCFLAGS=-Dwarnings cargo doc --no-deps --quiet
 
 echo "== cargo test"
 cargo test --quiet
+echo "== without default features (no rayon, no ndarray): the crate checks and its unit tests pass"
+cargo check --quiet --no-default-features --all-targets
+cargo test --quiet --no-default-features --lib
 echo "== cargo test, baseline loops only (FWSVM_SIMD=off)"
 FWSVM_SIMD=off cargo test --quiet --lib --test kernel --test solver
 echo "== cargo test, at most AVX2 (FWSVM_SIMD=avx2)"

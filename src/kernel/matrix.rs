@@ -846,7 +846,6 @@ impl KernelMatrix<'_> {
 /// [`FwsvmError::InvalidInput`] for a precomputed kernel or differing feature counts;
 /// [`FwsvmError::OutOfMemory`](crate::FwsvmError) if the result cannot be allocated.
 pub fn cross_kernel(kernel: Kernel, x: Features<'_>, columns: Features<'_>) -> Result<Vec<f64>> {
-    use rayon::prelude::*;
     let s = columns.n_rows();
     let matrix = KernelMatrix::new(kernel, columns);
     if x.n_rows() > 0 && s > 0 {
@@ -858,12 +857,13 @@ pub fn cross_kernel(kernel: Kernel, x: Features<'_>, columns: Features<'_>) -> R
     if s == 0 {
         return Ok(out);
     }
-    out.par_chunks_mut(s)
-        .enumerate()
-        .with_min_len(64)
-        .for_each_init(QueryScratch::new, |scratch, (t, row)| {
-            matrix.query_range(&x, t, 0, row, scratch);
-        });
+    let work = out.len().saturating_mul(x.n_cols().max(1));
+    crate::parallel::for_each_chunk(&mut out, 64 * s, work, |lo, rows| {
+        let mut scratch = QueryScratch::new();
+        for (r, row) in rows.chunks_mut(s).enumerate() {
+            matrix.query_range(&x, lo / s + r, 0, row, &mut scratch);
+        }
+    });
     Ok(out)
 }
 

@@ -19,8 +19,8 @@ use super::tracker::{Tracker, relative};
 use super::{ExitReason, HistoryEntry, Solution, SolverParams, SolverStats, StepCounts, StepKind};
 use crate::data::Features;
 use crate::error::{FwsvmError, Result};
+use crate::parallel::map_ranges;
 use crate::random::SplitMix64;
-use rayon::prelude::*;
 
 /// Rows per chunk of the certificate pass: fixed, so the sums do not depend on the threads.
 const CHUNK: usize = 4096;
@@ -54,19 +54,17 @@ fn q_beta(x: &Features<'_>, i: usize, y: f64, w: &[f64], beta: f64, ridge: f64) 
 
 fn certificate(x: &Features<'_>, y: &[f64], ridge: &[f64], beta: &[f64], w: &[f64]) -> Certificate {
     let m = beta.len();
-    let parts: Vec<(f64, f64, f64)> = (0..m.div_ceil(CHUNK))
-        .into_par_iter()
-        .map(|c| {
-            let (mut mass, mut quad, mut min_q) = (0.0, 0.0, f64::INFINITY);
-            for i in c * CHUNK..((c + 1) * CHUNK).min(m) {
-                let q = q_beta(x, i, y[i], w, beta[i], ridge[i]);
-                mass += beta[i];
-                quad += beta[i] * q;
-                min_q = min_q.min(q);
-            }
-            (mass, quad, min_q)
-        })
-        .collect();
+    let work = m.saturating_mul(w.len());
+    let parts: Vec<(f64, f64, f64)> = map_ranges(m, CHUNK, work, |lo, hi| {
+        let (mut mass, mut quad, mut min_q) = (0.0, 0.0, f64::INFINITY);
+        for i in lo..hi {
+            let q = q_beta(x, i, y[i], w, beta[i], ridge[i]);
+            mass += beta[i];
+            quad += beta[i] * q;
+            min_q = min_q.min(q);
+        }
+        (mass, quad, min_q)
+    });
     let (mut mass, mut quad, mut min_q) = (0.0, 0.0, f64::INFINITY);
     for (a, b, c) in parts {
         mass += a;

@@ -28,11 +28,10 @@
 
 use std::time::Instant;
 
-use rayon::prelude::*;
-
 use super::monitor::{Monitor, Progress};
 use crate::data::Features;
 use crate::error::{FwsvmError, Result};
+use crate::parallel::map_ranges;
 use crate::params::Loss;
 use crate::random::SplitMix64;
 
@@ -214,18 +213,16 @@ fn objective(
     rows: &[usize],
 ) -> f64 {
     const CHUNK: usize = 4096;
-    let parts: Vec<f64> = rows
-        .par_chunks(CHUNK)
-        .map(|chunk| {
-            chunk
-                .iter()
-                .map(|&i| {
-                    let s = weights.map_or(1.0, |sw| sw[i]);
-                    s * loss_value(loss, y[i] * (x.row_dot(i, w) + b))
-                })
-                .sum::<f64>()
-        })
-        .collect();
+    let work = rows.len().saturating_mul(w.len());
+    let parts: Vec<f64> = map_ranges(rows.len(), CHUNK, work, |lo, hi| {
+        rows[lo..hi]
+            .iter()
+            .map(|&i| {
+                let s = weights.map_or(1.0, |sw| sw[i]);
+                s * loss_value(loss, y[i] * (x.row_dot(i, w) + b))
+            })
+            .sum::<f64>()
+    });
     0.5 * w.iter().map(|v| v * v).sum::<f64>() + c * parts.iter().sum::<f64>()
 }
 
