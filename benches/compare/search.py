@@ -6,7 +6,7 @@
 ``--only`` runs a subset of: ``exhaustive`` (SVCSearch, one thread), ``threads`` (two threads),
 ``halving``, ``grid-fwsvm`` (GridSearchCV(fwsvm.SVC)), ``grid-libsvm``; the ratios are then
 against GridSearchCV(LIBSVM) only when it ran (on the large sets it takes hours:
-``benches/compare/search_fold0.py`` measures its cost on one fold).
+the ``fold0`` stage of ``benches/compare/search_large.py`` bounds its cost from one fold).
 
 For each LIBSVM set (train file and its ``.t`` test file in ../shared/data or $FWSVM_DATA):
 the 7 (C) × 5 (γ) default grid of ``fwsvm.SVCSearch`` (γ = scale · 2⁻⁴…2⁴, C = 2⁻³…2⁹), scored
