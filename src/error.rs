@@ -46,6 +46,18 @@ pub enum FwsvmError {
         /// What was found and what was expected.
         message: String,
     },
+    /// A LIBSVM model file (`svm-train`'s output) that is not a valid model: malformed,
+    /// inconsistent counts, non-finite numbers, repeated labels, decreasing indices. `line`
+    /// is 0 for a problem of the file as a whole. Python: `fwsvm.LibsvmModelError`.
+    #[error("{path}{}: {message}", if *line > 0 { format!(", line {line}") } else { String::new() })]
+    LibsvmModel {
+        /// The file name.
+        path: String,
+        /// 1-based line number, or 0.
+        line: usize,
+        /// What is wrong.
+        message: String,
+    },
     /// A file could not be opened, read or written.
     #[error("{path}: {message}")]
     Io {

@@ -350,18 +350,6 @@ def _train(argv: list[str], prog: str) -> int:
 
 # --- predict ----------------------------------------------------------------------------------
 
-def _file_labels(model_file: str) -> list[str]:
-    """The ``label`` line of a LIBSVM model file, as written (LIBSVM's output order)."""
-    with open(model_file, encoding="ascii", errors="replace") as fh:
-        for line in fh:
-            parts = line.split()
-            if not parts or parts[0] == "SV":
-                break
-            if parts[0] == "label":
-                return parts[1:]
-    return []
-
-
 def _predict(argv: list[str], prog: str) -> int:
     import scipy.sparse as sp
 
@@ -386,10 +374,10 @@ def _predict(argv: list[str], prog: str) -> int:
             if not len(getattr(model, "probA_", [])):
                 raise CliError(f"{args.model_file}: the model does not support probability estimates "
                                "(train it with -b 1)")
-            labels = _file_labels(args.model_file)
             proba = model.predict_proba(X)
             # Columns in the file's label order; the label is the most probable (LIBSVM's rule).
-            order = [int(np.flatnonzero(model.classes_ == float(lab))[0]) for lab in labels]
+            order = np.asarray(model._label_order, dtype=np.intp)
+            labels = [_g(v) for v in model.classes_[order]]
             proba = proba[:, order]
             pred = np.asarray([float(labels[k]) for k in np.argmax(proba, axis=1)]) if len(proba) else np.zeros(0)
             out.write("labels " + " ".join(str(int(float(lab))) for lab in labels) + "\n")

@@ -21,103 +21,31 @@ from typing import Any
 
 import numpy as np
 
-_MIN_PROB = 1e-7
+from fwsvm import _core
 
 
-def sigmoid_train(dec: np.ndarray, positive: np.ndarray) -> tuple[float, float]:
+def sigmoid_train(dec: Any, positive: Any) -> tuple[float, float]:
     """Fit (A, B) of ``1 / (1 + exp(A f + B))`` to decision values ``dec`` whose label is
     ``positive`` (a boolean array), with Platt's regularised targets; LIBSVM's
-    ``sigmoid_train`` step for step."""
-    dec = np.asarray(dec, dtype=np.float64)
-    prior1 = float(np.count_nonzero(positive))
-    prior0 = float(len(dec) - prior1)
-    t = np.where(positive, (prior1 + 1.0) / (prior1 + 2.0), 1.0 / (prior0 + 2.0))
-    max_iter, min_step, sigma, eps = 100, 1e-10, 1e-12, 1e-5
-
-    def objective(a: float, b: float) -> float:
-        f = dec * a + b
-        pos = f >= 0
-        # t·f + log(1 + e^{-f}) for f ≥ 0, (t − 1)·f + log(1 + e^{f}) otherwise (stable forms).
-        return float(np.sum(np.where(pos, t * f + np.log1p(np.exp(-np.abs(f))),
-                                     (t - 1.0) * f + np.log1p(np.exp(-np.abs(f))))))
-
-    a, b = 0.0, float(np.log((prior0 + 1.0) / (prior1 + 1.0)))
-    fval = objective(a, b)
-    for _ in range(max_iter):
-        f = dec * a + b
-        e = np.exp(-np.abs(f))
-        # p = 1/(1+e^{f}), q = 1 − p, computed without overflow on either side.
-        p = np.where(f >= 0, e / (1.0 + e), 1.0 / (1.0 + e))
-        q = 1.0 - p
-        d2 = p * q
-        h11 = sigma + float(np.dot(dec * dec, d2))
-        h22 = sigma + float(np.sum(d2))
-        h21 = float(np.dot(dec, d2))
-        d1 = t - p
-        g1 = float(np.dot(dec, d1))
-        g2 = float(np.sum(d1))
-        if abs(g1) < eps and abs(g2) < eps:
-            break
-        det = h11 * h22 - h21 * h21
-        da = -(h22 * g1 - h21 * g2) / det
-        db = -(-h21 * g1 + h11 * g2) / det
-        gd = g1 * da + g2 * db
-        step = 1.0
-        while step >= min_step:
-            new_a, new_b = a + step * da, b + step * db
-            new_f = objective(new_a, new_b)
-            if new_f < fval + 1e-4 * step * gd:
-                a, b, fval = new_a, new_b, new_f
-                break
-            step /= 2.0
-        if step < min_step:
-            break  # line search failed: keep the last (A, B), as LIBSVM does
-    return a, b
+    ``sigmoid_train`` step for step (in Rust)."""
+    return _core.sigmoid_train(np.ascontiguousarray(dec, dtype=np.float64), np.ascontiguousarray(positive, dtype=bool))
 
 
-def sigmoid_predict(dec: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+def sigmoid_predict(dec: Any, a: Any, b: Any) -> np.ndarray:
     """``1 / (1 + exp(A f + B))``, without overflow (broadcasting over pairs)."""
-    f = dec * a + b
-    e = np.exp(-np.abs(f))
-    return np.where(f >= 0, e / (1.0 + e), 1.0 / (1.0 + e))
+    dec, a, b = np.broadcast_arrays(np.asarray(dec, dtype=np.float64), np.asarray(a, dtype=np.float64),
+                                    np.asarray(b, dtype=np.float64))
+    flat = [np.ascontiguousarray(v).ravel() for v in (dec, a, b)]
+    return _core.sigmoid_predict(*flat).reshape(dec.shape)
 
 
-def couple(pairwise: np.ndarray, n_classes: int) -> np.ndarray:
+def couple(pairwise: np.ndarray, n_classes: int, order: Any = ()) -> np.ndarray:
     """Class probabilities (n, k) from pairwise ones (n, k(k−1)/2), ``pairwise[:, p]`` being
-    P(class i | i or j) for pair p = (i, j) in LIBSVM's order. Two classes: the pair's
-    probability itself; more: Wu, Lin & Weng's method 2 (LIBSVM's ``multiclass_probability``)."""
-    n, k = pairwise.shape[0], n_classes
-    r_ij = np.clip(pairwise, _MIN_PROB, 1.0 - _MIN_PROB)
-    if k == 2:
-        return np.column_stack([r_ij[:, 0], 1.0 - r_ij[:, 0]])
-    first, second = np.triu_indices(k, k=1)
-    r = np.zeros((n, k, k))
-    r[:, first, second] = r_ij
-    r[:, second, first] = 1.0 - r_ij
-    # Q[t][t] = Σ_{j≠t} r_jt², Q[t][j] = −r_jt r_tj.
-    q = -r.transpose(0, 2, 1) * r
-    diag = np.sum(r.transpose(0, 2, 1) ** 2, axis=2) - np.einsum("nii->ni", r) ** 2
-    q[:, np.arange(k), np.arange(k)] = diag
-    p = np.full((n, k), 1.0 / k)
-    eps = 0.005 / k
-    active = np.ones(n, dtype=bool)
-    for _ in range(max(100, k)):
-        qp = np.einsum("ntj,nj->nt", q, p)
-        pqp = np.einsum("nt,nt->n", p, qp)
-        active &= np.max(np.abs(qp - pqp[:, None]), axis=1) >= eps
-        if not active.any():
-            break
-        rows = np.flatnonzero(active)
-        qa, pa, qpa, pqpa = q[rows], p[rows], qp[rows], pqp[rows]
-        for t in range(k):
-            qtt = qa[:, t, t]
-            diff = (-qpa[:, t] + pqpa) / qtt
-            pa[:, t] += diff
-            pqpa = (pqpa + diff * (diff * qtt + 2.0 * qpa[:, t])) / (1.0 + diff) / (1.0 + diff)
-            qpa = (qpa + diff[:, None] * qa[:, t, :]) / (1.0 + diff)[:, None]
-            pa /= (1.0 + diff)[:, None]
-        p[rows] = pa
-    return p
+    P(class i | i or j) for pair p = (i, j) in LIBSVM's order, clipped to [1e-7, 1 − 1e-7].
+    Two classes: the pair's probability itself; more: Wu, Lin & Weng's method 2 (LIBSVM's
+    ``multiclass_probability``), sweeping the classes in ``order`` (a LIBSVM file's label order;
+    empty: sorted), in Rust."""
+    return _core.couple(np.ascontiguousarray(pairwise, dtype=np.float64), int(n_classes), [int(c) for c in order])
 
 
 def fit_platt(est: Any, X: Any, y_index: np.ndarray, sample_weight: np.ndarray | None,

@@ -603,7 +603,8 @@ class SVC(PersistenceMixin, ClassifierMixin, BaseEstimator):
         X = _check_query(self, X)
         rows = max(1, _OVO_BLOCK_VALUES // max(k * k, 1))
         blocks = [
-            couple(sigmoid_predict(pair_values(self, X[lo : lo + rows]), self.probA_, self.probB_), k)
+            couple(sigmoid_predict(pair_values(self, X[lo : lo + rows]), self.probA_, self.probB_), k,
+                   getattr(self, "_label_order", ()))
             for lo in range(0, X.shape[0], rows)
         ]
         return np.concatenate(blocks) if blocks else np.zeros((0, k))
@@ -790,6 +791,10 @@ class SVC(PersistenceMixin, ClassifierMixin, BaseEstimator):
                      n_threads=n_threads(self.n_jobs)),
             )
         first, second = np.triu_indices(n_classes, k=1)  # the pairs in LIBSVM's order
+        # A model read from a LIBSVM file breaks ties in the file's label order, as LIBSVM.
+        order = np.asarray(getattr(self, "_label_order", ()), dtype=np.intp)
+        if len(order) == 0:
+            order = np.arange(n_classes)
         winners = []
         for dec in blocks:
             # Each pair votes for its first class where its value is ≥ 0; the votes of a block
@@ -797,8 +802,8 @@ class SVC(PersistenceMixin, ClassifierMixin, BaseEstimator):
             winner = np.where(dec >= 0, first, second)
             flat = (np.arange(dec.shape[0])[:, None] * n_classes + winner).ravel()
             votes = np.bincount(flat, minlength=dec.shape[0] * n_classes).reshape(dec.shape[0], n_classes)
-            # argmax returns the first maximum: ties go to the lower class (LIBSVM's rule).
-            winners.append(np.argmax(votes, axis=1))
+            # argmax returns the first maximum: ties go to the class listed first (LIBSVM's rule).
+            winners.append(order[np.argmax(votes[:, order], axis=1)])
         if not winners:
             return self.classes_[np.zeros(0, dtype=np.intp)]
         return self.classes_[np.concatenate(winners)]

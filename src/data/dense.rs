@@ -50,6 +50,22 @@ impl<'a> DenseView<'a> {
         self.data
     }
 
+    /// The matrix in CSR form, without its zeros.
+    pub fn to_csr(&self) -> crate::data::CsrMatrix {
+        let (mut indptr, mut indices, mut data) = (vec![0], Vec::new(), Vec::new());
+        for i in 0..self.n_rows() {
+            for (j, &v) in self.row(i).iter().enumerate() {
+                if v != 0.0 {
+                    indices.push(j as u32);
+                    data.push(v);
+                }
+            }
+            indptr.push(indices.len());
+        }
+        crate::data::CsrMatrix::new(indptr, indices, data, self.n_cols())
+            .expect("a dense matrix's non-zeros are a valid CSR matrix")
+    }
+
     /// Copies the given rows into an owned matrix.
     pub fn select_rows(&self, rows: &[usize]) -> DenseMatrix {
         let mut data = Vec::with_capacity(rows.len() * self.n_cols);

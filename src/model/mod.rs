@@ -5,6 +5,7 @@
 mod expansion;
 mod one_class;
 mod ovo;
+pub mod probability;
 mod svc;
 mod svr;
 

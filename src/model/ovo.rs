@@ -75,9 +75,11 @@ pub fn ovo_decision_values(
 
 /// The class index each row's one-vs-one `values` (rows × K(K−1)/2, from
 /// [`ovo_decision_values`]) votes for: each pair (i, j) votes for i where its value is ≥ 0, else
-/// for j; ties go to the lower class index (LIBSVM's rule).
-pub fn ovo_votes(values: &[f64], n_classes: usize) -> Vec<usize> {
+/// for j; ties go to the class listed first in `order` (LIBSVM's rule over its label order;
+/// empty: the lower class index).
+pub fn ovo_votes(values: &[f64], n_classes: usize, order: &[usize]) -> Vec<usize> {
     let n_pairs = n_classes * n_classes.saturating_sub(1) / 2;
+    let at = |p: usize| if order.is_empty() { p } else { order[p] };
     let mut votes = vec![0usize; n_classes];
     values
         .chunks(n_pairs.max(1))
@@ -90,8 +92,15 @@ pub fn ovo_votes(values: &[f64], n_classes: usize) -> Vec<usize> {
                     p += 1;
                 }
             }
-            // The first maximum: ties go to the lower class.
-            (0..n_classes).fold(0, |best, c| if votes[c] > votes[best] { c } else { best })
+            // The first maximum in `order`.
+            let best = (0..n_classes).fold(0, |best, p| {
+                if votes[at(p)] > votes[at(best)] {
+                    p
+                } else {
+                    best
+                }
+            });
+            at(best)
         })
         .collect()
 }

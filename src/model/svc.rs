@@ -31,6 +31,13 @@ pub struct SvcModel {
     pub(crate) dual_coef: Vec<f64>,
     pub(crate) intercept: Vec<f64>,
     pub(crate) alpha: Vec<f64>,
+    /// Platt's A per pair of classes (empty without probabilities).
+    pub(crate) prob_a: Vec<f64>,
+    /// Platt's B per pair of classes.
+    pub(crate) prob_b: Vec<f64>,
+    /// The classes in a LIBSVM file's label order (indices into `classes`); empty for the
+    /// sorted order. LIBSVM breaks vote ties and sweeps its coupling in this order.
+    pub(crate) label_order: Vec<usize>,
     pub(crate) stats: Vec<SolverStats>,
     pub(crate) history: Vec<Vec<HistoryEntry>>,
     /// The hyper-parameters, as the model file spells them (C, loss, tol, ...).
@@ -51,6 +58,29 @@ impl SvcModel {
             return bad(format!(
                 "{k} classes, n_support {:?}, {n_sv} support vectors",
                 self.n_support
+            ));
+        }
+        let n_pairs = k * (k - 1) / 2;
+        if !(self.prob_a.is_empty() && self.prob_b.is_empty()
+            || self.prob_a.len() == n_pairs && self.prob_b.len() == n_pairs)
+        {
+            return bad(format!(
+                "{} probA and {} probB values for {n_pairs} pairs of classes",
+                self.prob_a.len(),
+                self.prob_b.len()
+            ));
+        }
+        let mut seen = vec![false; k];
+        if !self.label_order.is_empty()
+            && (self.label_order.len() != k
+                || !self
+                    .label_order
+                    .iter()
+                    .all(|&c| c < k && !std::mem::replace(&mut seen[c], true)))
+        {
+            return bad(format!(
+                "label order {:?} is not an order of {k} classes",
+                self.label_order
             ));
         }
         if self.vectors.view().n_rows() != n_sv
@@ -117,6 +147,55 @@ impl SvcModel {
         &self.intercept
     }
 
+    /// Platt's sigmoid parameters (A, B) per pair of classes in LIBSVM's order, for pair
+    /// values positive for the pair's first class (two classes: −[`Self::decision_function`]);
+    /// empty unless the model was fitted with probabilities (or read with them).
+    pub fn probability_parameters(&self) -> (&[f64], &[f64]) {
+        (&self.prob_a, &self.prob_b)
+    }
+
+    /// The classes (indices into [`Self::classes`]) in the label order of the LIBSVM model
+    /// file the model was read from (LIBSVM's order of first appearance in training); empty for
+    /// a fitted model (the sorted order). Vote ties and the probabilities' coupling follow it,
+    /// as in LIBSVM.
+    pub fn label_order(&self) -> &[usize] {
+        &self.label_order
+    }
+
+    /// Class probabilities, an n × K row-major matrix (columns in the order of
+    /// [`Self::classes`]; rows sum to 1): Platt's sigmoids of the pairs' decision values
+    /// coupled by Wu, Lin & Weng's method 2, as LIBSVM's `-b 1`.
+    ///
+    /// # Errors
+    /// [`FwsvmError::InvalidInput`] if the model has no probabilities, else as
+    /// [`Self::decision_function`].
+    pub fn predict_proba<'x>(
+        &self,
+        x: impl TryInto<Features<'x>, Error: Into<FwsvmError>>,
+    ) -> Result<Vec<f64>> {
+        if self.prob_a.is_empty() {
+            return Err(FwsvmError::InvalidInput(
+                "this model has no probabilities: fit it with probability enabled".into(),
+            ));
+        }
+        let k = self.classes.len();
+        let n_pairs = k * (k - 1) / 2;
+        let values = self.decision_function(x)?;
+        let n = values.len() / n_pairs;
+        let mut out = crate::error::try_filled(n * k, 0.0, "class probabilities")?;
+        let mut pairwise = vec![0.0; n_pairs];
+        for (row, probs) in out.chunks_mut(k).enumerate() {
+            for (p, r) in pairwise.iter_mut().enumerate() {
+                // Pair values positive for the pair's first class (two classes: −f).
+                let f = values[row * n_pairs + p];
+                let f = if k == 2 { -f } else { f };
+                *r = super::probability::sigmoid_predict(f, self.prob_a[p], self.prob_b[p]);
+            }
+            super::probability::couple(&pairwise, k, &self.label_order, probs);
+        }
+        Ok(out)
+    }
+
     /// The kernel.
     pub fn kernel(&self) -> Kernel {
         self.kernel
@@ -180,7 +259,7 @@ impl SvcModel {
                 .map(|f| self.classes[usize::from(f >= 0.0)])
                 .collect());
         }
-        Ok(ovo_votes(&values, self.classes.len())
+        Ok(ovo_votes(&values, self.classes.len(), &self.label_order)
             .into_iter()
             .map(|c| self.classes[c])
             .collect())

@@ -185,8 +185,15 @@ fn svc_archive(model: &SvcModel) -> ModelArchive {
         "n_support_".into(),
         NpyArray::from_indices(&model.n_support),
     );
-    arrays.insert("probA_".into(), NpyArray::from_f64(vec![0], &[]));
-    arrays.insert("probB_".into(), NpyArray::from_f64(vec![0], &[]));
+    for (key, values) in [("probA_", &model.prob_a), ("probB_", &model.prob_b)] {
+        arrays.insert(key.into(), NpyArray::from_f64(vec![values.len()], values));
+    }
+    if !model.label_order.is_empty() {
+        arrays.insert(
+            "_label_order".into(),
+            NpyArray::from_indices(&model.label_order),
+        );
+    }
     if k == 2 && model.alpha.len() == n_sv {
         arrays.insert(
             "_alpha".into(),
@@ -338,6 +345,9 @@ fn svc_from(archive: &ModelArchive, name: &str) -> Result<SvcModel> {
         dual_coef: r.floats("dual_coef_")?,
         intercept: r.floats("intercept_")?,
         alpha: r.floats("_alpha").unwrap_or_default(),
+        prob_a: r.floats("probA_").unwrap_or_default(),
+        prob_b: r.floats("probB_").unwrap_or_default(),
+        label_order: r.indices("_label_order").unwrap_or_default(),
         stats: Vec::new(),
         history: Vec::new(),
         classes,

@@ -37,7 +37,9 @@
 //! agreement of the fitted arrays' shapes (LIBSVM's layout), so that prediction indexes within
 //! bounds. Every failure is [`FwsvmError::ModelFormat`] naming the file and the problem.
 
+mod atomic;
 mod estimators;
+pub mod libsvm;
 mod npy;
 mod validate;
 mod zip;
@@ -48,6 +50,7 @@ use serde_json::{Map, Value};
 
 pub use estimators::{Model, load};
 pub(crate) use estimators::{kernel_params, solver_params};
+pub use libsvm::{LibsvmModel, SvmType};
 pub(crate) use npy::{DType, NpyArray};
 
 use crate::error::{FwsvmError, Result};
@@ -257,7 +260,7 @@ impl ModelArchive {
     pub fn write(&self, path: &std::path::Path) -> Result<()> {
         let name = path.display().to_string();
         let bytes = self.to_bytes(&name)?;
-        std::fs::write(path, bytes).map_err(|e| FwsvmError::io(&name, &e))
+        atomic::write_with(path, |w| w.write_all(&bytes))
     }
 }
 

@@ -71,6 +71,7 @@ fn own_attributes(estimator: Estimator) -> &'static [&'static str] {
             "fit_status_",
             "probA_",
             "probB_",
+            "_label_order",
         ],
         Estimator::Svr => &["intercept_", "y_mean_", "y_scale_", "_nu", "epsilon_"],
         Estimator::OneClass => &["_C", "_score_constant", "radius_", "offset_"],
@@ -377,6 +378,20 @@ fn check_shapes(archive: &ModelArchive) -> std::result::Result<(), String> {
                     dual.shape(),
                     intercept.as_ref().map_or(0, Vec::len)
                 )));
+            }
+            if let Some(order) = arrays.get("_label_order") {
+                let order = order.to_i64().unwrap_or_default();
+                let mut seen = vec![false; k];
+                let valid = order.len() == k
+                    && order.iter().all(|&c| {
+                        usize::try_from(c)
+                            .is_ok_and(|c| c < k && !std::mem::replace(&mut seen[c], true))
+                    });
+                if !valid {
+                    return Err(fail(format!(
+                        "_label_order {order:?} is not an order of {k} classes"
+                    )));
+                }
             }
             n_pairs
         }

@@ -20,6 +20,7 @@ impl From<FwsvmError> for PyErr {
             | FwsvmError::Classes(_) => PyValueError::new_err(e.to_string()),
             FwsvmError::Parse { .. } => super::LibsvmFormatError::new_err(e.to_string()),
             FwsvmError::ModelFormat(_) => super::ModelFormatError::new_err(e.to_string()),
+            FwsvmError::LibsvmModel { .. } => super::LibsvmModelError::new_err(e.to_string()),
             FwsvmError::Io { kind, .. } => match kind {
                 std::io::ErrorKind::NotFound => PyFileNotFoundError::new_err(e.to_string()),
                 std::io::ErrorKind::PermissionDenied => PyPermissionError::new_err(e.to_string()),

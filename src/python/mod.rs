@@ -8,8 +8,10 @@ mod convert;
 mod crammer_singer;
 mod errors;
 mod io;
+mod libsvm_model;
 mod linear;
 mod persistence;
+mod probability;
 mod svc;
 
 use pyo3::create_exception;
@@ -21,6 +23,14 @@ create_exception!(
     LibsvmFormatError,
     PyValueError,
     "A malformed line in a LIBSVM/svmlight file; the message names the file, line and column."
+);
+
+create_exception!(
+    fwsvm._core,
+    LibsvmModelError,
+    PyValueError,
+    "A LIBSVM model file that cannot be read (malformed, inconsistent, non-finite values) or is \
+     of a type fwsvm does not import; the message names the file, the line and the problem."
 );
 
 create_exception!(
@@ -53,6 +63,12 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(persistence::read_model_file, m)?)?;
     m.add_function(wrap_pyfunction!(persistence::write_model_file, m)?)?;
     m.add("ModelFormatError", m.py().get_type::<ModelFormatError>())?;
+    m.add_function(wrap_pyfunction!(libsvm_model::read_libsvm_model, m)?)?;
+    m.add_function(wrap_pyfunction!(libsvm_model::write_libsvm_model, m)?)?;
+    m.add("LibsvmModelError", m.py().get_type::<LibsvmModelError>())?;
+    m.add_function(wrap_pyfunction!(probability::sigmoid_train, m)?)?;
+    m.add_function(wrap_pyfunction!(probability::sigmoid_predict, m)?)?;
+    m.add_function(wrap_pyfunction!(probability::couple, m)?)?;
     Ok(())
 }
 
