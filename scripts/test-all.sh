@@ -15,6 +15,8 @@ RUSTDOCFLAGS=-Dwarnings cargo doc --no-deps --quiet
 
 echo "== cargo test"
 cargo test --quiet
+echo "== the fwsvm binary (feature cli)"
+cargo test --quiet --features cli --test cli
 echo "== without default features (no rayon, no ndarray): the crate checks and its unit tests pass"
 cargo check --quiet --no-default-features --all-targets
 cargo test --quiet --no-default-features --lib

@@ -34,6 +34,9 @@
 //! println!("{} support vectors, stopped: {:?}", model.n_support(), model.stats()[0].exit_reason);
 //! ```
 
+#[cfg(unix)]
+pub mod cli;
+pub mod cross_validation;
 pub mod data;
 pub mod error;
 pub mod kernel;

@@ -210,6 +210,7 @@ pub struct SvcParams {
     solver: SolverParams,
     n_threads: Option<usize>,
     warm_start: Option<Vec<f64>>,
+    probability: bool,
 }
 
 impl Default for SvcParams {
@@ -222,6 +223,7 @@ impl Default for SvcParams {
             solver: SolverParams::default(),
             n_threads: None,
             warm_start: None,
+            probability: false,
         }
     }
 }
@@ -247,6 +249,14 @@ impl SvcParams {
     /// one-vs-one fits.
     pub fn warm_start(mut self, alpha: Option<Vec<f64>>) -> Self {
         self.warm_start = alpha;
+        self
+    }
+
+    /// Also fit class probabilities (LIBSVM's `-b 1`): Platt's sigmoid per pair of classes on
+    /// 5-fold cross-validated decision values (five more fits; see
+    /// [`SvcValidParams::fit_probability`]), for [`SvcModel::predict_proba`].
+    pub fn probability(mut self, probability: bool) -> Self {
+        self.probability = probability;
         self
     }
 
@@ -368,6 +378,20 @@ impl SvcValidParams {
         self.0.n_threads
     }
 
+    /// Whether fits also compute class probabilities.
+    pub fn probability(&self) -> bool {
+        self.0.probability
+    }
+
+    /// These parameters without probabilities or a warm start (the cross-validation fits').
+    pub(crate) fn without_probability(&self) -> SvcValidParams {
+        SvcValidParams(SvcParams {
+            probability: false,
+            warm_start: None,
+            ..self.0.clone()
+        })
+    }
+
     /// Fits on `x` with labels `y`: two classes give one binary model, more give one per pair
     /// of classes (one-vs-one, LIBSVM's scheme; see [`SvcModel`]).
     ///
@@ -390,6 +414,25 @@ impl SvcValidParams {
     /// As [`Self::fit`], plus [`FwsvmError::InvalidInput`] for negative or non-finite weights and
     /// whatever the monitor returns.
     pub fn fit_weighted(
+        &self,
+        x: Features<'_>,
+        y: &[f64],
+        sample_weight: Option<&[f64]>,
+        monitor: &mut (dyn Monitor + Send),
+    ) -> Result<SvcModel> {
+        let mut model = self.fit_decision(x, y, sample_weight, monitor)?;
+        if self.0.probability {
+            let (a, b) = with_threads(self.0.n_threads, || {
+                self.fit_probability(x, y, sample_weight, 5, monitor)
+            })??;
+            model.prob_a = a;
+            model.prob_b = b;
+        }
+        Ok(model)
+    }
+
+    /// [`Self::fit_weighted`] without the probabilities.
+    fn fit_decision(
         &self,
         x: Features<'_>,
         y: &[f64],
@@ -673,6 +716,7 @@ impl SvcValidParams {
         let mut out = crate::model_file::kernel_params(p.kernel);
         out.insert("C".into(), p.c.into());
         out.insert("loss".into(), p.loss.name().into());
+        out.insert("probability".into(), p.probability.into());
         out.extend(crate::model_file::solver_params(&p.solver));
         out
     }

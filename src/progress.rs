@@ -243,3 +243,18 @@ fn summary(label: Option<&str>, stats: &SolverStats) -> String {
         stats.seconds
     )
 }
+
+/// A [`Monitor`] that stops the run (with [`FwsvmError::Interrupted`](crate::FwsvmError)) once
+/// its flag is set: Ctrl-C from Python's main thread or the command line's signal handler.
+pub struct CancelMonitor(pub Option<std::sync::Arc<std::sync::atomic::AtomicBool>>);
+
+impl Monitor for CancelMonitor {
+    fn progress(&mut self, _p: &crate::solver::Progress) -> crate::Result<()> {
+        match &self.0 {
+            Some(flag) if flag.load(std::sync::atomic::Ordering::Relaxed) => {
+                Err(crate::FwsvmError::Interrupted)
+            }
+            _ => Ok(()),
+        }
+    }
+}

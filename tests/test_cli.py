@@ -84,6 +84,26 @@ def test_our_model_files_predict_identically_in_libsvm(capsys, tmp_path, options
         np.testing.assert_array_equal([float(v) for v in lines], theirs)
 
 
+def test_a_multiclass_model_with_probabilities_from_rust_predicts_identically_in_libsvm(capsys, tmp_path) -> None:
+    # fwsvm train is the Rust crate alone (src/cli): one-vs-one, Platt's sigmoids by 5-fold
+    # cross-validation and the LIBSVM file; LIBSVM's own predictor reads it.
+    train, test = shared_file("dna.scale"), shared_file("dna.scale.t")
+    model = tmp_path / "dna.model"
+    code, out, _ = _run(capsys, "train", "-b", "1", "-c", "4", "-g", "0.01", "-q", train, model)
+    assert code == 0
+    assert "nr_class 3" in model.read_text() and "probA " in model.read_text()
+    code, out, _ = _run(capsys, "predict", "-b", "1", test, model, tmp_path / "ours.txt")
+    assert code == 0 and out.startswith("Accuracy = ")
+    theirs, values = _libsvm_predict(model, test, "-q -b 1")
+    lines = (tmp_path / "ours.txt").read_text().splitlines()
+    assert lines[0].startswith("labels ")
+    ours = np.array([[float(v) for v in line.split()] for line in lines[1:]])
+    np.testing.assert_array_equal(ours[:, 0], theirs)
+    np.testing.assert_allclose(ours[:, 1:], values, atol=1e-5)  # printed with %g
+    accuracy = float(out.split("=")[1].split("%")[0])
+    assert accuracy > 90
+
+
 def test_libsvm_model_files_predict_identically_in_fwsvm(capsys, tmp_path) -> None:
     from libsvm import svmutil
 

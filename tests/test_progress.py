@@ -80,9 +80,9 @@ def test_a_long_fit_draws_a_live_line_on_a_terminal() -> None:
     from fwsvm import _core
     from fwsvm._native import features_arg
     X, y = make_classification(n_samples=3000, n_features=10, random_state=0, flip_y=0.2)
-    out = _core.fit_svc(features_arg(X), np.where(y == 1, 1.0, -1.0), c=1e4, kernel="rbf", gamma=0.5,
+    out = _core.fit_svc(features_arg(X), np.where(y == 1, 1.0, -1.0), dict(c=1e4, kernel="rbf", gamma=0.5,
         degree=3, coef0=0.0, algorithm="fw", tol=1e-12, stopping="absolute_gap", max_iter=-1,
-        cache_size=50.0, init="random", seed=0, n_threads=1, time_limit=3.0, verbose=1)
+        cache_size=50.0, init="random", seed=0, n_threads=1, time_limit=3.0, verbose=1))
     assert out["exit_reason"] == "time_limit"
     """)
     leader, follower = os.openpty()

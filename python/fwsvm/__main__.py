@@ -8,14 +8,13 @@ import argparse
 import sys
 import time
 
-import numpy as np
-
 
 #: Algorithms that solve the hinge loss; the others solve the squared hinge only.
 _HINGE_ALGORITHMS = ("swap", "swap2o")
 
 
 def _demo(args: argparse.Namespace) -> int:
+    import numpy as np
     from sklearn.datasets import load_breast_cancer
     from sklearn.model_selection import GridSearchCV, StratifiedKFold, train_test_split
     from sklearn.preprocessing import StandardScaler

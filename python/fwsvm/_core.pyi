@@ -1,7 +1,7 @@
 """Type stubs for the native module ``fwsvm._core`` (private; use ``fwsvm``)."""
 
 import os
-from typing import Any
+from typing import Any, TypedDict
 
 import numpy as np
 import numpy.typing as npt
@@ -19,103 +19,79 @@ class CancelToken:
     @property
     def cancelled(self) -> bool: ...
 
+class FitParams(TypedDict, total=False):
+    """The hyper-parameters every fit function takes, as one dict (``fwsvm.svm`` builds it)."""
+
+    c: float
+    kernel: str
+    gamma: float
+    degree: int
+    coef0: float
+    algorithm: str
+    tol: float
+    stopping: str
+    max_iter: int
+    cache_size: float
+    init: str
+    seed: int
+    sample_size: int | None
+    n_threads: int | None
+    verbose: int
+    time_limit: float | None
+    record_history: bool
+    loss: str | None
+    nu: float | None
+
 def fit_svc(
     x: Features,
     y: npt.NDArray[np.float64],
+    params: FitParams,
     *,
     sample_weight: npt.NDArray[np.float64] | None = None,
-    c: float,
-    kernel: str,
-    gamma: float,
-    degree: int,
-    coef0: float,
-    algorithm: str,
-    tol: float,
-    stopping: str,
-    max_iter: int,
-    cache_size: float,
-    init: str,
-    seed: int,
-    sample_size: int | None = None,
-    n_threads: int | None = None,
-    verbose: int = 0,
-    time_limit: float | None = None,
-    record_history: bool = False,
     warm_start: npt.NDArray[np.float64] | None = None,
-    loss: str = "squared_hinge",
     cancel: CancelToken | None = None,
 ) -> dict[str, Any]: ...
 def fit_svc_ovo(
     x: Features,
     y: npt.NDArray[np.float64],
+    params: FitParams,
     *,
     sample_weight: npt.NDArray[np.float64] | None = None,
-    c: float,
-    kernel: str,
-    gamma: float,
-    degree: int,
-    coef0: float,
-    algorithm: str,
-    tol: float,
-    stopping: str,
-    max_iter: int,
-    cache_size: float,
-    init: str,
-    seed: int,
-    sample_size: int | None = None,
-    n_threads: int | None = None,
-    verbose: int = 0,
-    time_limit: float | None = None,
-    record_history: bool = False,
-    loss: str = "squared_hinge",
-    cancel: CancelToken | None = None,
     class_names: list[str] | None = None,
+    cancel: CancelToken | None = None,
 ) -> dict[str, Any]: ...
+def fit_platt(
+    x: Features,
+    y: npt.NDArray[np.float64],
+    params: FitParams,
+    *,
+    sample_weight: npt.NDArray[np.float64] | None = None,
+    cancel: CancelToken | None = None,
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]: ...
 def fit_one_class(
     x: Features,
+    params: FitParams,
     *,
-    c: float,
-    kernel: str,
-    gamma: float,
-    degree: int,
-    coef0: float,
-    algorithm: str,
-    tol: float,
-    stopping: str,
-    max_iter: int,
-    cache_size: float,
-    init: str,
-    seed: int,
-    sample_size: int | None = None,
-    n_threads: int | None = None,
-    verbose: int = 0,
-    record_history: bool = False,
     warm_start: npt.NDArray[np.float64] | None = None,
     cancel: CancelToken | None = None,
 ) -> dict[str, Any]: ...
 def fit_svr(
     x: Features,
     y: npt.NDArray[np.float64],
+    params: FitParams,
     *,
-    c: float,
-    nu: float,
-    kernel: str,
-    gamma: float,
-    degree: int,
-    coef0: float,
-    algorithm: str,
-    tol: float,
-    stopping: str,
-    max_iter: int,
-    cache_size: float,
-    init: str,
-    seed: int,
-    sample_size: int | None = None,
-    n_threads: int | None = None,
-    verbose: int = 0,
-    record_history: bool = False,
     cancel: CancelToken | None = None,
 ) -> dict[str, Any]: ...
+def sigmoid_train(dec: npt.NDArray[np.float64], positive: npt.NDArray[np.bool_]) -> tuple[float, float]: ...
+def sigmoid_predict(
+    f: npt.NDArray[np.float64], a: npt.NDArray[np.float64], b: npt.NDArray[np.float64]
+) -> npt.NDArray[np.float64]: ...
+def couple(pairwise: npt.NDArray[np.float64], n_classes: int, order: list[int] = ...) -> npt.NDArray[np.float64]: ...
+def read_libsvm_model(path: str) -> dict[str, Any]: ...
+def write_libsvm_model(path: str, model: dict[str, Any]) -> None: ...
+
+class LibsvmModelError(ValueError): ...
+
 def ovo_decision_function(
     x: Features,
     support_vectors: Features,

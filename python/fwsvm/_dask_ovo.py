@@ -29,7 +29,7 @@ def _fit_pair(data: Any, rows_i: np.ndarray, rows_j: np.ndarray, weights: np.nda
     sub = data[np.ix_(rows, rows)] if gram else data[rows]
     y_pm = np.concatenate([np.ones(len(rows_i)), -np.ones(len(rows_j))])
     w = None if weights is None else np.ascontiguousarray(weights[rows])
-    result = _core.fit_svc(features_arg(sub), y_pm, sample_weight=w, **kwargs)
+    result = _core.fit_svc(features_arg(sub), y_pm, kwargs, sample_weight=w)
     local = np.asarray(result.pop("support"), dtype=np.int64)
     coef = np.asarray(result.pop("dual_coef"), dtype=np.float64)
     support = rows[local]

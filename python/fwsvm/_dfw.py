@@ -269,9 +269,10 @@ class Shard:
             # 1 / (ν · its rows)): if the other shards' rows contribute to (Kα)_i what this
             # shard's do, times (1 − weight) / weight, the global optimum on these rows is
             # weight · this solution.
-            r = _core.fit_one_class(features_arg(self.X), c=1.0 / (self.inv_c * weight), algorithm="swap", tol=float(tol),
-                                    stopping=stopping, max_iter=-1, cache_size=ENGINE_CACHE_MB, init="random",
-                                    seed=int(seed), n_threads=self.n_threads, **_kernel_args(self.kernel_kw))
+            r = _core.fit_one_class(features_arg(self.X), dict(
+                c=1.0 / (self.inv_c * weight), algorithm="swap", tol=float(tol), stopping=stopping, max_iter=-1,
+                cache_size=ENGINE_CACHE_MB, init="random", seed=int(seed), n_threads=self.n_threads,
+                **_kernel_args(self.kernel_kw)))
             sup = np.asarray(r["support"], dtype=np.intp)
             return {"index": sup + self.offset, "alpha": np.asarray(r["alpha"]) * float(weight),
                     "vectors": self.X[sup], "n_iter": int(r["n_iter"]), "seconds": time.perf_counter() - t0}
@@ -279,9 +280,10 @@ class Shard:
             # One class (or none): no local problem; the shard's rows join as candidates.
             return {"index": np.zeros(0, dtype=np.intp), "alpha": np.zeros(0), "vectors": self.X[:0],
                     "n_iter": 0, "seconds": time.perf_counter() - t0}
-        r = _core.fit_svc(features_arg(self.X), self.y, c=1.0 / self.inv_c, algorithm="swap", tol=float(tol), stopping=stopping,
-                          max_iter=-1, cache_size=ENGINE_CACHE_MB, init="random", seed=int(seed),
-                          n_threads=self.n_threads, loss="squared_hinge", **_kernel_args(self.kernel_kw))
+        r = _core.fit_svc(features_arg(self.X), self.y, dict(
+            c=1.0 / self.inv_c, algorithm="swap", tol=float(tol), stopping=stopping, max_iter=-1,
+            cache_size=ENGINE_CACHE_MB, init="random", seed=int(seed), n_threads=self.n_threads,
+            loss="squared_hinge", **_kernel_args(self.kernel_kw)))
         sup = np.asarray(r["support"], dtype=np.intp)
         return {"index": sup + self.offset, "alpha": np.asarray(r["alpha"]) * float(weight), "vectors": self.X[sup],
                 "n_iter": int(r["n_iter"]), "seconds": time.perf_counter() - t0}
@@ -609,11 +611,12 @@ def _inner_solve(V: np.ndarray, yw: np.ndarray, a_old: np.ndarray, C: float, ker
     the new weights over the working set and the engine's steps."""
     common = dict(c=C, algorithm="swap", tol=float(tol), stopping=stopping,
                   max_iter=-1 if block is None else int(block), cache_size=ENGINE_CACHE_MB, init="random", seed=0,
-                  n_threads=None, warm_start=np.ascontiguousarray(a_old / a_old.sum()), **_kernel_args(kernel_kw))
+                  n_threads=None, **_kernel_args(kernel_kw))
+    warm = np.ascontiguousarray(a_old / a_old.sum())
     if one_class:
-        inner = _core.fit_one_class(_matrix(V), **common)
+        inner = _core.fit_one_class(_matrix(V), common, warm_start=warm)
     else:
-        inner = _core.fit_svc(_matrix(V), np.ascontiguousarray(yw), loss="squared_hinge", **common)
+        inner = _core.fit_svc(_matrix(V), np.ascontiguousarray(yw), dict(common, loss="squared_hinge"), warm_start=warm)
     a_new = np.zeros(len(a_old))
     a_new[np.asarray(inner["support"], dtype=np.intp)] = inner["alpha"]
     return a_new, int(inner["n_iter"])

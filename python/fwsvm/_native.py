@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import os
-import threading
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
 
-from fwsvm import _core
+from fwsvm._interrupt import run_interruptible
+
+__all__ = ["features_arg", "n_threads", "run_interruptible"]
 
 
 def features_arg(X: Any) -> Any:
@@ -48,38 +49,3 @@ def n_threads(n_jobs: int | None) -> int | None:
     if n_jobs == 0:
         raise ValueError("n_jobs == 0 is not a valid number of threads; use None, -1 or a positive number")
     return n_jobs
-
-
-def run_interruptible(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
-    """Run a GIL-releasing native call so that Ctrl-C stops it.
-
-    Python delivers signals to the main thread only, and only between bytecodes; a native fit
-    holding the main thread would ignore Ctrl-C until it finished. So the call runs in a worker
-    thread while the main thread waits in short, interruptible joins; on KeyboardInterrupt it
-    sets the call's cancel token, waits for the solver to stop at its next poll (about 0.1 s)
-    and re-raises.
-    """
-    token = _core.CancelToken()
-    kwargs["cancel"] = token
-    if threading.current_thread() is not threading.main_thread():
-        return fn(*args, **kwargs)
-    outcome: dict[str, Any] = {}
-
-    def target() -> None:
-        try:
-            outcome["value"] = fn(*args, **kwargs)
-        except BaseException as exc:  # re-raised in the caller's thread
-            outcome["error"] = exc
-
-    worker = threading.Thread(target=target, name="fwsvm-fit", daemon=True)
-    worker.start()
-    try:
-        while worker.is_alive():
-            worker.join(0.05)
-    except KeyboardInterrupt:
-        token.cancel()
-        worker.join()
-        raise
-    if "error" in outcome:
-        raise outcome["error"]
-    return outcome["value"]

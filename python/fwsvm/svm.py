@@ -518,11 +518,11 @@ class SVC(PersistenceMixin, ClassifierMixin, BaseEstimator):
             verbose=_verbosity(self.verbose),
             record_history=bool(self.record_history),
         )
-        if len(classes) == 2:
-            kwargs["warm_start"] = self._warm_alpha(X.shape[0], classes)
+        sample_weight = kwargs.pop("sample_weight")
         self.classes_ = classes
         if len(classes) == 2:
-            result = run_interruptible(_core.fit_svc, X_core, np.where(y_index == 1, 1.0, -1.0), **kwargs)
+            result = run_interruptible(_core.fit_svc, X_core, np.where(y_index == 1, 1.0, -1.0), kwargs,
+                                       sample_weight=sample_weight, warm_start=self._warm_alpha(X.shape[0], classes))
             self.support_ = result.pop("support").astype(np.int32)
             self.dual_coef_ = result.pop("dual_coef").reshape(1, -1)
             self.intercept_ = np.array([result.pop("intercept")], dtype=np.float64)
@@ -538,7 +538,7 @@ class SVC(PersistenceMixin, ClassifierMixin, BaseEstimator):
                 self._warm_weights[self.support_] = self._alpha
                 self._warm_setting = (self.loss, float(self.C))
         else:
-            pairs = self._fit_pairs(X, X_core, y_index, classes, kwargs)
+            pairs = self._fit_pairs(X, X_core, y_index, classes, dict(kwargs, sample_weight=sample_weight))
             self._warm_weights = None
             self.history_ = pairs.pop("history", None)
             pairs["exit_reason"] = np.array(pairs["exit_reason"])
@@ -562,9 +562,10 @@ class SVC(PersistenceMixin, ClassifierMixin, BaseEstimator):
         _warn_unconverged(reasons, pairs["relative_gap"], tol)
         self.probA_, self.probB_ = np.empty(0), np.empty(0)
         if self.probability:
-            from fwsvm.probability import fit_platt
-
-            self.probA_, self.probB_ = fit_platt(self, X, y_index, user_weights)
+            # Platt's sigmoids on 5-fold cross-validated decision values (in Rust).
+            self.probA_, self.probB_ = run_interruptible(
+                _core.fit_platt, X_core, y_index.astype(np.float64), dict(kwargs, verbose=0, record_history=False),
+                sample_weight=sample_weight)
         return self
 
     def _fit_pairs(self, X: Any, X_core: Any, y_index: np.ndarray, classes: np.ndarray,
@@ -572,9 +573,11 @@ class SVC(PersistenceMixin, ClassifierMixin, BaseEstimator):
         """The one-vs-one pairs solved in Rust (in parallel), as columns with one entry per pair
         (see ``_set_ovo_attributes``). :class:`fwsvm.dask.DaskSVC` overrides it to solve the
         pairs as tasks on a Dask cluster."""
-        return run_interruptible(_core.fit_svc_ovo, X_core, y_index.astype(np.float64),
-                                 class_names=[_class_name(c) for c in classes] if self.verbose else None,
-                                 **kwargs)
+        params = dict(kwargs)
+        sample_weight = params.pop("sample_weight")
+        return run_interruptible(_core.fit_svc_ovo, X_core, y_index.astype(np.float64), params,
+                                 sample_weight=sample_weight,
+                                 class_names=[_class_name(c) for c in classes] if self.verbose else None)
 
     def _check_proba(self) -> bool:
         if not self.probability:
@@ -947,6 +950,7 @@ class OneClassSVM(PersistenceMixin, OutlierMixin, BaseEstimator):
         result = run_interruptible(
             _core.fit_one_class,
             features_arg(X),
+            dict(
             c=C,
             kernel=self.kernel,
             gamma=self._gamma,
@@ -963,6 +967,7 @@ class OneClassSVM(PersistenceMixin, OutlierMixin, BaseEstimator):
             n_threads=n_threads(self.n_jobs),
             verbose=_verbosity(self.verbose),
             record_history=bool(self.record_history),
+            ),
         )
         self.history_ = result.pop("history", None)
         alpha = result.pop("alpha")
@@ -1138,6 +1143,7 @@ class SVR(PersistenceMixin, RegressorMixin, BaseEstimator):
             _core.fit_svr,
             X_core,
             np.ascontiguousarray(y_std),
+            dict(
             c=float(self.C),
             nu=self._nu,
             kernel="precomputed" if _uses_gram(self) else self.kernel,
@@ -1155,6 +1161,7 @@ class SVR(PersistenceMixin, RegressorMixin, BaseEstimator):
             n_threads=n_threads(self.n_jobs),
             verbose=_verbosity(self.verbose),
             record_history=bool(self.record_history),
+            ),
         )
         self.history_ = result.pop("history", None)
         coef = result.pop("coef")

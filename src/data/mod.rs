@@ -72,21 +72,28 @@ impl<'a> Features<'a> {
 
     /// The sub-matrix of the given rows *and* columns (a Gram matrix restricted to a subset).
     pub fn select_square(&self, rows: &[usize]) -> FeatureMatrix {
-        let k = rows.len();
-        let mut out = Vec::with_capacity(k * k);
+        self.select_block(rows, rows)
+    }
+
+    /// The dense sub-matrix of the given rows and columns (a Gram matrix's test rows against
+    /// a training subset).
+    pub fn select_block(&self, rows: &[usize], cols: &[usize]) -> FeatureMatrix {
+        let mut out = Vec::with_capacity(rows.len() * cols.len());
         for &r in rows {
             match self {
-                Features::Dense(d) => out.extend(rows.iter().map(|&c| d.row(r)[c])),
+                Features::Dense(d) => out.extend(cols.iter().map(|&c| d.row(r)[c])),
                 Features::Sparse(s) => {
                     let (idx, val) = s.row(r);
                     out.extend(
-                        rows.iter()
+                        cols.iter()
                             .map(|&c| idx.binary_search(&(c as u32)).map_or(0.0, |p| val[p])),
                     );
                 }
             }
         }
-        FeatureMatrix::Dense(DenseMatrix::new(out, k, k).expect("k·k entries"))
+        FeatureMatrix::Dense(
+            DenseMatrix::new(out, rows.len(), cols.len()).expect("rows·cols entries"),
+        )
     }
 
     /// The variance of all entries (zeros included), as used by scikit-learn's `gamma="scale"`.

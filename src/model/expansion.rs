@@ -2,11 +2,7 @@
 
 use crate::data::{FeatureMatrix, Features};
 use crate::error::{FwsvmError, Result, try_filled};
-use crate::kernel::{Kernel, KernelMatrix, QueryScratch};
-use crate::parallel::for_each_chunk;
-
-/// Test rows per parallel task.
-const ROWS_PER_TASK: usize = 64;
+use crate::kernel::{Kernel, KernelMatrix};
 
 /// A kernel expansion over owned support vectors.
 #[derive(Clone, Debug, PartialEq)]
@@ -106,20 +102,14 @@ pub fn decision_values(
         KernelMatrix::new(kernel, x).add_expansion(&vectors, &support, coef, &mut out);
         return Ok(out);
     }
-    let km = KernelMatrix::new(kernel, vectors);
-    let n_sv = coef.len();
-    let work = x.n_rows() * n_sv * vectors.n_cols().max(1);
-    for_each_chunk(&mut out, ROWS_PER_TASK, work, |lo, chunk| {
-        let mut row = vec![0.0; n_sv];
-        let mut scratch = QueryScratch::new();
-        for (r, o) in chunk.iter_mut().enumerate() {
-            // Feature counts were checked above, so this cannot fail.
-            if km.query_row(&x, lo + r, &mut row, &mut scratch).is_ok() {
-                *o += row.iter().zip(coef).map(|(k, c)| k * c).sum::<f64>();
-            }
-        }
-    });
-    Ok(out)
+    // The support vectors of a precomputed kernel are rows of the training Gram matrix; a
+    // query's kernel values are columns of a test Gram matrix, which only the model's
+    // training indices can select (SvcModel::decision_function does).
+    Err(FwsvmError::InvalidInput(
+        "a precomputed kernel has no feature vectors to evaluate: pass the kernel values \
+         against the training rows to the model's decision_function"
+            .into(),
+    ))
 }
 
 /// Refuses test data whose feature count differs from the support vectors'.

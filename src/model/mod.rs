@@ -25,3 +25,25 @@ pub(crate) fn query<'x>(
     x.check_finite("X")?;
     Ok(x)
 }
+
+/// The unit vectors e_{support[s]} of dimension `n_cols`, one row per support vector: under the
+/// linear kernel their products with a row of kernel values pick that row's entries exactly
+/// (how a precomputed-kernel model evaluates its queries).
+pub(crate) fn unit_vectors(
+    support: &[usize],
+    n_cols: usize,
+) -> crate::error::Result<crate::data::CsrMatrix> {
+    if let Some(&s) = support.iter().find(|&&s| s >= n_cols) {
+        return Err(crate::error::FwsvmError::InvalidInput(format!(
+            "X holds kernel values against {n_cols} training rows, but the model has a support \
+             vector at training row {s}"
+        )));
+    }
+    let indices = support.iter().map(|&s| s as u32).collect();
+    crate::data::CsrMatrix::new(
+        (0..=support.len()).collect(),
+        indices,
+        vec![1.0; support.len()],
+        n_cols,
+    )
+}

@@ -224,18 +224,27 @@ impl SvcModel {
         x: impl TryInto<Features<'x>, Error: Into<FwsvmError>>,
     ) -> Result<Vec<f64>> {
         let x = super::query(x)?;
+        let unit;
+        let (kernel, vectors) = if self.kernel == Kernel::Precomputed {
+            // The queries are kernel values against the training rows: the support vectors as
+            // unit vectors e_s (s = the training row) read them exactly under the linear kernel.
+            unit = FeatureMatrix::Sparse(super::unit_vectors(&self.support, x.n_cols())?);
+            (Kernel::Linear, &unit)
+        } else {
+            (self.kernel, &self.vectors)
+        };
         if self.classes.len() == 2 {
             decision_values(
-                self.kernel,
-                self.vectors.view(),
+                kernel,
+                vectors.view(),
                 &self.dual_coef,
                 self.intercept[0],
                 x,
             )
         } else {
             ovo_decision_values(
-                self.kernel,
-                self.vectors.view(),
+                kernel,
+                vectors.view(),
                 &self.dual_coef,
                 &self.intercept,
                 &self.n_support,

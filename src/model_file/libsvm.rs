@@ -537,7 +537,8 @@ impl LibsvmModel {
             .map_err(|e| FwsvmError::io("<writer>", &e))
     }
 
-    fn write_to(&self, out: &mut dyn Write) -> std::io::Result<()> {
+    /// Writes the file's text (the parts must agree: [`Self::check`]).
+    pub(crate) fn write_to(&self, out: &mut dyn Write) -> std::io::Result<()> {
         writeln!(out, "svm_type {}", self.svm_type.name())?;
         let kernel_type = match self.kernel {
             Kernel::Linear => "linear",
@@ -599,7 +600,7 @@ impl LibsvmModel {
     }
 
     /// Checks that the parts agree (what reading checks, for a model built in memory).
-    fn check(&self) -> Result<()> {
+    pub(crate) fn check(&self) -> Result<()> {
         let bad = |why: String| Err(FwsvmError::InvalidInput(format!("LIBSVM model: {why}")));
         if matches!(self.kernel, Kernel::Laplacian { .. } | Kernel::Precomputed) {
             return bad(format!(

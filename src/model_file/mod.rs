@@ -37,7 +37,7 @@
 //! agreement of the fitted arrays' shapes (LIBSVM's layout), so that prediction indexes within
 //! bounds. Every failure is [`FwsvmError::ModelFormat`] naming the file and the problem.
 
-mod atomic;
+pub(crate) mod atomic;
 mod estimators;
 pub mod libsvm;
 mod npy;

@@ -6,11 +6,12 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 use super::convert::{FeaturesArg, kernel_from};
-use super::svc::{CancelMonitor, CancelToken};
+use super::svc::CancelToken;
 use crate::error::FwsvmError;
 use crate::kernel::cross_kernel;
 use crate::parallel::with_threads;
 use crate::params::Loss;
+use crate::progress::CancelMonitor;
 use crate::solver::{Monitor, Schedule, SgdParams, fit_sgd};
 
 /// Fits a linear SVM by mini-batch SGD (`y` holds ±1 labels). Returns `coef` (n_features),

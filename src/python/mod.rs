@@ -4,6 +4,7 @@
 //! releases the GIL for the native work and maps [`FwsvmError`](crate::FwsvmError) to a
 //! Python exception in one place ([`errors`]).
 
+mod cli;
 mod convert;
 mod crammer_singer;
 mod errors;
@@ -49,6 +50,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(svc::fit_svc, m)?)?;
     m.add_function(wrap_pyfunction!(svc::decision_function, m)?)?;
     m.add_function(wrap_pyfunction!(svc::fit_svc_ovo, m)?)?;
+    m.add_function(wrap_pyfunction!(svc::fit_platt, m)?)?;
     m.add_function(wrap_pyfunction!(svc::fit_one_class, m)?)?;
     m.add_function(wrap_pyfunction!(svc::fit_svr, m)?)?;
     m.add_function(wrap_pyfunction!(svc::ovo_decision_function, m)?)?;
@@ -59,6 +61,10 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(io::load_svmlight, m)?)?;
     m.add_function(wrap_pyfunction!(io::dump_svmlight, m)?)?;
     m.add_function(wrap_pyfunction!(instruction_set, m)?)?;
+    m.add_function(wrap_pyfunction!(cli::cli_main, m)?)?;
+    m.add_function(wrap_pyfunction!(cli::parse_train_options, m)?)?;
+    m.add_function(wrap_pyfunction!(cli::refuse_same_file, m)?)?;
+    m.add_function(wrap_pyfunction!(cli::write_output_file, m)?)?;
     m.add("LibsvmFormatError", m.py().get_type::<LibsvmFormatError>())?;
     m.add_function(wrap_pyfunction!(persistence::read_model_file, m)?)?;
     m.add_function(wrap_pyfunction!(persistence::write_model_file, m)?)?;

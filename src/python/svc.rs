@@ -16,9 +16,9 @@ use crate::multiclass::ovo_decision_values;
 use crate::parallel::with_threads;
 use crate::params::{Loss, Svc, SvcValidParams};
 use crate::problem::SimplexProblem;
-use crate::progress::{GapMeasure, ProgressDisplay};
+use crate::progress::{CancelMonitor, GapMeasure, ProgressDisplay};
 use crate::solver::solve;
-use crate::solver::{Monitor, Progress, SolverParams, Stopping};
+use crate::solver::{SolverParams, Stopping};
 
 /// A flag the Python side sets (from the main thread, on Ctrl-C) to stop a running fit.
 #[pyclass(module = "fwsvm._core", frozen)]
@@ -46,17 +46,6 @@ impl CancelToken {
     }
 }
 
-pub(super) struct CancelMonitor(pub(super) Option<Arc<AtomicBool>>);
-
-impl Monitor for CancelMonitor {
-    fn progress(&mut self, _p: &Progress) -> crate::Result<()> {
-        match &self.0 {
-            Some(flag) if flag.load(Ordering::Relaxed) => Err(FwsvmError::Interrupted),
-            _ => Ok(()),
-        }
-    }
-}
-
 /// The fit's monitor: Ctrl-C through the cancel token, and at `verbose` ≥ 1 progress on
 /// stderr (see [`ProgressDisplay`]).
 pub(super) fn fit_monitor(
@@ -77,61 +66,23 @@ pub(super) fn fit_monitor(
     )
 }
 
-/// Fits a binary L2-SVC. `y` holds ±1 labels. Returns a dict of fitted arrays and statistics.
+/// Fits a binary SVC. `y` holds ±1 labels. Returns a dict of fitted arrays and statistics.
 #[pyfunction]
-#[pyo3(signature = (x, y, *, sample_weight=None, c, kernel, gamma, degree, coef0, algorithm, tol,
-    stopping, max_iter, cache_size, init, seed, sample_size=None, n_threads=None, verbose=0, time_limit=None,
-    record_history=false, warm_start=None, loss="squared_hinge", cancel=None))]
+#[pyo3(signature = (x, y, params, *, sample_weight=None, warm_start=None, cancel=None))]
 pub(crate) fn fit_svc<'py>(
     py: Python<'py>,
     x: FeaturesArg<'py>,
     y: PyReadonlyArray1<'py, f64>,
+    params: FitArgs,
     sample_weight: Option<PyReadonlyArray1<'py, f64>>,
-    c: f64,
-    kernel: &str,
-    gamma: f64,
-    degree: i64,
-    coef0: f64,
-    algorithm: &str,
-    tol: f64,
-    stopping: &str,
-    max_iter: i64,
-    cache_size: f64,
-    init: &str,
-    seed: u64,
-    sample_size: Option<usize>,
-    n_threads: Option<usize>,
-    verbose: u8,
-    time_limit: Option<f64>,
-    record_history: bool,
     warm_start: Option<PyReadonlyArray1<'py, f64>>,
-    loss: &str,
     cancel: Option<PyRef<'py, CancelToken>>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let warm = warm_start
         .map(|w| w.as_slice().map(<[f64]>::to_vec))
         .transpose()?;
-    let params = build_params(
-        c,
-        kernel,
-        gamma,
-        degree,
-        coef0,
-        algorithm,
-        tol,
-        stopping,
-        max_iter,
-        cache_size,
-        init,
-        seed,
-        sample_size,
-        n_threads,
-        verbose,
-        time_limit,
-        record_history,
-        warm,
-        loss,
-    )?;
+    let (verbose, record_history) = (params.verbose, params.record_history);
+    let params = params.params(warm)?;
     let features = x.view()?;
     let y = y.as_slice()?;
     let weights = sample_weight.as_ref().map(|w| w.as_slice()).transpose()?;
@@ -245,110 +196,94 @@ fn check_unlabelled_fit(
     features.check_finite("X")
 }
 
-/// Checked SVC parameters from the Python keyword arguments.
-fn build_params(
+/// A fit's hyper-parameters as Python passes them: one dict (the estimator's resolved
+/// parameters, `fwsvm.svm._fit_params`), the same for every fit function.
+#[derive(FromPyObject)]
+#[pyo3(from_item_all)]
+pub(crate) struct FitArgs {
     c: f64,
-    kernel: &str,
+    kernel: String,
     gamma: f64,
     degree: i64,
     coef0: f64,
-    algorithm: &str,
+    algorithm: String,
     tol: f64,
-    stopping: &str,
+    stopping: String,
     max_iter: i64,
     cache_size: f64,
-    init: &str,
+    init: String,
     seed: u64,
+    #[pyo3(default)]
     sample_size: Option<usize>,
+    #[pyo3(default)]
     n_threads: Option<usize>,
+    #[pyo3(default)]
     verbose: u8,
+    #[pyo3(default)]
     time_limit: Option<f64>,
+    #[pyo3(default)]
     record_history: bool,
-    warm_start: Option<Vec<f64>>,
-    loss: &str,
-) -> PyResult<SvcValidParams> {
-    let solver = SolverParams {
-        algorithm: algorithm.parse()?,
-        tol,
-        stopping: stopping.parse()?,
-        max_iter: (max_iter > 0).then_some(max_iter as u64),
-        time_limit: time_limit.map(Duration::from_secs_f64),
-        cache_size_mb: cache_size,
-        cache_precision: CachePrecision::Auto,
-        adaptive: true,
-        sample_size,
-        init: init.parse()?,
-        seed,
-        verbose: verbose >= 2,
-        record_history,
-        resync_every: None,
-        warm_start: None,
-        shrinking: true,
-        working_set: None,
-    };
-    Ok(Svc::params()
-        .c(c)
-        .loss(loss.parse()?)
-        .kernel(kernel_from(kernel, gamma, degree, coef0)?)
-        .solver(solver)
-        .n_threads(n_threads)
-        .warm_start(warm_start)
-        .check()?)
+    /// The SVC's loss (`None`: the squared hinge, the simplex problems' loss).
+    #[pyo3(default)]
+    loss: Option<String>,
+    /// The SVR's ν.
+    #[pyo3(default)]
+    nu: Option<f64>,
+}
+
+impl FitArgs {
+    /// Checked SVC parameters (the one-class and SVR fits use their solver and kernel).
+    fn params(&self, warm_start: Option<Vec<f64>>) -> PyResult<SvcValidParams> {
+        let solver = SolverParams {
+            algorithm: self.algorithm.parse()?,
+            tol: self.tol,
+            stopping: self.stopping.parse()?,
+            max_iter: (self.max_iter > 0).then_some(self.max_iter as u64),
+            time_limit: self.time_limit.map(Duration::from_secs_f64),
+            cache_size_mb: self.cache_size,
+            cache_precision: CachePrecision::Auto,
+            adaptive: true,
+            sample_size: self.sample_size,
+            init: self.init.parse()?,
+            seed: self.seed,
+            verbose: self.verbose >= 2,
+            record_history: self.record_history,
+            resync_every: None,
+            warm_start: None,
+            shrinking: true,
+            working_set: None,
+        };
+        Ok(Svc::params()
+            .c(self.c)
+            .loss(self.loss.as_deref().unwrap_or("squared_hinge").parse()?)
+            .kernel(kernel_from(
+                &self.kernel,
+                self.gamma,
+                self.degree,
+                self.coef0,
+            )?)
+            .solver(solver)
+            .n_threads(self.n_threads)
+            .warm_start(warm_start)
+            .check()?)
+    }
 }
 
 /// Fits one-vs-one; `y` holds class indices 0..K as floats (`class_names`: how progress lines
 /// name them). Returns the pairs as columns (see `ovo_table`) in the order (0,1), (0,2), ….
 #[pyfunction]
-#[pyo3(signature = (x, y, *, sample_weight=None, c, kernel, gamma, degree, coef0, algorithm, tol,
-    stopping, max_iter, cache_size, init, seed, sample_size=None, n_threads=None, verbose=0, time_limit=None,
-    record_history=false, loss="squared_hinge", cancel=None, class_names=None))]
+#[pyo3(signature = (x, y, params, *, sample_weight=None, class_names=None, cancel=None))]
 pub(crate) fn fit_svc_ovo<'py>(
     py: Python<'py>,
     x: FeaturesArg<'py>,
     y: PyReadonlyArray1<'py, f64>,
+    params: FitArgs,
     sample_weight: Option<PyReadonlyArray1<'py, f64>>,
-    c: f64,
-    kernel: &str,
-    gamma: f64,
-    degree: i64,
-    coef0: f64,
-    algorithm: &str,
-    tol: f64,
-    stopping: &str,
-    max_iter: i64,
-    cache_size: f64,
-    init: &str,
-    seed: u64,
-    sample_size: Option<usize>,
-    n_threads: Option<usize>,
-    verbose: u8,
-    time_limit: Option<f64>,
-    record_history: bool,
-    loss: &str,
-    cancel: Option<PyRef<'py, CancelToken>>,
     class_names: Option<Vec<String>>,
+    cancel: Option<PyRef<'py, CancelToken>>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let params = build_params(
-        c,
-        kernel,
-        gamma,
-        degree,
-        coef0,
-        algorithm,
-        tol,
-        stopping,
-        max_iter,
-        cache_size,
-        init,
-        seed,
-        sample_size,
-        n_threads,
-        verbose,
-        time_limit,
-        record_history,
-        None,
-        loss,
-    )?;
+    let (verbose, record_history) = (params.verbose, params.record_history);
+    let params = params.params(None)?;
     let features = x.view()?;
     let y = y.as_slice()?;
     let weights = sample_weight.as_ref().map(|w| w.as_slice()).transpose()?;
@@ -356,6 +291,36 @@ pub(crate) fn fit_svc_ovo<'py>(
         .with_class_names(class_names.unwrap_or_default());
     let fit = py.detach(|| params.fit_ovo(features, y, weights, &mut monitor))?;
     ovo_table(py, fit.pairs, record_history)
+}
+
+/// One value per pair of classes.
+type Pair<'py> = Bound<'py, numpy::PyArray1<f64>>;
+
+/// Platt's (probA, probB) per pair of classes for `fwsvm.SVC(probability=True)`: 5-fold
+/// stratified cross-validation on `y` (class labels) with the fit's parameters (see
+/// `SvcValidParams::fit_probability`).
+#[pyfunction]
+#[pyo3(signature = (x, y, params, *, sample_weight=None, cancel=None))]
+pub(crate) fn fit_platt<'py>(
+    py: Python<'py>,
+    x: FeaturesArg<'py>,
+    y: PyReadonlyArray1<'py, f64>,
+    params: FitArgs,
+    sample_weight: Option<PyReadonlyArray1<'py, f64>>,
+    cancel: Option<PyRef<'py, CancelToken>>,
+) -> PyResult<(Pair<'py>, Pair<'py>)> {
+    let verbose = params.verbose;
+    let params = params.params(None)?;
+    let features = x.view()?;
+    let y = y.as_slice()?;
+    let weights = sample_weight.as_ref().map(|w| w.as_slice()).transpose()?;
+    let mut monitor = fit_monitor(cancel, verbose, params.solver(), params.loss());
+    let (a, b) = py.detach(|| {
+        with_threads(params.n_threads(), || {
+            params.fit_probability(features, y, weights, 5, &mut monitor)
+        })
+    })??;
+    Ok((a.into_pyarray(py), b.into_pyarray(py)))
 }
 
 /// The pairs of a one-vs-one fit as columns (one array per field, one entry per pair; the
@@ -476,54 +441,24 @@ pub(crate) fn ovo_decision_function<'py>(
 /// optionally warm-started from `warm_start` (one simplex weight per row). Returns the
 /// support, α, the objective (R̃²) and the statistics.
 #[pyfunction]
-#[pyo3(signature = (x, *, c, kernel, gamma, degree, coef0, algorithm, tol, stopping, max_iter,
-    cache_size, init, seed, sample_size=None, n_threads=None, verbose=0, record_history=false,
-    warm_start=None, cancel=None))]
+#[pyo3(signature = (x, params, *, warm_start=None, cancel=None))]
 pub(crate) fn fit_one_class<'py>(
     py: Python<'py>,
     x: FeaturesArg<'py>,
-    c: f64,
-    kernel: &str,
-    gamma: f64,
-    degree: i64,
-    coef0: f64,
-    algorithm: &str,
-    tol: f64,
-    stopping: &str,
-    max_iter: i64,
-    cache_size: f64,
-    init: &str,
-    seed: u64,
-    sample_size: Option<usize>,
-    n_threads: Option<usize>,
-    verbose: u8,
-    record_history: bool,
+    params: FitArgs,
     warm_start: Option<PyReadonlyArray1<'py, f64>>,
     cancel: Option<PyRef<'py, CancelToken>>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let params = build_params(
-        c,
-        kernel,
-        gamma,
-        degree,
-        coef0,
-        algorithm,
-        tol,
-        stopping,
-        max_iter,
-        cache_size,
-        init,
-        seed,
-        sample_size,
-        n_threads,
-        verbose,
-        None,
-        record_history,
-        None,
-        "squared_hinge",
-    )?;
+    let (verbose, record_history, n_threads, c) = (
+        params.verbose,
+        params.record_history,
+        params.n_threads,
+        params.c,
+    );
+    let init = params.init.clone();
+    let params = params.params(None)?;
     let features = x.view()?;
-    check_unlabelled_fit(init, &features)?;
+    check_unlabelled_fit(&init, &features)?;
     let solver = SolverParams {
         warm_start: warm_start
             .map(|w| w.as_slice().map(<[f64]>::to_vec))
@@ -567,58 +502,31 @@ pub(crate) fn fit_one_class<'py>(
     Ok(out)
 }
 
-/// Fits the L2-SVR (see `problem::svr`). Returns, per support sample, the coefficient
-/// ν(β′_i − β′_{i+m}) and the slot weights, plus the statistics.
+/// Fits the L2-SVR (see `problem::svr`; ν from `params`). Returns, per support sample, the
+/// coefficient ν(β′_i − β′_{i+m}) and the slot weights, plus the statistics.
 #[pyfunction]
-#[pyo3(signature = (x, y, *, c, nu, kernel, gamma, degree, coef0, algorithm, tol, stopping, max_iter,
-    cache_size, init, seed, sample_size=None, n_threads=None, verbose=0, record_history=false, cancel=None))]
+#[pyo3(signature = (x, y, params, *, cancel=None))]
 pub(crate) fn fit_svr<'py>(
     py: Python<'py>,
     x: FeaturesArg<'py>,
     y: PyReadonlyArray1<'py, f64>,
-    c: f64,
-    nu: f64,
-    kernel: &str,
-    gamma: f64,
-    degree: i64,
-    coef0: f64,
-    algorithm: &str,
-    tol: f64,
-    stopping: &str,
-    max_iter: i64,
-    cache_size: f64,
-    init: &str,
-    seed: u64,
-    sample_size: Option<usize>,
-    n_threads: Option<usize>,
-    verbose: u8,
-    record_history: bool,
+    params: FitArgs,
     cancel: Option<PyRef<'py, CancelToken>>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let params = build_params(
-        c,
-        kernel,
-        gamma,
-        degree,
-        coef0,
-        algorithm,
-        tol,
-        stopping,
-        max_iter,
-        cache_size,
-        init,
-        seed,
-        sample_size,
-        n_threads,
-        verbose,
-        None,
-        record_history,
-        None,
-        "squared_hinge",
-    )?;
+    let (verbose, record_history, n_threads, c) = (
+        params.verbose,
+        params.record_history,
+        params.n_threads,
+        params.c,
+    );
+    let nu = params
+        .nu
+        .ok_or_else(|| pyo3::exceptions::PyValueError::new_err("the SVR fit needs nu"))?;
+    let init = params.init.clone();
+    let params = params.params(None)?;
     let features = x.view()?;
     let y = y.as_slice()?;
-    check_unlabelled_fit(init, &features)?;
+    check_unlabelled_fit(&init, &features)?;
     let mut monitor = fit_monitor(cancel, verbose, params.solver(), params.loss());
     let solution = py.detach(|| {
         with_threads(n_threads, || {

@@ -1,0 +1,50 @@
+"""Running long native calls so that Ctrl-C stops them (no NumPy or SciPy import: the command
+line's scripts start through here)."""
+
+from __future__ import annotations
+
+import threading
+from typing import Any, Callable
+
+from fwsvm import _core
+
+
+def run_interruptible(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """Run a GIL-releasing native call so that Ctrl-C stops it.
+
+    Python delivers signals to the main thread only, and only between bytecodes; a native fit
+    holding the main thread would ignore Ctrl-C until it finished. So the call runs in a worker
+    thread while the main thread waits in short, interruptible joins; on KeyboardInterrupt it
+    sets the call's cancel token, waits for the solver to stop at its next poll (about 0.1 s)
+    and re-raises.
+    """
+    token = _core.CancelToken()
+    kwargs["cancel"] = token
+    if threading.current_thread() is not threading.main_thread():
+        return fn(*args, **kwargs)
+    outcome: dict[str, Any] = {}
+    # An event, not Thread.join: a KeyboardInterrupt that lands inside join() can mark the
+    # thread as stopped while it still runs (CPython's bpo-45274 handling in 3.11), and the
+    # next join() returns at once.
+    done = threading.Event()
+
+    def target() -> None:
+        try:
+            outcome["value"] = fn(*args, **kwargs)
+        except BaseException as exc:  # re-raised in the caller's thread
+            outcome["error"] = exc
+        finally:
+            done.set()
+
+    worker = threading.Thread(target=target, name="fwsvm-fit", daemon=True)
+    worker.start()
+    try:
+        while not done.wait(0.05):
+            pass
+    except KeyboardInterrupt:
+        token.cancel()
+        done.wait()  # the native call stops at its next check of the token
+        raise
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["value"]

@@ -1,0 +1,92 @@
+//! The `fwsvm` binary (feature `cli`): the Rust crate alone trains a multiclass model with
+//! probabilities, writes a LIBSVM model file, reads it back and predicts; errors are one line
+//! with exit status 1, and an output that is an input is refused.
+#![cfg(feature = "cli")]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn fwsvm(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_fwsvm"))
+        .args(args)
+        .output()
+        .expect("the fwsvm binary runs")
+}
+
+fn folder(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("fwsvm-cli-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Three classes (labels 3, 1, 2 in order of appearance), two features.
+fn write_data(path: &Path) {
+    let mut text = String::new();
+    for i in 0..150 {
+        let class = [3, 1, 2][i % 3];
+        let u = ((i * 7919 + 13) % 101) as f64 / 101.0 - 0.5;
+        let v = ((i * 104_729 + 7) % 97) as f64 / 97.0 - 0.5;
+        text.push_str(&format!("{class} 1:{} 2:{}\n", f64::from(class) + u, 0.8 * v));
+    }
+    std::fs::write(path, text).unwrap();
+}
+
+#[test]
+fn trains_with_probabilities_writes_a_libsvm_model_and_predicts_it() {
+    let dir = folder("train");
+    let (data, model, out) = (dir.join("d.svm"), dir.join("d.model"), dir.join("p.txt"));
+    write_data(&data);
+    let s = |p: &Path| p.to_str().unwrap().to_owned();
+    let run = fwsvm(&["train", "-b", "1", "-c", "2", &s(&data), &s(&model)]);
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    let stdout = String::from_utf8(run.stdout).unwrap();
+    assert!(stdout.contains("nSV per class: 1:") && stdout.contains("Total nSV = "), "{stdout}");
+    let text = std::fs::read_to_string(&model).unwrap();
+    // LIBSVM's layout: labels, three pairs of probabilities, one ρ per pair.
+    assert!(text.contains("nr_class 3\n") && text.contains("\nprobA "), "{text}");
+    assert_eq!(text.lines().find(|l| l.starts_with("rho")).unwrap().split(' ').count(), 4);
+    let run = fwsvm(&["predict", "-b", "1", &s(&data), &s(&model), &s(&out)]);
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    let accuracy = String::from_utf8(run.stdout).unwrap();
+    assert!(accuracy.starts_with("Accuracy = "), "{accuracy}");
+    let lines: Vec<String> = std::fs::read_to_string(&out)
+        .unwrap()
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    assert_eq!(lines.len(), 151);
+    assert!(lines[0].starts_with("labels "), "{}", lines[0]);
+    for line in &lines[1..] {
+        let values: Vec<f64> = line.split(' ').map(|v| v.parse().unwrap()).collect();
+        assert_eq!(values.len(), 4);
+        assert!((values[1..].iter().sum::<f64>() - 1.0).abs() < 1e-4, "{line}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn errors_are_one_line_and_inputs_are_never_overwritten() {
+    let dir = folder("errors");
+    let data = dir.join("d.svm");
+    write_data(&data);
+    let before = std::fs::read(&data).unwrap();
+    let d = data.to_str().unwrap();
+    for (args, message) in [
+        (vec!["train", "-q", d, d], "refusing to overwrite an input"),
+        (vec!["train", "-c", "abc", d], "argument -c: invalid float value: 'abc'"),
+        (vec!["train", "-s", "1", d], "-s 1 (nu-SVC) is not implemented"),
+        (vec!["predict", d, d], "the following arguments are required: output_file"),
+        (vec!["scale", "-l", "1", "-u", "0", d], "inconsistent lower/upper specification"),
+        (vec!["train", "/nonexistent/file"], "No such file"),
+    ] {
+        let run = fwsvm(&args);
+        let err = String::from_utf8(run.stderr).unwrap();
+        assert_eq!(run.status.code(), Some(1), "{args:?}: {err}");
+        assert!(err.contains(message) && err.lines().count() == 1, "{args:?}: {err}");
+        assert!(err.starts_with("fwsvm "), "{err}");
+    }
+    assert_eq!(std::fs::read(&data).unwrap(), before);
+    let help = fwsvm(&["train", "--help"]);
+    assert!(help.status.success() && String::from_utf8(help.stdout).unwrap().starts_with("usage: "));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
