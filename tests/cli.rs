@@ -26,7 +26,11 @@ fn write_data(path: &Path) {
         let class = [3, 1, 2][i % 3];
         let u = ((i * 7919 + 13) % 101) as f64 / 101.0 - 0.5;
         let v = ((i * 104_729 + 7) % 97) as f64 / 97.0 - 0.5;
-        text.push_str(&format!("{class} 1:{} 2:{}\n", f64::from(class) + u, 0.8 * v));
+        text.push_str(&format!(
+            "{class} 1:{} 2:{}\n",
+            f64::from(class) + u,
+            0.8 * v
+        ));
     }
     std::fs::write(path, text).unwrap();
 }
@@ -38,15 +42,36 @@ fn trains_with_probabilities_writes_a_libsvm_model_and_predicts_it() {
     write_data(&data);
     let s = |p: &Path| p.to_str().unwrap().to_owned();
     let run = fwsvm(&["train", "-b", "1", "-c", "2", &s(&data), &s(&model)]);
-    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
     let stdout = String::from_utf8(run.stdout).unwrap();
-    assert!(stdout.contains("nSV per class: 1:") && stdout.contains("Total nSV = "), "{stdout}");
+    assert!(
+        stdout.contains("nSV per class: 1:") && stdout.contains("Total nSV = "),
+        "{stdout}"
+    );
     let text = std::fs::read_to_string(&model).unwrap();
     // LIBSVM's layout: labels, three pairs of probabilities, one ρ per pair.
-    assert!(text.contains("nr_class 3\n") && text.contains("\nprobA "), "{text}");
-    assert_eq!(text.lines().find(|l| l.starts_with("rho")).unwrap().split(' ').count(), 4);
+    assert!(
+        text.contains("nr_class 3\n") && text.contains("\nprobA "),
+        "{text}"
+    );
+    assert_eq!(
+        text.lines()
+            .find(|l| l.starts_with("rho"))
+            .unwrap()
+            .split(' ')
+            .count(),
+        4
+    );
     let run = fwsvm(&["predict", "-b", "1", &s(&data), &s(&model), &s(&out)]);
-    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
     let accuracy = String::from_utf8(run.stdout).unwrap();
     assert!(accuracy.starts_with("Accuracy = "), "{accuracy}");
     let lines: Vec<String> = std::fs::read_to_string(&out)
@@ -59,7 +84,10 @@ fn trains_with_probabilities_writes_a_libsvm_model_and_predicts_it() {
     for line in &lines[1..] {
         let values: Vec<f64> = line.split(' ').map(|v| v.parse().unwrap()).collect();
         assert_eq!(values.len(), 4);
-        assert!((values[1..].iter().sum::<f64>() - 1.0).abs() < 1e-4, "{line}");
+        assert!(
+            (values[1..].iter().sum::<f64>() - 1.0).abs() < 1e-4,
+            "{line}"
+        );
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
@@ -73,20 +101,40 @@ fn errors_are_one_line_and_inputs_are_never_overwritten() {
     let d = data.to_str().unwrap();
     for (args, message) in [
         (vec!["train", "-q", d, d], "refusing to overwrite an input"),
-        (vec!["train", "-c", "abc", d], "argument -c: invalid float value: 'abc'"),
-        (vec!["train", "-s", "1", d], "-s 1 (nu-SVC) is not implemented"),
-        (vec!["predict", d, d], "the following arguments are required: output_file"),
-        (vec!["scale", "-l", "1", "-u", "0", d], "inconsistent lower/upper specification"),
+        (
+            vec!["train", "-c", "abc", d],
+            "argument -c: invalid float value: 'abc'",
+        ),
+        (
+            vec!["train", "-s", "1", d],
+            "-s 1 (nu-SVC) is not implemented",
+        ),
+        (
+            vec!["predict", d, d],
+            "the following arguments are required: output_file",
+        ),
+        (
+            vec!["scale", "-l", "1", "-u", "0", d],
+            "inconsistent lower/upper specification",
+        ),
         (vec!["train", "/nonexistent/file"], "No such file"),
     ] {
         let run = fwsvm(&args);
         let err = String::from_utf8(run.stderr).unwrap();
         assert_eq!(run.status.code(), Some(1), "{args:?}: {err}");
-        assert!(err.contains(message) && err.lines().count() == 1, "{args:?}: {err}");
+        assert!(
+            err.contains(message) && err.lines().count() == 1,
+            "{args:?}: {err}"
+        );
         assert!(err.starts_with("fwsvm "), "{err}");
     }
     assert_eq!(std::fs::read(&data).unwrap(), before);
     let help = fwsvm(&["train", "--help"]);
-    assert!(help.status.success() && String::from_utf8(help.stdout).unwrap().starts_with("usage: "));
+    assert!(
+        help.status.success()
+            && String::from_utf8(help.stdout)
+                .unwrap()
+                .starts_with("usage: ")
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -16,7 +16,7 @@ use crate::model::SvcModel;
 use crate::model_file::{LibsvmModel, SvmType};
 use crate::params::{Loss, Svc, SvcValidParams};
 use crate::progress::{CancelMonitor, GapMeasure, ProgressDisplay};
-use crate::solver::{Algorithm, SolverStats, Stopping};
+use crate::solver::{Algorithm, SolverParams, SolverStats, Stopping};
 use crate::{OneClass, OneClassValidParams, Svr, SvrValidParams};
 
 const OPTIONS: &[Opt] = &[
@@ -136,6 +136,20 @@ fwsvm.SVC (hinge loss: LIBSVM's model), -s 2 fwsvm.OneClassSVM, -s 3 fwsvm.SVR (
 
 const SVM_TYPES: [&str; 5] = ["C-SVC", "nu-SVC", "one-class SVM", "epsilon-SVR", "nu-SVR"];
 
+/// A builder with the settings every model shares: kernel, solver, threads and `-e`.
+macro_rules! with_common {
+    ($options:expr, $params:expr, $kernel:expr) => {{
+        let params = $params
+            .kernel($kernel)
+            .solver($options.solver()?)
+            .n_threads($options.threads);
+        match $options.tol {
+            Some(tol) => params.tol(tol),
+            None => params,
+        }
+    }};
+}
+
 /// The training options, checked (what `fwsvm grid` shares with `train`).
 pub(crate) struct TrainOptions {
     pub svm_type: i64,
@@ -246,48 +260,33 @@ impl TrainOptions {
         ["linear", "poly", "rbf", "sigmoid", "precomputed"][self.kernel_type as usize]
     }
 
+    /// The solver settings every model takes from the options (`-a`, `-m`).
+    fn solver(&self) -> Result<SolverParams, CliError> {
+        Ok(SolverParams {
+            algorithm: self.algorithm.parse::<Algorithm>()?,
+            stopping: Stopping::RelativeGap,
+            cache_size_mb: self.cache_size,
+            ..SolverParams::default()
+        })
+    }
+
     /// The C-SVC's checked parameters.
     pub fn svc(&self, kernel: Kernel) -> Result<SvcValidParams, CliError> {
-        let mut params = Svc::params()
+        let params = Svc::params()
             .c(self.cost)
             .loss(self.loss.parse::<Loss>()?)
-            .kernel(kernel)
-            .algorithm(self.algorithm.parse::<Algorithm>()?)
-            .cache_size_mb(self.cache_size)
-            .n_threads(self.threads)
             .probability(self.probability);
-        if let Some(tol) = self.tol {
-            params = params.tol(tol);
-        }
-        Ok(params.check()?)
+        Ok(with_common!(self, params, kernel).check()?)
     }
 
     fn one_class(&self, kernel: Kernel) -> Result<OneClassValidParams, CliError> {
-        let mut params = OneClass::params()
-            .nu(self.nu)
-            .kernel(kernel)
-            .algorithm(self.algorithm.parse::<Algorithm>()?)
-            .stopping(Stopping::RelativeGap)
-            .cache_size_mb(self.cache_size)
-            .n_threads(self.threads);
-        if let Some(tol) = self.tol {
-            params = params.tol(tol);
-        }
-        Ok(params.check()?)
+        let params = OneClass::params().nu(self.nu);
+        Ok(with_common!(self, params, kernel).check()?)
     }
 
     fn svr(&self, kernel: Kernel) -> Result<SvrValidParams, CliError> {
-        let mut params = Svr::params()
-            .c(self.cost)
-            .kernel(kernel)
-            .algorithm(self.algorithm.parse::<Algorithm>()?)
-            .stopping(Stopping::RelativeGap)
-            .cache_size_mb(self.cache_size)
-            .n_threads(self.threads);
-        if let Some(tol) = self.tol {
-            params = params.tol(tol);
-        }
-        Ok(params.check()?)
+        let params = Svr::params().c(self.cost);
+        Ok(with_common!(self, params, kernel).check()?)
     }
 }
 
