@@ -21,8 +21,42 @@
 //!
 //! Data flows one way through the modules:
 //! [`data`] (dense / CSR features) → [`kernel`] (columns, cache) → [`problem`] (Q and b on the
-//! simplex) → [`solver`] (the Frank-Wolfe engine) → [`model`] (support vectors, prediction) →
-//! [`model_file`] (save and load) → [`params`], [`svr`], [`one_class`] (the estimators).
+//! simplex) → [`solver`] (the Frank-Wolfe engine) → [`model`] (support vectors, prediction,
+//! probabilities) → [`model_file`] (the `.fwm` format and LIBSVM model files) → [`params`],
+//! [`svr`], [`one_class`], [`multiclass`], [`cross_validation`] (the estimators) → [`cli`] (the
+//! command line: `fwsvm train | predict | scale`).
+//!
+//! LIBSVM's files both ways, from Rust alone:
+//!
+//! ```no_run
+//! use fwsvm::data::libsvm::{read_libsvm_sources, ReadOptions, Source, Targets};
+//! use fwsvm::model_file::LibsvmModel;
+//! use fwsvm::{Kernel, Svc, SvcModel};
+//!
+//! // Train and test files read together, so their feature columns agree.
+//! let parts = read_libsvm_sources(
+//!     &[Source::Path("a1a".as_ref()), Source::Path("a1a.t".as_ref())],
+//!     &ReadOptions::default(),
+//! )?;
+//! let labels = |t: &Targets| match t {
+//!     Targets::Single(y) => y.clone(),
+//!     Targets::Multi { .. } => unreachable!("not multilabel"),
+//! };
+//! let (y, y_test) = (labels(&parts[0].y), labels(&parts[1].y));
+//! let model = Svc::params()
+//!     .c(1.0)
+//!     .kernel(Kernel::rbf(0.05))
+//!     .probability(true)
+//!     .fit(parts[0].x.view(), &y)?;
+//! let predicted = model.predict(parts[1].x.view())?;
+//! let accuracy = predicted.iter().zip(&y_test).filter(|(p, t)| p == t).count() as f64
+//!     / y_test.len() as f64;
+//! println!("accuracy {accuracy:.4}, {} support vectors", model.n_support());
+//! model.to_libsvm()?.write("a1a.model")?; // svm-predict reads it
+//! let back = SvcModel::from_libsvm(&LibsvmModel::read("a1a.model")?)?;
+//! let probabilities = back.predict_proba(parts[1].x.view())?; // n × 2, rows sum to 1
+//! # Ok::<(), fwsvm::FwsvmError>(())
+//! ```
 //!
 //! ```
 //! use fwsvm::{DenseMatrix, Kernel, Svc};

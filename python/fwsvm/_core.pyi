@@ -19,6 +19,15 @@ class CancelToken:
     @property
     def cancelled(self) -> bool: ...
 
+class KernelParams(TypedDict, total=False):
+    """A kernel for prediction: scikit-learn's names, and the threads to use."""
+
+    kernel: str
+    gamma: float
+    degree: int
+    coef0: float
+    n_threads: int | None
+
 class FitParams(TypedDict, total=False):
     """The hyper-parameters every fit function takes, as one dict (``fwsvm.svm`` builds it)."""
 
@@ -98,50 +107,42 @@ def ovo_decision_function(
     dual_coef: npt.NDArray[np.float64],
     intercepts: npt.NDArray[np.float64],
     n_support: list[int],
-    *,
-    kernel: str,
-    gamma: float,
-    degree: int,
-    coef0: float,
-    n_threads: int | None = None,
+    kernel: KernelParams,
 ) -> npt.NDArray[np.float64]: ...
 def decision_function(
     x: Features,
     support_vectors: Features,
     coef: npt.NDArray[np.float64],
     intercept: float,
-    *,
-    kernel: str,
-    gamma: float,
-    degree: int,
-    coef0: float,
-    n_threads: int | None = None,
+    kernel: KernelParams,
 ) -> npt.NDArray[np.float64]: ...
 def data_variance(x: Features) -> float: ...
 def load_svmlight(
     sources: list[str | bytes],
     names: list[str],
+    options: dict[str, Any],  # n_features, multilabel, zero_based, offset, length, n_threads, max_line_length
     *,
-    n_features: int | None = None,
-    multilabel: bool = False,
-    zero_based: str = "auto",
-    offset: int = 0,
-    length: int = -1,
-    n_threads: int | None = None,
-    max_line_length: int | None = None,
     cancel: CancelToken | None = None,
 ) -> list[dict[str, Any]]: ...
 def dump_svmlight(
     x: Features,
-    y: npt.NDArray[np.float64] | None = None,
-    *,
-    y_indptr: npt.NDArray[np.uintp] | None = None,
-    y_values: npt.NDArray[np.float64] | None = None,
-    query_id: npt.NDArray[np.int64] | None = None,
-    zero_based: bool = True,
-    comment: str | None = None,
-    path: str | None = None,
+    options: dict[str, Any],  # y (or y_indptr, y_values), query_id, zero_based, comment, path
 ) -> bytes | None: ...
+def fit_crammer_singer(
+    x: Features, y: npt.NDArray[np.float64], params: FitParams, n_classes: int, *, cancel: CancelToken | None = None
+) -> dict[str, Any]: ...
+def fit_sgd_svc(
+    x: Features,
+    y: npt.NDArray[np.float64],
+    params: dict[str, Any],
+    *,
+    sample_weight: npt.NDArray[np.float64] | None = None,
+    cancel: CancelToken | None = None,
+) -> dict[str, Any]: ...
+def cli_main(command: str, argv: list[str], prog: str, out: Any, err: Any, cancel: CancelToken | None = None) -> int: ...
+def parse_train_options(argv: list[str], prog: str) -> dict[str, Any] | None: ...
+def refuse_same_file(what: str, path: str, inputs: list[tuple[str, str | None]]) -> None: ...
+def write_output_file(path: str, text: str, out: Any, err: Any) -> None: ...
 
 class LibsvmFormatError(ValueError): ...
 class ModelFormatError(ValueError): ...
@@ -157,3 +158,4 @@ def write_model_file(
     arrays: dict[str, tuple[str, tuple[int, ...], bytes]],
     fwsvm_version: str,
 ) -> None: ...
+def kernel_values(x: Features, columns: Features, kernel: KernelParams) -> npt.NDArray[np.float64]: ...

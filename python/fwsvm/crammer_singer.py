@@ -136,10 +136,11 @@ class CrammerSingerSVC(ClassifierMixin, BaseEstimator):
         self._gamma = SVC(kernel=self.kernel, gamma=self.gamma)._resolve_gamma(X)
         result = run_interruptible(
             _core.fit_crammer_singer, features_arg(X), y_index.astype(np.float64),
-            n_classes=len(classes), c=float(self.C), kernel=self.kernel, gamma=self._gamma,
-            degree=int(self.degree), coef0=float(self.coef0), tol=float(self.tol), max_iter=int(self.max_iter),
-            cache_size=float(self.cache_size), seed=_seed(self.random_state), n_threads=n_threads(self.n_jobs),
-            verbose=_verbosity(self.verbose),
+            dict(c=float(self.C), kernel=self.kernel, gamma=self._gamma, degree=int(self.degree),
+                 coef0=float(self.coef0), tol=float(self.tol), max_iter=int(self.max_iter),
+                 cache_size=float(self.cache_size), seed=_seed(self.random_state), n_threads=n_threads(self.n_jobs),
+                 verbose=_verbosity(self.verbose)),
+            len(classes),
         )
         self.classes_ = classes
         self.support_ = result.pop("support").astype(np.int32)
@@ -166,9 +167,9 @@ class CrammerSingerSVC(ClassifierMixin, BaseEstimator):
         X = _check_query(self, X)
         x, sv = features_arg(X), features_arg(self.support_vectors_)
         columns = [
-            _core.decision_function(x, sv, np.ascontiguousarray(coef), 0.0, kernel=self.kernel, gamma=self._gamma,
-                                    degree=int(self.degree), coef0=float(self.coef0),
-                                    n_threads=n_threads(self.n_jobs))
+            _core.decision_function(x, sv, np.ascontiguousarray(coef), 0.0,
+                                    dict(kernel=self.kernel, gamma=self._gamma, degree=int(self.degree),
+                                         coef0=float(self.coef0), n_threads=n_threads(self.n_jobs)))
             for coef in self.dual_coef_
         ]
         return np.column_stack(columns)

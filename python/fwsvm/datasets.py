@@ -109,13 +109,9 @@ def load_svmlight_files(
         _core.load_svmlight,
         list(sources),
         list(names),
-        n_features=n_features,
-        multilabel=bool(multilabel),
-        zero_based=_zero_based_arg(zero_based),
-        offset=int(offset),
-        length=int(length),
-        n_threads=n_threads(n_jobs),
-        max_line_length=None if max_line_length is None else int(max_line_length),
+        dict(n_features=n_features, multilabel=bool(multilabel), zero_based=_zero_based_arg(zero_based),
+             offset=int(offset), length=int(length), n_threads=n_threads(n_jobs),
+             max_line_length=None if max_line_length is None else int(max_line_length)),
     )
     result: list[Any] = []
     for part in parsed:
@@ -241,9 +237,7 @@ def dump_svmlight_file(
             raise ValueError(f"expected query_id of shape ({X.shape[0]},), got {q.shape!r}")
         kwargs["query_id"] = np.ascontiguousarray(q)
     path = os.fspath(f) if isinstance(f, (str, os.PathLike)) else None
-    out = _core.dump_svmlight(
-        features_arg(X), zero_based=bool(zero_based), comment=comment, path=path, **kwargs
-    )
+    out = _core.dump_svmlight(features_arg(X), dict(kwargs, zero_based=bool(zero_based), comment=comment, path=path))
     if path is None:
         if not hasattr(f, "write"):
             raise TypeError("f must be a path or a binary file object")

@@ -186,11 +186,8 @@ class Nystroem(TransformerMixin, BaseEstimator):
         return _core.kernel_values(
             features_arg(X),
             features_arg(S),
-            kernel=self.kernel,
-            gamma=self.gamma_,
-            degree=int(self.degree),
-            coef0=float(self.coef0),
-            n_threads=n_threads(self.n_jobs),
+            dict(kernel=self.kernel, gamma=self.gamma_, degree=int(self.degree), coef0=float(self.coef0),
+                 n_threads=n_threads(self.n_jobs)),
         )
 
     def transform(self, X: Any) -> np.ndarray:

@@ -97,6 +97,23 @@ def resolve_gamma(gamma: Any, X: Any) -> float:
     return float(gamma)
 
 
+def _kernel_params(est: Any, kernel: str | None = None) -> dict[str, Any]:
+    """The kernel as prediction takes it (``_core.decision_function``'s ``kernel`` dict)."""
+    return dict(kernel=kernel or est.kernel, gamma=est._gamma, degree=int(est.degree), coef0=float(est.coef0),
+                n_threads=n_threads(est.n_jobs))
+
+
+def _fit_params(est: Any, c: float, kernel: str, tol: float, **extra: Any) -> dict[str, Any]:
+    """The one dict of hyper-parameters every native fit takes (``_core.FitParams``)."""
+    return dict(
+        c=float(c), kernel=kernel, gamma=est._gamma, degree=int(est.degree), coef0=float(est.coef0),
+        algorithm=est.algorithm, tol=float(tol), stopping=est.stopping, max_iter=int(est.max_iter),
+        cache_size=float(est.cache_size), init=est.init, seed=_seed(est.random_state),
+        sample_size=None if est.sample_size is None else int(est.sample_size), n_threads=n_threads(est.n_jobs),
+        verbose=_verbosity(est.verbose), record_history=bool(est.record_history), **extra,
+    )
+
+
 def _class_name(label: Any) -> str:
     """A class label as progress lines print it (``2`` rather than ``2.0``)."""
     return format(label, "g") if isinstance(label, (float, np.floating)) else str(label)
@@ -497,28 +514,8 @@ class SVC(PersistenceMixin, ClassifierMixin, BaseEstimator):
         hinge = self.loss == "hinge"
         tol = self._effective_tol()
         X_core = features_arg(_training_gram(self, X)) if _uses_gram(self) else features_arg(X)
-        seed = _seed(self.random_state)
-        kwargs = dict(
-            loss=self.loss,
-            sample_weight=None if weights is None else np.ascontiguousarray(weights, dtype=np.float64),
-            c=float(self.C),
-            kernel=self._core_kernel(),
-            gamma=self._gamma,
-            degree=int(self.degree),
-            coef0=float(self.coef0),
-            algorithm=self.algorithm,
-            tol=tol,
-            stopping=self.stopping,
-            max_iter=int(self.max_iter),
-            cache_size=float(self.cache_size),
-            init=self.init,
-            seed=seed,
-            sample_size=None if self.sample_size is None else int(self.sample_size),
-            n_threads=n_threads(self.n_jobs),
-            verbose=_verbosity(self.verbose),
-            record_history=bool(self.record_history),
-        )
-        sample_weight = kwargs.pop("sample_weight")
+        kwargs = _fit_params(self, self.C, self._core_kernel(), tol, loss=self.loss)
+        sample_weight = None if weights is None else np.ascontiguousarray(weights, dtype=np.float64)
         self.classes_ = classes
         if len(classes) == 2:
             result = run_interruptible(_core.fit_svc, X_core, np.where(y_index == 1, 1.0, -1.0), kwargs,
@@ -691,10 +688,7 @@ class SVC(PersistenceMixin, ClassifierMixin, BaseEstimator):
 
     def _decision_validated(self, X: Any) -> np.ndarray:
         """:meth:`decision_function` on rows ``_check_query`` has already checked."""
-        kernel_kw = dict(
-            kernel=self.kernel, gamma=self._gamma, degree=int(self.degree), coef0=float(self.coef0),
-            n_threads=n_threads(self.n_jobs),
-        )
+        kernel_kw = _kernel_params(self)
         if _uses_gram(self):
             K = _test_kernel_values(self, X)
             if len(self.classes_) == 2:
@@ -718,7 +712,7 @@ class SVC(PersistenceMixin, ClassifierMixin, BaseEstimator):
                 features_arg(self.support_vectors_),
                 np.ascontiguousarray(self.dual_coef_[0], dtype=np.float64),
                 float(self.intercept_[0]),
-                **kernel_kw,
+                kernel_kw,
             )
         if self.decision_function_shape == "ovr":
             # Row blocks: the one-vs-one values of all rows at once (n × K(K−1)/2) were 8 GB
@@ -745,7 +739,7 @@ class SVC(PersistenceMixin, ClassifierMixin, BaseEstimator):
             np.ascontiguousarray(self.dual_coef_, dtype=np.float64),
             np.ascontiguousarray(self.intercept_, dtype=np.float64),
             [int(n) for n in self.n_support_],
-            **kernel_kw,
+            kernel_kw,
         )
 
     @property
@@ -788,11 +782,7 @@ class SVC(PersistenceMixin, ClassifierMixin, BaseEstimator):
             blocks = [_ovo_from_kernel_values(_test_kernel_values(self, X), self.dual_coef_, self.intercept_,
                                               self.n_support_)]
         else:
-            blocks = self._ovo_blocks(
-                X,
-                dict(kernel=self.kernel, gamma=self._gamma, degree=int(self.degree), coef0=float(self.coef0),
-                     n_threads=n_threads(self.n_jobs)),
-            )
+            blocks = self._ovo_blocks(X, _kernel_params(self))
         first, second = np.triu_indices(n_classes, k=1)  # the pairs in LIBSVM's order
         # A model read from a LIBSVM file breaks ties in the file's label order, as LIBSVM.
         order = np.asarray(getattr(self, "_label_order", ()), dtype=np.intp)
@@ -946,29 +936,7 @@ class OneClassSVM(PersistenceMixin, OutlierMixin, BaseEstimator):
         m = X.shape[0]
         C = float(self.C) if self.C is not None else 1.0 / (self.nu * m)
         self._gamma = self._resolve_gamma(X)
-        seed = _seed(self.random_state)
-        result = run_interruptible(
-            _core.fit_one_class,
-            features_arg(X),
-            dict(
-            c=C,
-            kernel=self.kernel,
-            gamma=self._gamma,
-            degree=int(self.degree),
-            coef0=float(self.coef0),
-            algorithm=self.algorithm,
-            tol=float(self.tol),
-            stopping=self.stopping,
-            max_iter=int(self.max_iter),
-            cache_size=float(self.cache_size),
-            init=self.init,
-            seed=seed,
-            sample_size=None if self.sample_size is None else int(self.sample_size),
-            n_threads=n_threads(self.n_jobs),
-            verbose=_verbosity(self.verbose),
-            record_history=bool(self.record_history),
-            ),
-        )
+        result = run_interruptible(_core.fit_one_class, features_arg(X), _fit_params(self, C, self.kernel, self.tol))
         self.history_ = result.pop("history", None)
         alpha = result.pop("alpha")
         self.support_ = result.pop("support").astype(np.int32)
@@ -1001,11 +969,7 @@ class OneClassSVM(PersistenceMixin, OutlierMixin, BaseEstimator):
             features_arg(self.support_vectors_),
             np.ascontiguousarray(2.0 * self.dual_coef_[0]),
             float(self._score_constant),
-            kernel=self.kernel,
-            gamma=self._gamma,
-            degree=int(self.degree),
-            coef0=float(self.coef0),
-            n_threads=n_threads(self.n_jobs),
+            _kernel_params(self),
         )
         return inner - _kernel_diagonal(X, self.kernel, self._gamma, int(self.degree), float(self.coef0))
 
@@ -1138,31 +1102,9 @@ class SVR(PersistenceMixin, RegressorMixin, BaseEstimator):
         self._nu = 0.2 * X.shape[0] if self.nu == "auto" else float(self.nu)
         self._gamma = 0.0 if _uses_gram(self) else self._resolve_gamma(X)
         X_core = features_arg(_training_gram(self, X)) if _uses_gram(self) else features_arg(X)
-        seed = _seed(self.random_state)
-        result = run_interruptible(
-            _core.fit_svr,
-            X_core,
-            np.ascontiguousarray(y_std),
-            dict(
-            c=float(self.C),
-            nu=self._nu,
-            kernel="precomputed" if _uses_gram(self) else self.kernel,
-            gamma=self._gamma,
-            degree=int(self.degree),
-            coef0=float(self.coef0),
-            algorithm=self.algorithm,
-            tol=float(self.tol),
-            stopping=self.stopping,
-            max_iter=int(self.max_iter),
-            cache_size=float(self.cache_size),
-            init=self.init,
-            seed=seed,
-            sample_size=None if self.sample_size is None else int(self.sample_size),
-            n_threads=n_threads(self.n_jobs),
-            verbose=_verbosity(self.verbose),
-            record_history=bool(self.record_history),
-            ),
-        )
+        kernel = "precomputed" if _uses_gram(self) else self.kernel
+        result = run_interruptible(_core.fit_svr, X_core, np.ascontiguousarray(y_std),
+                                   _fit_params(self, self.C, kernel, self.tol, nu=self._nu))
         self.history_ = result.pop("history", None)
         coef = result.pop("coef")
         upper, lower = result.pop("beta_upper"), result.pop("beta_lower")
@@ -1198,11 +1140,7 @@ class SVR(PersistenceMixin, RegressorMixin, BaseEstimator):
             features_arg(self.support_vectors_),
             np.ascontiguousarray(self.dual_coef_[0]),
             float(self.intercept_[0]),
-            kernel=self.kernel,
-            gamma=self._gamma,
-            degree=int(self.degree),
-            coef0=float(self.coef0),
-            n_threads=n_threads(self.n_jobs),
+            _kernel_params(self),
         )
 
     def predict(self, X: Any) -> np.ndarray:

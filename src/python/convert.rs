@@ -82,3 +82,31 @@ pub(crate) fn kernel_from(
 ) -> Result<Kernel, FwsvmError> {
     Kernel::from_name(name, gamma, degree, coef0)
 }
+
+/// A kernel as Python passes it for prediction: one dict `{kernel, gamma, degree, coef0}`
+/// (scikit-learn's names), optionally with `n_threads`.
+#[derive(FromPyObject)]
+#[pyo3(from_item_all)]
+pub(crate) struct KernelArgs {
+    kernel: String,
+    #[pyo3(default)]
+    gamma: f64,
+    #[pyo3(default)]
+    degree: Option<i64>,
+    #[pyo3(default)]
+    coef0: f64,
+    #[pyo3(default)]
+    pub(crate) n_threads: Option<usize>,
+}
+
+impl KernelArgs {
+    /// The kernel, checked.
+    pub(crate) fn kernel(&self) -> Result<Kernel, FwsvmError> {
+        kernel_from(
+            &self.kernel,
+            self.gamma,
+            self.degree.unwrap_or(3),
+            self.coef0,
+        )
+    }
+}

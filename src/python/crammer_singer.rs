@@ -6,7 +6,8 @@ use numpy::{IntoPyArray, PyArray2, PyArrayMethods, PyReadonlyArray1};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
-use super::convert::{FeaturesArg, kernel_from};
+use super::convert::FeaturesArg;
+use super::svc::FitArgs;
 use super::svc::{CancelToken, fit_monitor, put_stats};
 use crate::error::FwsvmError;
 use crate::kernel::{CachePrecision, KernelMatrix};
@@ -18,28 +19,28 @@ use crate::solver::{SolverParams, Stopping, solve_crammer_singer};
 /// support (rows with a non-zero coefficient in some class), the K × n_SV coefficients and the
 /// statistics.
 #[pyfunction]
-#[pyo3(signature = (x, y, *, n_classes, c, kernel, gamma, degree, coef0, tol, max_iter, cache_size, seed,
-    n_threads=None, verbose=0, time_limit=None, cancel=None))]
+#[pyo3(signature = (x, y, params, n_classes, *, cancel=None))]
 pub(crate) fn fit_crammer_singer<'py>(
     py: Python<'py>,
     x: FeaturesArg<'py>,
     y: PyReadonlyArray1<'py, f64>,
+    params: FitArgs,
     n_classes: usize,
-    c: f64,
-    kernel: &str,
-    gamma: f64,
-    degree: i64,
-    coef0: f64,
-    tol: f64,
-    max_iter: i64,
-    cache_size: f64,
-    seed: u64,
-    n_threads: Option<usize>,
-    verbose: u8,
-    time_limit: Option<f64>,
     cancel: Option<PyRef<'py, CancelToken>>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let kernel = kernel_from(kernel, gamma, degree, coef0)?;
+    let FitArgs {
+        c,
+        tol,
+        max_iter,
+        cache_size,
+        seed,
+        n_threads,
+        verbose,
+        time_limit,
+        ..
+    } = params;
+    let kernel = params.kernel_only()?;
+
     let params = SolverParams {
         tol,
         stopping: Stopping::RelativeGap,

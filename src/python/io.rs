@@ -23,23 +23,44 @@ pub(crate) enum SourceArg {
     Path(PathBuf),
 }
 
+/// How to read (`fwsvm.load_svmlight_files`'s options, as one dict).
+#[derive(FromPyObject)]
+#[pyo3(from_item_all)]
+pub(crate) struct ReadArgs {
+    #[pyo3(default)]
+    n_features: Option<usize>,
+    #[pyo3(default)]
+    multilabel: bool,
+    zero_based: String,
+    #[pyo3(default)]
+    offset: u64,
+    length: i64,
+    #[pyo3(default)]
+    n_threads: Option<usize>,
+    #[pyo3(default)]
+    max_line_length: Option<usize>,
+}
+
 /// Reads LIBSVM/svmlight sources; returns one dict of CSR parts and labels per source.
 #[pyfunction]
-#[pyo3(signature = (sources, names, *, n_features=None, multilabel=false, zero_based="auto", offset=0, length=-1, n_threads=None, max_line_length=None, cancel=None))]
+#[pyo3(signature = (sources, names, options, *, cancel=None))]
 pub(crate) fn load_svmlight<'py>(
     py: Python<'py>,
     sources: Vec<SourceArg>,
     names: Vec<String>,
-    n_features: Option<usize>,
-    multilabel: bool,
-    zero_based: &str,
-    offset: u64,
-    length: i64,
-    n_threads: Option<usize>,
-    max_line_length: Option<usize>,
+    options: ReadArgs,
     cancel: Option<PyRef<'py, super::svc::CancelToken>>,
 ) -> PyResult<Bound<'py, PyList>> {
-    let zero_based = match zero_based {
+    let ReadArgs {
+        n_features,
+        multilabel,
+        zero_based,
+        offset,
+        length,
+        n_threads,
+        max_line_length,
+    } = options;
+    let zero_based = match zero_based.as_str() {
         "auto" => ZeroBased::Auto,
         "true" => ZeroBased::Yes,
         "false" => ZeroBased::No,
@@ -101,20 +122,43 @@ pub(crate) fn load_svmlight<'py>(
     Ok(out)
 }
 
+/// What `fwsvm.dump_svmlight_file` writes besides the features, as one dict: the labels (`y`,
+/// or `y_indptr` and `y_values` for multilabel rows), `query_id`, `zero_based`, `comment`, and
+/// `path` (None: return the text as bytes).
+#[derive(FromPyObject)]
+#[pyo3(from_item_all)]
+pub(crate) struct DumpArgs<'py> {
+    #[pyo3(default)]
+    y: Option<PyReadonlyArray1<'py, f64>>,
+    #[pyo3(default)]
+    y_indptr: Option<PyReadonlyArray1<'py, usize>>,
+    #[pyo3(default)]
+    y_values: Option<PyReadonlyArray1<'py, f64>>,
+    #[pyo3(default)]
+    query_id: Option<PyReadonlyArray1<'py, i64>>,
+    zero_based: bool,
+    #[pyo3(default)]
+    comment: Option<String>,
+    #[pyo3(default)]
+    path: Option<PathBuf>,
+}
+
 /// Writes LIBSVM/svmlight text to `path`, or returns it as bytes when `path` is None.
 #[pyfunction]
-#[pyo3(signature = (x, y=None, *, y_indptr=None, y_values=None, query_id=None, zero_based=true, comment=None, path=None))]
 pub(crate) fn dump_svmlight<'py>(
     py: Python<'py>,
     x: FeaturesArg<'py>,
-    y: Option<PyReadonlyArray1<'py, f64>>,
-    y_indptr: Option<PyReadonlyArray1<'py, usize>>,
-    y_values: Option<PyReadonlyArray1<'py, f64>>,
-    query_id: Option<PyReadonlyArray1<'py, i64>>,
-    zero_based: bool,
-    comment: Option<String>,
-    path: Option<PathBuf>,
+    options: DumpArgs<'py>,
 ) -> PyResult<Option<Bound<'py, PyBytes>>> {
+    let DumpArgs {
+        y,
+        y_indptr,
+        y_values,
+        query_id,
+        zero_based,
+        comment,
+        path,
+    } = options;
     let x = x.view()?;
     let targets = match (&y, &y_indptr, &y_values) {
         (Some(y), _, _) => TargetsRef::Single(y.as_slice()?),

@@ -5,7 +5,7 @@ use numpy::{IntoPyArray, PyArray2, PyArrayMethods, PyReadonlyArray1};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
-use super::convert::{FeaturesArg, kernel_from};
+use super::convert::{FeaturesArg, KernelArgs};
 use super::svc::CancelToken;
 use crate::error::FwsvmError;
 use crate::kernel::cross_kernel;
@@ -17,21 +17,18 @@ use crate::solver::{Monitor, Schedule, SgdParams, fit_sgd};
 /// Fits a linear SVM by mini-batch SGD (`y` holds ±1 labels). Returns `coef` (n_features),
 /// `intercept`, and the run's `epochs`, `steps`, per-epoch `objective`, `converged`, `eta0`,
 /// `decay` and `seconds`.
-#[pyfunction]
-#[pyo3(signature = (x, y, *, sample_weight=None, c, loss, batch_size, max_epochs, learning_rate,
-    eta0=None, decay=None, step_every=5, step_factor=0.5, average=true, tol, n_iter_no_change,
-    fit_intercept=true, seed, n_threads=None, verbose=0, cancel=None))]
-pub(crate) fn fit_sgd_svc<'py>(
-    py: Python<'py>,
-    x: FeaturesArg<'py>,
-    y: PyReadonlyArray1<'py, f64>,
-    sample_weight: Option<PyReadonlyArray1<'py, f64>>,
+/// The SGD fit's hyper-parameters as one dict (`fwsvm.SGDSVC`'s, resolved).
+#[derive(FromPyObject)]
+#[pyo3(from_item_all)]
+pub(crate) struct SgdArgs {
     c: f64,
-    loss: &str,
+    loss: String,
     batch_size: usize,
     max_epochs: usize,
-    learning_rate: &str,
+    learning_rate: String,
+    #[pyo3(default)]
     eta0: Option<f64>,
+    #[pyo3(default)]
     decay: Option<f64>,
     step_every: usize,
     step_factor: f64,
@@ -40,11 +37,41 @@ pub(crate) fn fit_sgd_svc<'py>(
     n_iter_no_change: usize,
     fit_intercept: bool,
     seed: u64,
+    #[pyo3(default)]
     n_threads: Option<usize>,
+    #[pyo3(default)]
     verbose: u8,
+}
+
+#[pyfunction]
+#[pyo3(signature = (x, y, params, *, sample_weight=None, cancel=None))]
+pub(crate) fn fit_sgd_svc<'py>(
+    py: Python<'py>,
+    x: FeaturesArg<'py>,
+    y: PyReadonlyArray1<'py, f64>,
+    params: SgdArgs,
+    sample_weight: Option<PyReadonlyArray1<'py, f64>>,
     cancel: Option<PyRef<'py, CancelToken>>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let schedule = match learning_rate {
+    let SgdArgs {
+        c,
+        loss,
+        batch_size,
+        max_epochs,
+        learning_rate,
+        eta0,
+        decay,
+        step_every,
+        step_factor,
+        average,
+        tol,
+        n_iter_no_change,
+        fit_intercept,
+        seed,
+        n_threads,
+        verbose,
+    } = params;
+    let schedule = match learning_rate.as_str() {
         "inverse" => Schedule::Inverse,
         "exponential" => Schedule::Exponential,
         "step" => Schedule::Step {
@@ -99,18 +126,14 @@ pub(crate) fn fit_sgd_svc<'py>(
 
 /// k(x_i, s_j) for every row of `x` and of `columns`: an n × s array.
 #[pyfunction]
-#[pyo3(signature = (x, columns, *, kernel, gamma, degree, coef0, n_threads=None))]
 pub(crate) fn kernel_values<'py>(
     py: Python<'py>,
     x: FeaturesArg<'py>,
     columns: FeaturesArg<'py>,
-    kernel: &str,
-    gamma: f64,
-    degree: i64,
-    coef0: f64,
-    n_threads: Option<usize>,
+    kernel: KernelArgs,
 ) -> PyResult<Bound<'py, PyArray2<f64>>> {
-    let kernel = kernel_from(kernel, gamma, degree, coef0)?;
+    let n_threads = kernel.n_threads;
+    let kernel = kernel.kernel()?;
     let (x, columns) = (x.view()?, columns.view()?);
     let (n, s) = (x.n_rows(), columns.n_rows());
     let values = py.detach(|| with_threads(n_threads, || cross_kernel(kernel, x, columns)))??;

@@ -8,7 +8,7 @@ use numpy::{IntoPyArray, PyArray2, PyArrayMethods, PyReadonlyArray1, PyReadonlyA
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
-use super::convert::{FeaturesArg, kernel_from};
+use super::convert::{FeaturesArg, KernelArgs, kernel_from};
 use crate::error::FwsvmError;
 use crate::kernel::{CachePrecision, KernelMatrix};
 use crate::model::decision_values;
@@ -201,26 +201,32 @@ fn check_unlabelled_fit(
 #[derive(FromPyObject)]
 #[pyo3(from_item_all)]
 pub(crate) struct FitArgs {
-    c: f64,
+    pub(crate) c: f64,
     kernel: String,
     gamma: f64,
     degree: i64,
     coef0: f64,
-    algorithm: String,
-    tol: f64,
-    stopping: String,
-    max_iter: i64,
-    cache_size: f64,
-    init: String,
-    seed: u64,
+    /// The solver (`None`: `swap`).
+    #[pyo3(default)]
+    algorithm: Option<String>,
+    pub(crate) tol: f64,
+    /// The stopping rule (`None`: `gap`).
+    #[pyo3(default)]
+    stopping: Option<String>,
+    pub(crate) max_iter: i64,
+    pub(crate) cache_size: f64,
+    /// The first vertex (`None`: `random`).
+    #[pyo3(default)]
+    init: Option<String>,
+    pub(crate) seed: u64,
     #[pyo3(default)]
     sample_size: Option<usize>,
     #[pyo3(default)]
-    n_threads: Option<usize>,
+    pub(crate) n_threads: Option<usize>,
     #[pyo3(default)]
-    verbose: u8,
+    pub(crate) verbose: u8,
     #[pyo3(default)]
-    time_limit: Option<f64>,
+    pub(crate) time_limit: Option<f64>,
     #[pyo3(default)]
     record_history: bool,
     /// The SVC's loss (`None`: the squared hinge, the simplex problems' loss).
@@ -232,19 +238,28 @@ pub(crate) struct FitArgs {
 }
 
 impl FitArgs {
+    /// The kernel alone, checked.
+    pub(crate) fn kernel_only(&self) -> Result<crate::kernel::Kernel, FwsvmError> {
+        kernel_from(&self.kernel, self.gamma, self.degree, self.coef0)
+    }
+
+    fn init(&self) -> Result<crate::solver::Init, FwsvmError> {
+        self.init.as_deref().unwrap_or("random").parse()
+    }
+
     /// Checked SVC parameters (the one-class and SVR fits use their solver and kernel).
     fn params(&self, warm_start: Option<Vec<f64>>) -> PyResult<SvcValidParams> {
         let solver = SolverParams {
-            algorithm: self.algorithm.parse()?,
+            algorithm: self.algorithm.as_deref().unwrap_or("swap").parse()?,
             tol: self.tol,
-            stopping: self.stopping.parse()?,
+            stopping: self.stopping.as_deref().unwrap_or("gap").parse()?,
             max_iter: (self.max_iter > 0).then_some(self.max_iter as u64),
             time_limit: self.time_limit.map(Duration::from_secs_f64),
             cache_size_mb: self.cache_size,
             cache_precision: CachePrecision::Auto,
             adaptive: true,
             sample_size: self.sample_size,
-            init: self.init.parse()?,
+            init: self.init()?,
             seed: self.seed,
             verbose: self.verbose >= 2,
             record_history: self.record_history,
@@ -407,7 +422,6 @@ fn ovo_table<'py>(
 
 /// One-vs-one decision values (n × K(K−1)/2), LIBSVM layout (see `ovo_decision_values`).
 #[pyfunction]
-#[pyo3(signature = (x, support_vectors, dual_coef, intercepts, n_support, *, kernel, gamma, degree, coef0, n_threads=None))]
 pub(crate) fn ovo_decision_function<'py>(
     py: Python<'py>,
     x: FeaturesArg<'py>,
@@ -415,13 +429,10 @@ pub(crate) fn ovo_decision_function<'py>(
     dual_coef: PyReadonlyArray2<'py, f64>,
     intercepts: PyReadonlyArray1<'py, f64>,
     n_support: Vec<usize>,
-    kernel: &str,
-    gamma: f64,
-    degree: i64,
-    coef0: f64,
-    n_threads: Option<usize>,
+    kernel: KernelArgs,
 ) -> PyResult<Bound<'py, PyArray2<f64>>> {
-    let kernel = kernel_from(kernel, gamma, degree, coef0)?;
+    let n_threads = kernel.n_threads;
+    let kernel = kernel.kernel()?;
     let (x, sv) = (x.view()?, support_vectors.view()?);
     let coef = dual_coef
         .as_slice()
@@ -455,7 +466,7 @@ pub(crate) fn fit_one_class<'py>(
         params.n_threads,
         params.c,
     );
-    let init = params.init.clone();
+    let init = params.init.clone().unwrap_or_else(|| "random".into());
     let params = params.params(None)?;
     let features = x.view()?;
     check_unlabelled_fit(&init, &features)?;
@@ -522,7 +533,7 @@ pub(crate) fn fit_svr<'py>(
     let nu = params
         .nu
         .ok_or_else(|| pyo3::exceptions::PyValueError::new_err("the SVR fit needs nu"))?;
-    let init = params.init.clone();
+    let init = params.init.clone().unwrap_or_else(|| "random".into());
     let params = params.params(None)?;
     let features = x.view()?;
     let y = y.as_slice()?;
@@ -582,20 +593,16 @@ pub(crate) fn fit_svr<'py>(
 
 /// f(x) = Σ coef_s k(sv_s, x) + intercept for every row of `x`.
 #[pyfunction]
-#[pyo3(signature = (x, support_vectors, coef, intercept, *, kernel, gamma, degree, coef0, n_threads=None))]
 pub(crate) fn decision_function<'py>(
     py: Python<'py>,
     x: FeaturesArg<'py>,
     support_vectors: FeaturesArg<'py>,
     coef: PyReadonlyArray1<'py, f64>,
     intercept: f64,
-    kernel: &str,
-    gamma: f64,
-    degree: i64,
-    coef0: f64,
-    n_threads: Option<usize>,
+    kernel: KernelArgs,
 ) -> PyResult<Bound<'py, numpy::PyArray1<f64>>> {
-    let kernel = kernel_from(kernel, gamma, degree, coef0)?;
+    let n_threads = kernel.n_threads;
+    let kernel = kernel.kernel()?;
     let (x, sv, coef) = (x.view()?, support_vectors.view()?, coef.as_slice()?);
     let values = py.detach(|| {
         with_threads(n_threads, || {
