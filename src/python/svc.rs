@@ -9,6 +9,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
 use super::convert::{FeaturesArg, KernelArgs, kernel_from};
+use crate::data::Features;
 use crate::error::FwsvmError;
 use crate::kernel::{CachePrecision, KernelMatrix};
 use crate::model::decision_values;
@@ -17,7 +18,7 @@ use crate::parallel::with_threads;
 use crate::params::{Loss, Svc, SvcValidParams};
 use crate::problem::SimplexProblem;
 use crate::progress::{CancelMonitor, GapMeasure, ProgressDisplay};
-use crate::solver::solve;
+use crate::solver::{Solution, solve};
 use crate::solver::{SolverParams, Stopping};
 
 /// A flag the Python side sets (from the main thread, on Ctrl-C) to stop a running fit.
@@ -448,6 +449,58 @@ pub(crate) fn ovo_decision_function<'py>(
     numpy::PyArray1::from_vec(py, values).reshape([n, n_pairs])
 }
 
+/// `values` as a NumPy array under `key`.
+fn put<T: numpy::Element>(
+    out: &Bound<'_, PyDict>,
+    key: &str,
+    values: impl Iterator<Item = T>,
+) -> PyResult<()> {
+    out.set_item(key, values.collect::<Vec<T>>().into_pyarray(out.py()))
+}
+
+/// Solves the simplex problem `problem` builds on the data's kernel matrix (the one-class and
+/// SVR fits): the solution, and a dict holding its statistics (and history, if asked).
+fn fit_unlabelled<'py, 'x>(
+    py: Python<'py>,
+    params: FitArgs,
+    features: Features<'x>,
+    warm_start: Option<Vec<f64>>,
+    cancel: Option<PyRef<'py, CancelToken>>,
+    problem: impl FnOnce(KernelMatrix<'x>, f64) -> crate::Result<SimplexProblem<'x>> + Send,
+) -> PyResult<(Solution, Bound<'py, PyDict>)> {
+    let (verbose, record_history, n_threads, c) = (
+        params.verbose,
+        params.record_history,
+        params.n_threads,
+        params.c,
+    );
+    let init = params.init.clone().unwrap_or_else(|| "random".into());
+    let params = params.params(None)?;
+    check_unlabelled_fit(&init, &features)?;
+    let solver = SolverParams {
+        warm_start,
+        ..params.solver().clone()
+    };
+    let mut monitor = fit_monitor(cancel, verbose, params.solver(), params.loss());
+    let kernel = params.kernel();
+    let solution = py.detach(|| {
+        with_threads(n_threads, || {
+            solve(
+                &problem(KernelMatrix::new(kernel, features), c)?,
+                &solver,
+                &mut monitor,
+            )
+        })
+    })??;
+    monitor.finish(&solution.stats);
+    let out = PyDict::new(py);
+    put_stats(&out, &solution.stats)?;
+    if record_history {
+        put_history(&out, &solution.history)?;
+    }
+    Ok((solution, out))
+}
+
 /// Fits the SVDD / minimum enclosing ball with squared slacks (see `problem::one_class`),
 /// optionally warm-started from `warm_start` (one simplex weight per row). Returns the
 /// support, α, the objective (R̃²) and the statistics.
@@ -460,56 +513,17 @@ pub(crate) fn fit_one_class<'py>(
     warm_start: Option<PyReadonlyArray1<'py, f64>>,
     cancel: Option<PyRef<'py, CancelToken>>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let (verbose, record_history, n_threads, c) = (
-        params.verbose,
-        params.record_history,
-        params.n_threads,
-        params.c,
-    );
-    let init = params.init.clone().unwrap_or_else(|| "random".into());
-    let params = params.params(None)?;
+    let warm = warm_start
+        .map(|w| w.as_slice().map(<[f64]>::to_vec))
+        .transpose()?;
     let features = x.view()?;
-    check_unlabelled_fit(&init, &features)?;
-    let solver = SolverParams {
-        warm_start: warm_start
-            .map(|w| w.as_slice().map(<[f64]>::to_vec))
-            .transpose()?,
-        ..params.solver().clone()
-    };
-    let mut monitor = fit_monitor(cancel, verbose, params.solver(), params.loss());
-    let solution = py.detach(|| {
-        with_threads(n_threads, || {
-            let problem =
-                SimplexProblem::one_class(KernelMatrix::new(params.kernel(), features), c)?;
-            solve(&problem, &solver, &mut monitor)
-        })
-    })??;
-    monitor.finish(&solution.stats);
-    let s = &solution.stats;
-    let support: Vec<usize> = (0..solution.alpha.len())
-        .filter(|&i| solution.alpha[i] > 0.0)
-        .collect();
-    let out = PyDict::new(py);
-    out.set_item(
-        "alpha",
-        support
-            .iter()
-            .map(|&i| solution.alpha[i])
-            .collect::<Vec<_>>()
-            .into_pyarray(py),
-    )?;
-    out.set_item(
-        "support",
-        support
-            .iter()
-            .map(|&i| i as i64)
-            .collect::<Vec<_>>()
-            .into_pyarray(py),
-    )?;
-    put_stats(&out, s)?;
-    if record_history {
-        put_history(&out, &solution.history)?;
-    }
+    let (solution, out) = fit_unlabelled(py, params, features, warm, cancel, |km, c| {
+        SimplexProblem::one_class(km, c)
+    })?;
+    let a = &solution.alpha;
+    let support: Vec<usize> = (0..a.len()).filter(|&i| a[i] > 0.0).collect();
+    put(&out, "alpha", support.iter().map(|&i| a[i]))?;
+    put(&out, "support", support.iter().map(|&i| i as i64))?;
     Ok(out)
 }
 
@@ -524,70 +538,24 @@ pub(crate) fn fit_svr<'py>(
     params: FitArgs,
     cancel: Option<PyRef<'py, CancelToken>>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let (verbose, record_history, n_threads, c) = (
-        params.verbose,
-        params.record_history,
-        params.n_threads,
-        params.c,
-    );
     let nu = params
         .nu
         .ok_or_else(|| pyo3::exceptions::PyValueError::new_err("the SVR fit needs nu"))?;
-    let init = params.init.clone().unwrap_or_else(|| "random".into());
-    let params = params.params(None)?;
-    let features = x.view()?;
-    let y = y.as_slice()?;
-    check_unlabelled_fit(&init, &features)?;
-    let mut monitor = fit_monitor(cancel, verbose, params.solver(), params.loss());
-    let solution = py.detach(|| {
-        with_threads(n_threads, || {
-            let problem =
-                SimplexProblem::l2_svr(KernelMatrix::new(params.kernel(), features), y, c, nu)?;
-            solve(&problem, params.solver(), &mut monitor)
-        })
-    })??;
-    monitor.finish(&solution.stats);
+    let (features, y) = (x.view()?, y.as_slice()?);
+    let (solution, out) = fit_unlabelled(py, params, features, None, cancel, |km, c| {
+        SimplexProblem::l2_svr(km, y, c, nu)
+    })?;
     let m = features.n_rows();
     let a = &solution.alpha;
     let support: Vec<usize> = (0..m).filter(|&i| a[i] > 0.0 || a[i + m] > 0.0).collect();
-    let s = &solution.stats;
-    let out = PyDict::new(py);
-    out.set_item(
-        "support",
-        support
-            .iter()
-            .map(|&i| i as i64)
-            .collect::<Vec<_>>()
-            .into_pyarray(py),
-    )?;
-    out.set_item(
+    put(&out, "support", support.iter().map(|&i| i as i64))?;
+    put(
+        &out,
         "coef",
-        support
-            .iter()
-            .map(|&i| nu * (a[i] - a[i + m]))
-            .collect::<Vec<_>>()
-            .into_pyarray(py),
+        support.iter().map(|&i| nu * (a[i] - a[i + m])),
     )?;
-    out.set_item(
-        "beta_upper",
-        support
-            .iter()
-            .map(|&i| a[i])
-            .collect::<Vec<_>>()
-            .into_pyarray(py),
-    )?;
-    out.set_item(
-        "beta_lower",
-        support
-            .iter()
-            .map(|&i| a[i + m])
-            .collect::<Vec<_>>()
-            .into_pyarray(py),
-    )?;
-    put_stats(&out, s)?;
-    if record_history {
-        put_history(&out, &solution.history)?;
-    }
+    put(&out, "beta_upper", support.iter().map(|&i| a[i]))?;
+    put(&out, "beta_lower", support.iter().map(|&i| a[i + m]))?;
     Ok(out)
 }
 
