@@ -22,9 +22,9 @@
 //! Data flows one way through the modules:
 //! [`data`] (dense / CSR features) → [`kernel`] (columns, cache) → [`problem`] (Q and b on the
 //! simplex) → [`solver`] (the Frank-Wolfe engine) → [`model`] (support vectors, prediction,
-//! probabilities) → [`model_file`] (the `.fwm` format and LIBSVM model files) → [`params`],
-//! [`svr`], [`one_class`], [`multiclass`], [`cross_validation`] (the estimators) → [`cli`] (the
-//! command line: `fwsvm train | predict | scale`).
+//! probabilities) → [`model_file`] (the `.fwm` format and LIBSVM model files) →
+//! [`estimators`] (builders, checked parameters, one-vs-one, cross-validation) → [`cli`] (the
+//! command line: `fwsvm train | predict | scale`) and the Python bindings.
 //!
 //! LIBSVM's files both ways, from Rust alone:
 //!
@@ -70,26 +70,26 @@
 
 #[cfg(unix)]
 pub mod cli;
-pub mod cross_validation;
 pub mod data;
 pub mod error;
+pub mod estimators;
 pub mod kernel;
 mod memory;
 pub mod model;
 pub mod model_file;
-pub mod multiclass;
-pub mod one_class;
 pub mod parallel;
-pub mod params;
 pub mod problem;
 pub mod progress;
 pub mod random;
 pub mod simd;
 pub mod solver;
-pub mod svr;
 
 #[cfg(feature = "python")]
 mod python;
+
+// The estimators under their earlier paths.
+pub use estimators::svc as params;
+pub use estimators::{cross_validation, multiclass, one_class, svr};
 
 pub use data::{CsrMatrix, CsrView, DenseMatrix, DenseView, FeatureMatrix, Features};
 pub use error::{FwsvmError, Result};

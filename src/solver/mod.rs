@@ -1,32 +1,30 @@
-//! The Frank-Wolfe solver family on the unit simplex (SPEC §2).
+//! The solvers, one folder per method family:
 //!
-//! One engine ([`solve`]) keeps the state shared by all variants — α, the active set (coreset),
-//! the gradient cache G = Qα and the scalars bᵀα, αᵀQα — and runs the loop: stopping test on
-//! the duality gap, step selection (one file per algorithm), and a fused pass that applies the
-//! step to G and finds the next toward/away vertices. Papers: 000 (MFW report), 002 (SWAP,
-//! Allende et al.), 003 (Frandi et al.); formulas and errata in `notes/seeds_001_002.md`.
+//! - `simplex/`: the Frank-Wolfe family on the unit simplex (`fw`, `mfw`, `swap`, `swap2o`,
+//!   `bc`, `ky`) for the squared-hinge SVC, the one-class ball and the L2-SVR;
+//! - `box_smo/`: LIBSVM's hinge-loss SVC by pairwise SMO steps, with blocked working sets;
+//! - `linear/`: dual coordinate descent and SGD with an explicit w;
+//! - `crammer_singer.rs`: the joint multiclass SVM by block-coordinate Frank-Wolfe;
+//!
+//! and the pieces they share: the settings, statistics and stopping rules (this file), the
+//! `monitor` hooks (progress, interrupts: [`Monitor`]) and the `tracker` of limits and histories.
 
-mod bc;
+mod box_smo;
 mod crammer_singer;
-mod dcd;
-mod engine;
-mod fw;
-mod init;
-mod ky;
-mod line_search;
-mod mfw;
+mod linear;
 mod monitor;
-mod rounds;
-mod sampled;
-mod scan;
-mod sgd;
-mod shrink;
-mod smo;
-mod smo_blocked;
-mod state;
-mod subproblem;
-mod swap;
+mod simplex;
 mod tracker;
+
+// Each family's files under their old names, so that `super::engine` and the like resolve from
+// every family.
+use box_smo::smo;
+use linear::{dcd, sgd};
+#[allow(unused_imports)]
+use simplex::{
+    bc, engine, fw, init, ky, line_search, mfw, rounds, sampled, scan, shrink, state, subproblem,
+    swap,
+};
 
 use std::fmt;
 use std::str::FromStr;

@@ -1,0 +1,16 @@
+//! The estimators: builder → checked parameters → fitted model (linfa's shape), on top of the
+//! solvers and the models.
+//!
+//! - [`svc`]: [`Svc`](crate::Svc) → [`SvcModel`](crate::SvcModel), two classes or one-vs-one
+//!   ([`multiclass`]), with Platt's probabilities ([`cross_validation`]);
+//! - [`svr`]: [`Svr`](crate::Svr) → [`SvrModel`](crate::SvrModel);
+//! - [`one_class`]: [`OneClass`](crate::OneClass) → [`OneClassModel`](crate::OneClassModel).
+//!
+//! They are also reachable under their earlier paths (`fwsvm::params`, `fwsvm::svr`,
+//! `fwsvm::one_class`, `fwsvm::multiclass`, `fwsvm::cross_validation`).
+
+pub mod cross_validation;
+pub mod multiclass;
+pub mod one_class;
+pub mod svc;
+pub mod svr;

@@ -1,0 +1,9 @@
+//! The linear solvers, which keep w explicitly: dual coordinate descent for the squared hinge
+//! ([`dcd`], LIBLINEAR's method) and mini-batch SGD on the primal ([`sgd`]).
+
+// The solver's items and the other families, for these files' `super::` paths.
+#[allow(unused_imports)]
+use super::*;
+
+pub(crate) mod dcd;
+pub(crate) mod sgd;
