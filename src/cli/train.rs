@@ -16,7 +16,7 @@ use crate::model::SvcModel;
 use crate::model_file::{LibsvmModel, SvmType};
 use crate::params::{Loss, Svc, SvcValidParams};
 use crate::progress::{CancelMonitor, GapMeasure, ProgressDisplay};
-use crate::solver::{Algorithm, SolverParams, SolverStats, Stopping};
+use crate::solver::{Algorithm, SolverStats, Stopping};
 use crate::{OneClass, OneClassValidParams, Svr, SvrValidParams};
 
 const OPTIONS: &[Opt] = &[
@@ -139,9 +139,13 @@ const SVM_TYPES: [&str; 5] = ["C-SVC", "nu-SVC", "one-class SVM", "epsilon-SVR",
 /// A builder with the settings every model shares: kernel, solver, threads and `-e`.
 macro_rules! with_common {
     ($options:expr, $params:expr, $kernel:expr) => {{
+        // Setter by setter: `.solver(...)` would also fix the tolerance, which must stay the
+        // loss's default unless `-e` gives it.
         let params = $params
             .kernel($kernel)
-            .solver($options.solver()?)
+            .algorithm($options.algorithm.parse::<Algorithm>()?)
+            .stopping(Stopping::RelativeGap)
+            .cache_size_mb($options.cache_size)
             .n_threads($options.threads);
         match $options.tol {
             Some(tol) => params.tol(tol),
@@ -258,16 +262,6 @@ impl TrainOptions {
 
     pub fn kernel_name(&self) -> &'static str {
         ["linear", "poly", "rbf", "sigmoid", "precomputed"][self.kernel_type as usize]
-    }
-
-    /// The solver settings every model takes from the options (`-a`, `-m`).
-    fn solver(&self) -> Result<SolverParams, CliError> {
-        Ok(SolverParams {
-            algorithm: self.algorithm.parse::<Algorithm>()?,
-            stopping: Stopping::RelativeGap,
-            cache_size_mb: self.cache_size,
-            ..SolverParams::default()
-        })
     }
 
     /// The C-SVC's checked parameters.
@@ -631,5 +625,35 @@ pub(crate) fn squared_correlation(p: &[f64], t: &[f64]) -> f64 {
         f64::NAN
     } else {
         (n * spt - sp * st).powi(2) / den
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn options(argv: &[&str]) -> TrainOptions {
+        let argv: Vec<String> = argv.iter().map(|s| s.to_string()).collect();
+        parse(&argv).unwrap().unwrap()
+    }
+
+    /// Without `-e` each model keeps its loss's default tolerance (the squared hinge's is 1e-2).
+    #[test]
+    fn the_tolerance_is_the_losss_default_unless_given() {
+        let kernel = Kernel::rbf(1.0);
+        let tol = |argv: &[&str]| options(argv).svc(kernel).unwrap().solver().tol;
+        assert_eq!(tol(&["d.svm"]), 1e-3);
+        assert_eq!(tol(&["--loss", "squared_hinge", "d.svm"]), 1e-2);
+        assert_eq!(tol(&["--loss", "squared_hinge", "-e", "0.5", "d.svm"]), 0.5);
+        let o = options(&[
+            "-s", "2", "-n", "0.3", "-a", "mfw", "-m", "50", "-j", "1", "d.svm",
+        ]);
+        assert_eq!(o.threads, Some(1));
+        o.one_class(kernel).unwrap();
+        let p = options(&["-a", "mfw", "-m", "50", "--loss", "squared_hinge", "d.svm"])
+            .svc(kernel)
+            .unwrap();
+        assert_eq!(p.solver().algorithm, Algorithm::Mfw);
+        assert_eq!(p.solver().cache_size_mb, 50.0);
     }
 }

@@ -1,7 +1,5 @@
 //! The Crammer–Singer joint multiclass SVM for `fwsvm.CrammerSingerSVC`.
 
-use std::time::Duration;
-
 use numpy::{IntoPyArray, PyArray2, PyArrayMethods, PyReadonlyArray1};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -10,10 +8,10 @@ use super::convert::FeaturesArg;
 use super::svc::FitArgs;
 use super::svc::{CancelToken, fit_monitor, put_stats};
 use crate::error::FwsvmError;
-use crate::kernel::{CachePrecision, KernelMatrix};
+use crate::kernel::KernelMatrix;
 use crate::parallel::with_threads;
 use crate::params::Loss;
-use crate::solver::{SolverParams, Stopping, solve_crammer_singer};
+use crate::solver::solve_crammer_singer;
 
 /// Fits the kernelised Crammer–Singer SVM; `y` holds class indices 0..K as floats. Returns the
 /// support (rows with a non-zero coefficient in some class), the K × n_SV coefficients and the
@@ -28,30 +26,10 @@ pub(crate) fn fit_crammer_singer<'py>(
     n_classes: usize,
     cancel: Option<PyRef<'py, CancelToken>>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let FitArgs {
-        c,
-        tol,
-        max_iter,
-        cache_size,
-        seed,
-        n_threads,
-        verbose,
-        time_limit,
-        ..
-    } = params;
-    let kernel = params.kernel_only()?;
-
-    let params = SolverParams {
-        tol,
-        stopping: Stopping::RelativeGap,
-        max_iter: (max_iter > 0).then_some(max_iter as u64),
-        time_limit: time_limit.map(Duration::from_secs_f64),
-        cache_size_mb: cache_size,
-        cache_precision: CachePrecision::Auto,
-        seed,
-        verbose: verbose >= 2,
-        ..SolverParams::default()
-    };
+    let (c, verbose, n_threads) = (params.c, params.verbose, params.n_threads);
+    // The solver settings every fit takes (its stopping rule: the relative gap).
+    let checked = params.params(None)?;
+    let (kernel, params) = (checked.kernel(), checked.solver().clone());
     let features = x.view()?;
     features.check_finite("X")?;
     let labels: Vec<usize> = y

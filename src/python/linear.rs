@@ -53,30 +53,12 @@ pub(crate) fn fit_sgd_svc<'py>(
     sample_weight: Option<PyReadonlyArray1<'py, f64>>,
     cancel: Option<PyRef<'py, CancelToken>>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let SgdArgs {
-        c,
-        loss,
-        batch_size,
-        max_epochs,
-        learning_rate,
-        eta0,
-        decay,
-        step_every,
-        step_factor,
-        average,
-        tol,
-        n_iter_no_change,
-        fit_intercept,
-        seed,
-        n_threads,
-        verbose,
-    } = params;
-    let schedule = match learning_rate.as_str() {
+    let schedule = match params.learning_rate.as_str() {
         "inverse" => Schedule::Inverse,
         "exponential" => Schedule::Exponential,
         "step" => Schedule::Step {
-            every: step_every,
-            factor: step_factor,
+            every: params.step_every,
+            factor: params.step_factor,
         },
         other => {
             return Err(FwsvmError::param(
@@ -86,20 +68,21 @@ pub(crate) fn fit_sgd_svc<'py>(
             .into());
         }
     };
+    let n_threads = params.n_threads;
     let params = SgdParams {
-        c,
-        loss: loss.parse::<Loss>()?,
-        batch_size,
-        max_epochs,
+        c: params.c,
+        loss: params.loss.parse::<Loss>()?,
+        batch_size: params.batch_size,
+        max_epochs: params.max_epochs,
         schedule,
-        eta0,
-        decay,
-        average,
-        tol,
-        n_iter_no_change,
-        fit_intercept,
-        seed,
-        verbose: verbose >= 1,
+        eta0: params.eta0,
+        decay: params.decay,
+        average: params.average,
+        tol: params.tol,
+        n_iter_no_change: params.n_iter_no_change,
+        fit_intercept: params.fit_intercept,
+        seed: params.seed,
+        verbose: params.verbose >= 1,
     };
     let features = x.view()?;
     let y = y.as_slice()?;

@@ -239,17 +239,12 @@ pub(crate) struct FitArgs {
 }
 
 impl FitArgs {
-    /// The kernel alone, checked.
-    pub(crate) fn kernel_only(&self) -> Result<crate::kernel::Kernel, FwsvmError> {
-        kernel_from(&self.kernel, self.gamma, self.degree, self.coef0)
-    }
-
     fn init(&self) -> Result<crate::solver::Init, FwsvmError> {
         self.init.as_deref().unwrap_or("random").parse()
     }
 
     /// Checked SVC parameters (the one-class and SVR fits use their solver and kernel).
-    fn params(&self, warm_start: Option<Vec<f64>>) -> PyResult<SvcValidParams> {
+    pub(crate) fn params(&self, warm_start: Option<Vec<f64>>) -> PyResult<SvcValidParams> {
         let solver = SolverParams {
             algorithm: self.algorithm.as_deref().unwrap_or("swap").parse()?,
             tol: self.tol,
