@@ -22,17 +22,16 @@ def to_sklearn(estimator: Any) -> Any:
     """
     from sklearn import svm
 
-    from fwsvm.svm import SVC, SVR, OneClassSVM
-
+    kind = getattr(estimator, "_libsvm_type", None)  # LIBSVM's model type of fwsvm's estimators
     kernel = estimator.kernel
-    if isinstance(estimator, OneClassSVM) and kernel != "rbf":
+    if kind == "one_class" and kernel != "rbf":
         # Our score has a −k(x, x) term; only with a constant k(x, x) (rbf) is it LIBSVM's form.
         raise ValueError(f"to_sklearn maps a OneClassSVM only with the rbf kernel, not {kernel!r}")
     if callable(kernel) or kernel not in _SKLEARN_KERNELS:
         raise ValueError(f"scikit-learn's SVMs have no {kernel!r} kernel usable here; supported: {_SKLEARN_KERNELS}")
     common = dict(kernel=kernel, gamma=float(estimator._gamma) if kernel != "linear" else "scale",
                   degree=int(estimator.degree), coef0=float(estimator.coef0))
-    if isinstance(estimator, SVC):
+    if kind == "c_svc":
         out: Any = svm.SVC(C=float(estimator.C), decision_function_shape=estimator.decision_function_shape,
                            break_ties=estimator.break_ties, **common)
         out.classes_ = estimator.classes_
@@ -49,7 +48,7 @@ def to_sklearn(estimator: Any) -> Any:
         out.dual_coef_ = np.asarray(estimator.dual_coef_, dtype=np.float64)
         out.intercept_ = np.asarray(estimator.intercept_, dtype=np.float64)
         out.n_iter_ = np.asarray(estimator.n_iter_, dtype=np.int32)
-    elif isinstance(estimator, SVR):
+    elif kind == "epsilon_svr":
         out = svm.SVR(C=float(estimator.C), epsilon=float(estimator.epsilon_), **common)
         coef = np.asarray(estimator.dual_coef_, dtype=np.float64) * estimator.y_scale_
         intercept = np.array([estimator.intercept_[0] * estimator.y_scale_ + estimator.y_mean_])
@@ -57,7 +56,7 @@ def to_sklearn(estimator: Any) -> Any:
         out._intercept_, out.intercept_ = intercept, intercept.copy()
         out._n_support = np.array([len(estimator.support_), 0], dtype=np.int32)
         out.n_iter_ = int(np.sum(estimator.n_iter_))
-    elif isinstance(estimator, OneClassSVM):
+    elif kind == "one_class":
         # decision = Σ 2α k(sv, x) + (constant − k(x, x)) − offset_, with k(x, x) = 1 (rbf).
         out = svm.OneClassSVM(nu=float(estimator.nu), **common)
         coef = 2.0 * np.asarray(estimator.dual_coef_, dtype=np.float64)
@@ -83,7 +82,7 @@ def to_sklearn(estimator: Any) -> Any:
     out._probA = np.asarray(getattr(estimator, "probA_", np.empty(0)), dtype=np.float64)
     out._probB = np.asarray(getattr(estimator, "probB_", np.empty(0)), dtype=np.float64)
     out._effective_probability = bool(len(out._probA))
-    if isinstance(estimator, SVC) and len(out._probA):
+    if kind == "c_svc" and len(out._probA):
         out.probability = True
     out.fit_status_ = 0
     out.shape_fit_ = tuple(estimator.shape_fit_)

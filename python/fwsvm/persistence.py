@@ -36,12 +36,6 @@ _HEADER = struct.Struct("<8sHHQI")
 ModelFormatError = _core.ModelFormatError
 
 
-def _classes() -> dict[str, type]:
-    from fwsvm.svm import SVC, SVR, OneClassSVM
-
-    return {cls.__name__: cls for cls in (SVC, SVR, OneClassSVM)}
-
-
 def _jsonable(value: Any) -> Any:
     if isinstance(value, dict):
         return {str(k): _jsonable(v) for k, v in value.items()}
@@ -87,11 +81,22 @@ def save(estimator: Any, path: str | os.PathLike[str]) -> None:
     _core.write_model_file(os.fspath(path), type(estimator).__name__, params, scalars, arrays, __version__)
 
 
-def load_model(path: str | os.PathLike[str]) -> Any:
-    """Read an estimator written by :func:`save` (or ``est.save``, or a Rust model's ``save``)."""
+def read(path: str | os.PathLike[str]) -> tuple[str, dict[str, Any], dict[str, Any], dict[str, Any]]:
+    """The file's estimator class name, parameters, scalar and array attributes (checked in
+    Rust)."""
+    return _core.read_model_file(os.fspath(path))
+
+
+def restore(cls: type, path: str | os.PathLike[str],
+            parts: tuple[str, dict[str, Any], dict[str, Any], dict[str, Any]] | None = None) -> Any:
+    """A ``cls`` estimator from the model file at ``path`` (``parts``: what :func:`read`
+    returned, if already read); the file must hold ``cls`` or one of its base classes."""
     name = os.fspath(path)
-    estimator, params, scalars, arrays = _core.read_model_file(name)
-    cls = _classes()[estimator]
+    estimator, params, scalars, arrays = parts if parts is not None else read(path)
+    matches = [c for c in cls.__mro__ if c.__name__ == estimator]
+    if not matches:
+        raise ModelFormatError(f"{name} holds a {estimator}, not a {cls.__name__}")
+    cls = matches[0]
     try:
         est = cls(**params)
         # scikit-learn's constraints of the Python class, on top of the checks in Rust.
@@ -136,7 +141,4 @@ class PersistenceMixin:
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> Any:
         """Read a model written by ``save``; it must be of this class."""
-        est = load_model(path)
-        if not isinstance(est, cls):
-            raise ModelFormatError(f"{os.fspath(path)} holds a {type(est).__name__}, not a {cls.__name__}")
-        return est
+        return restore(cls, path)

@@ -392,6 +392,9 @@ class SVC(PersistenceMixin, ClassifierMixin, BaseEstimator):
     True
     """
 
+    #: The LIBSVM model type of this estimator (its model files, ``to_sklearn``).
+    _libsvm_type = "c_svc"
+
     _parameter_constraints: dict[str, list[Any]] = {
         "C": [Interval(Real, 0.0, None, closed="neither")],
         "loss": [StrOptions({"squared_hinge", "hinge"})],
@@ -874,6 +877,9 @@ class OneClassSVM(PersistenceMixin, OutlierMixin, BaseEstimator):
     n_features_in_ : int
     """
 
+    #: The LIBSVM model type of this estimator (its model files, ``to_sklearn``).
+    _libsvm_type = "one_class"
+
     _parameter_constraints: dict[str, list[Any]] = {
         **{k: v for k, v in SVC._parameter_constraints.items() if k not in ("C", "class_weight", "decision_function_shape", "break_ties")},
         "kernel": [StrOptions(set(_KERNELS))],
@@ -1027,6 +1033,9 @@ class SVR(PersistenceMixin, RegressorMixin, BaseEstimator):
     convergence_ : dict
     n_features_in_ : int
     """
+
+    #: The LIBSVM model type of this estimator (its model files, ``to_sklearn``).
+    _libsvm_type = "epsilon_svr"
 
     _parameter_constraints: dict[str, list[Any]] = {
         **{k: v for k, v in SVC._parameter_constraints.items() if k not in ("class_weight", "decision_function_shape", "break_ties")},

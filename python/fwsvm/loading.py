@@ -1,0 +1,98 @@
+"""Reading models back as estimators: :func:`load_model` (fwsvm's model files) and
+:func:`load_libsvm_model` (LIBSVM's). This module sits above the estimators and the file formats
+(``persistence``, ``libsvm_model``), which do not import the estimators: no import circle."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+
+from fwsvm import _core, persistence
+from fwsvm.libsvm_model import LibsvmModelError
+from fwsvm.svm import SVC, SVR, OneClassSVM
+
+# Imported support vectors are densified up to this many values (128 MB), kept sparse beyond.
+_MAX_DENSE_SV_VALUES = 1 << 24
+
+
+def load_model(path: str | os.PathLike[str]) -> Any:
+    """Read an estimator written by ``est.save`` (or a Rust model's ``save``), whatever its
+    class."""
+    parts = persistence.read(path)
+    classes = {cls.__name__: cls for cls in (SVC, SVR, OneClassSVM)}
+    if parts[0] not in classes:
+        raise persistence.ModelFormatError(f"{os.fspath(path)}: unknown estimator class {parts[0]!r}")
+    return persistence.restore(classes[parts[0]], path, parts)
+
+
+def load_libsvm_model(path: str | os.PathLike[str], n_features: int | None = None) -> Any:
+    """Read a LIBSVM model file (``c_svc`` or ``epsilon_svr`` with a linear, polynomial, rbf or
+    sigmoid kernel; ``one_class`` with the rbf kernel) as a fitted :class:`fwsvm.SVC`,
+    :class:`fwsvm.SVR` or :class:`fwsvm.OneClassSVM` that predicts like LIBSVM (probabilities
+    too, when the file has ``probA``/``probB``; vote ties and coupling in the file's label
+    order).
+
+    LIBSVM does not store the number of features: it is the largest index in the support
+    vectors unless ``n_features`` says more. ``support_`` (training indices) is not in the file
+    and is set to ``arange(n_SV)``. Raises :class:`LibsvmModelError` naming the line for
+    anything that is not a valid model.
+    """
+    name = os.fspath(path)
+    raw = _core.read_libsvm_model(name)
+    svm_type, kernel = raw["svm_type"], raw["kernel"]
+    data, indices, indptr, d = raw["vectors"]
+    if n_features is not None:
+        if n_features < d:
+            raise LibsvmModelError(f"{name}: support vectors use {d} features, more than n_features={n_features}")
+        d = n_features
+    total_sv = len(indptr) - 1
+    sv = sp.csr_matrix((data, indices, indptr), shape=(total_sv, max(d, 1)))
+    if total_sv * max(d, 1) <= _MAX_DENSE_SV_VALUES:
+        sv = sv.toarray()  # LIBSVM's models are usually small and dense enough
+    # else: kept sparse (an SV index of 10⁸ asked for 160 GiB densified)
+    gamma = raw["gamma"] if raw["gamma"] is not None else 0.0
+    common = dict(kernel=kernel, gamma=gamma if kernel != "linear" else "scale",
+                  degree=int(raw["degree"]), coef0=float(raw["coef0"]))
+    if svm_type == "c_svc":
+        est = SVC(**common, loss="hinge", decision_function_shape="ovr")
+        est.classes_ = raw["classes"]
+        est.n_support_ = raw["n_support"]
+        est.dual_coef_ = raw["dual_coef"]
+        est.intercept_ = raw["intercept"]
+        est._label_order = raw["label_order"]
+        est.fit_status_ = 0
+        est.probability = len(raw["prob_a"]) > 0
+        est.probA_, est.probB_ = raw["prob_a"], raw["prob_b"]
+    elif svm_type == "one_class" and kernel == "rbf":
+        # Σ coef k − rho as fwsvm's ball score with k(x, x) = 1: α = coef/2, offset = rho − 1.
+        est = OneClassSVM(**common)
+        est.dual_coef_ = (raw["sv_coef"][:, 0] / 2.0).reshape(1, -1)
+        est._score_constant = 0.0
+        est.offset_ = float(raw["rho"][0]) - 1.0
+        est.radius_ = float("nan")
+        est._C = float("nan")
+    elif svm_type == "epsilon_svr":
+        est = SVR(**common)
+        est.y_mean_, est.y_scale_ = 0.0, 1.0
+        est.dual_coef_ = raw["sv_coef"][:, 0].reshape(1, -1)
+        est.intercept_ = np.array([-raw["rho"][0]])
+        est.epsilon_ = float("nan")
+        est._nu = float("nan")
+    elif svm_type == "one_class":
+        raise LibsvmModelError(f"{name}: one_class models are imported with the rbf kernel only, not {kernel!r}")
+    else:
+        raise LibsvmModelError(
+            f"{name}: svm_type {svm_type!r} is read, but fwsvm imports only c_svc, epsilon_svr and one_class models"
+        )
+    est.support_ = np.arange(total_sv, dtype=np.int32)
+    est.support_vectors_ = sv
+    est._gamma = gamma
+    est.n_features_in_ = sv.shape[1]
+    est.shape_fit_ = (total_sv, sv.shape[1])
+    est.n_iter_ = np.zeros(max(len(est.intercept_) if svm_type == "c_svc" else 1, 1), dtype=np.int64) \
+        if svm_type == "c_svc" else 0
+    est.convergence_ = {"exit_reason": "imported", "source": name}
+    return est
