@@ -228,3 +228,38 @@ def test_a_cache_size_beyond_the_memory_is_capped_not_an_abort() -> None:
     )
     run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
     assert run.returncode == 0 and run.stdout.strip() == "ok", run.stderr[-2000:]
+
+
+def test_a_csr_matrix_rewritten_by_another_thread_during_a_fit_cannot_reach_the_core() -> None:
+    # Issue 33: the core checked indices/indptr once and indexed with them; a thread scribbling
+    # over X.indices during the fit made it index out of range (PanicException). The fit now
+    # works on its own copy of the index arrays: it finishes, whatever the other thread does.
+    import threading
+    import time
+
+    import scipy.sparse as sp
+
+    from fwsvm import SVC
+
+    rng = np.random.default_rng(3)
+    X = sp.random(4000, 50, density=0.3, format="csr", random_state=rng)
+    y = np.where(rng.random(4000) < 0.5, 1, -1)  # noise: a long fit
+    started = threading.Event()
+    stop = threading.Event()
+
+    def scribble() -> None:
+        started.wait()
+        time.sleep(0.3)  # the fit has checked the arrays and is solving
+        while not stop.is_set():
+            X.indices[:] = 10**6  # far beyond the 50 columns
+
+    worker = threading.Thread(target=scribble, daemon=True)
+    worker.start()
+    started.set()
+    try:
+        SVC(C=100.0, tol=1e-9, n_jobs=1).fit(X, y)  # a PanicException is not a ValueError: it fails the test
+    except ValueError as exc:
+        assert "index" in str(exc) or "column" in str(exc), exc
+    finally:
+        stop.set()
+        worker.join()

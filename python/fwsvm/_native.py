@@ -15,10 +15,12 @@ __all__ = ["features_arg", "n_threads", "run_interruptible"]
 
 def features_arg(X: Any) -> Any:
     """Dense float64 C-contiguous arrays pass through; CSR matrices become the
-    (data, indices, indptr, n_features) tuple the core borrows without copying (indices are
-    reinterpreted as uint32, indptr as uintp, both zero-copy in the common case). Arrays on
-    unaligned buffers (e.g. unpickled from a network stream, as Dask's workers receive them)
-    are copied: the core reads aligned float64."""
+    (data, indices, indptr, n_features) tuple the core reads. The data is borrowed without a
+    copy; ``indices`` (as uint32) and ``indptr`` (as uintp) are always copied: the core checks
+    them once and then indexes with them, so a thread that rewrites the caller's arrays during
+    a fit must not reach them (it made the fit index out of range). Arrays on unaligned
+    buffers (e.g. unpickled from a network stream, as Dask's workers receive them) are copied:
+    the core reads aligned float64."""
     if not sp.issparse(X):
         return np.require(X, dtype=np.float64, requirements=["C", "A"])
     X = X.tocsr()
@@ -27,15 +29,12 @@ def features_arg(X: Any) -> Any:
         X.sum_duplicates()
     data = np.require(X.data, dtype=np.float64, requirements=["C", "A"])
     indices = X.indices
-    if indices.dtype == np.int32:
-        indices = indices.view(np.uint32)
-    else:
-        if indices.size and int(indices.max()) >= 2**32:
-            raise ValueError("sparse column indices must be below 2**32")
-        indices = indices.astype(np.uint32)
-    indptr = X.indptr
-    indptr = indptr.view(np.uintp) if indptr.dtype.itemsize == np.dtype(np.uintp).itemsize else indptr.astype(np.uintp)
-    return (data, np.ascontiguousarray(indices), np.ascontiguousarray(indptr), int(X.shape[1]))
+    if indices.dtype != np.int32 and indices.size and int(indices.max()) >= 2**32:
+        raise ValueError("sparse column indices must be below 2**32")
+    # Copies (astype copies by default); negative int32 indices wrap and are refused by the core.
+    indices = indices.astype(np.uint32)
+    indptr = X.indptr.astype(np.uintp)
+    return (data, indices, indptr, int(X.shape[1]))
 
 
 def n_threads(n_jobs: int | None) -> int | None:
