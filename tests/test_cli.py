@@ -243,6 +243,8 @@ def test_grid_over_c_only_and_its_errors(capsys) -> None:
                           (["-t", "0"], "add -log2g null"),
                           (["-log2c", "1,5,-2"], "the step must go from begin towards end"),
                           (["-log2c", "null", "-log2g", "null"], "should not be null simultaneously"),
-                          (["-s", "3"], "searches C-SVC")]:
+                          (["-s", "3"], "searches C-SVC"),
+                          (["-log2c", "0,1e9,1"], "at most 10000 per axis"),
+                          (["-log2g", "0,inf,1"], "at most 10000 per axis")]:
         code, _, err = _run(capsys, "grid", *argv, shared_file("heart_scale"))
         assert code == 1 and message in err, err

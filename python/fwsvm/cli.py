@@ -63,6 +63,10 @@ svm_options: as {train} (-t -d -r -m -e -wi -a -j --loss -q);
 prints one line per grid point, then 'best_c best_g best_rate'."""
 
 
+# A grid axis holds at most this many values (`-log2c 0,1e9,1` asked for a billion fits).
+_MAX_GRID_VALUES = 10_000
+
+
 def _grid_range(text: str, option: str) -> list[float] | None:
     """grid.py's ``begin,end,step`` of log2 values (``null``: not searched)."""
     if text == "null":
@@ -73,8 +77,10 @@ def _grid_range(text: str, option: str) -> list[float] | None:
         raise CliError(f"{option} {text}: expected begin,end,step (e.g. -5,15,2) or null") from None
     if step == 0 or (end - begin) * step < 0:
         raise CliError(f"{option} {text}: the step must go from begin towards end")
-    count = int((end - begin) / step + 1e-9) + 1
-    return [begin + k * step for k in range(count)]
+    count = (end - begin) / step + 1e-9
+    if not count < _MAX_GRID_VALUES:  # NaN too
+        raise CliError(f"{option} {text}: {count:.0f} grid values; at most {_MAX_GRID_VALUES} per axis")
+    return [begin + k * step for k in range(int(count) + 1)]
 
 
 def _grid_options(argv: list[str]) -> tuple[list[float] | None, list[float] | None, int, str | None, list[str]]:
