@@ -34,11 +34,11 @@ const SPEC: Spec = Spec {
 
 /// `matrix` with `n_cols` columns (at least its own): features beyond a file's last index are
 /// zero.
-fn widen(matrix: &CsrMatrix, n_cols: usize) -> Result<CsrMatrix, CliError> {
+fn widen(matrix: CsrMatrix, n_cols: usize) -> Result<CsrMatrix, CliError> {
     if matrix.n_cols() >= n_cols {
-        return Ok(matrix.clone());
+        return Ok(matrix);
     }
-    let (indptr, indices, data) = matrix.clone().into_parts();
+    let (indptr, indices, data) = matrix.into_parts();
     Ok(CsrMatrix::new(indptr, indices, data, n_cols)?)
 }
 
@@ -48,7 +48,7 @@ pub(crate) fn predict_file_model(
     file: &LibsvmModel,
     x: Features<'_>,
 ) -> Result<Vec<f64>, CliError> {
-    let vectors = widen(&file.vectors, x.n_cols())?;
+    let vectors = widen(file.vectors.clone(), x.n_cols())?;
     let values = decision_values(
         file.kernel,
         Features::Sparse(vectors.view()),
@@ -85,13 +85,13 @@ pub(crate) fn run(argv: &[String], context: &mut Context<'_>) -> Result<(), CliE
     // As LIBSVM: features beyond the model's support vectors still count (in ‖x‖² of the rbf
     // kernel), and features the test file lacks are zero.
     let d = x.n_cols().max(file.vectors.n_cols());
-    let x = widen(&x, d)?;
+    let x = widen(x, d)?;
     let features = Features::Sparse(x.view());
     let predictions: Vec<f64>;
     if file.svm_type.is_classifier() {
         let mut model = SvcModel::from_libsvm(&file)?;
         if let FeatureMatrix::Sparse(v) = &model.vectors {
-            model.vectors = FeatureMatrix::Sparse(widen(v, d)?);
+            model.vectors = FeatureMatrix::Sparse(widen(v.clone(), d)?);
         }
         if probability {
             if model.probability_parameters().0.is_empty() {

@@ -179,7 +179,7 @@ pub(crate) fn run(argv: &[String], context: &mut Context<'_>) -> Result<(), CliE
             fmax[j] = 0.0;
         }
     }
-    let (mut y_min, mut y_max) = if n > 0 {
+    let (y_min, y_max) = if n > 0 {
         (
             y.iter().copied().fold(f64::INFINITY, f64::min),
             y.iter().copied().fold(f64::NEG_INFINITY, f64::max),
@@ -189,9 +189,8 @@ pub(crate) fn run(argv: &[String], context: &mut Context<'_>) -> Result<(), CliE
     };
     let mut y_scaling = y_limits.map(|(a, b)| (a, b, y_min, y_max));
     if let Some((restore_file, r)) = &restore {
-        if let Some(part) = r.y {
-            y_scaling = Some(part);
-            (y_min, y_max) = (part.2, part.3);
+        if r.y.is_some() {
+            y_scaling = r.y;
         }
         (lower, upper) = r.x;
         let unseen = |i: usize, fmin: &mut [f64], fmax: &mut [f64], context: &mut Context<'_>| {
@@ -220,7 +219,6 @@ pub(crate) fn run(argv: &[String], context: &mut Context<'_>) -> Result<(), CliE
             unseen(j, &mut fmin, &mut fmax, context);
         }
     }
-    let _ = (y_min, y_max);
     if let Some(save) = save {
         write_output(context, save, |w| {
             if let Some((a, b, lo, hi)) = y_scaling {

@@ -414,10 +414,7 @@ fn libsvm_of(
     coef: Vec<f64>,
     rho: f64,
 ) -> LibsvmModel {
-    let vectors = match vectors {
-        crate::data::FeatureMatrix::Sparse(s) => s.clone(),
-        crate::data::FeatureMatrix::Dense(d) => d.view().to_csr(),
-    };
+    let vectors = vectors.view().to_csr();
     LibsvmModel {
         svm_type,
         kernel,

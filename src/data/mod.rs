@@ -70,6 +70,14 @@ impl<'a> Features<'a> {
         }
     }
 
+    /// The matrix in CSR form (a sparse one copied, a dense one without its zeros).
+    pub fn to_csr(&self) -> CsrMatrix {
+        match self {
+            Features::Dense(d) => d.to_csr(),
+            Features::Sparse(s) => s.select_rows(&(0..s.n_rows()).collect::<Vec<_>>()),
+        }
+    }
+
     /// The sub-matrix of the given rows *and* columns (a Gram matrix restricted to a subset).
     pub fn select_square(&self, rows: &[usize]) -> FeatureMatrix {
         self.select_block(rows, rows)

@@ -101,9 +101,10 @@ impl SvcValidParams {
         let pair_index = |i: usize, j: usize| i * (2 * k - i - 1) / 2 + (j - i - 1);
         let plain = self.without_probability();
         let kernel = self.kernel();
-        let folds = stratified_folds(y, n_folds.clamp(2, m.max(2)), self.solver().seed);
+        let n_folds = n_folds.clamp(2, m.max(2));
+        let folds = stratified_folds(y, n_folds, self.solver().seed);
         let mut dec = vec![0.0; m * n_pairs];
-        for f in 0..n_folds.clamp(2, m.max(2)) {
+        for f in 0..n_folds {
             let (train, test): (Vec<usize>, Vec<usize>) = (0..m).partition(|&r| folds[r] != f);
             if test.is_empty() {
                 continue;

@@ -846,10 +846,7 @@ impl SvcModel {
     pub fn to_libsvm(&self) -> Result<LibsvmModel> {
         let k = self.classes.len();
         let n_sv = self.support.len();
-        let vectors = match &self.vectors {
-            FeatureMatrix::Sparse(s) => s.clone(),
-            FeatureMatrix::Dense(d) => d.view().to_csr(),
-        };
+        let vectors = self.vectors.view().to_csr();
         let starts = class_starts(&self.n_support);
         // File position p holds sorted class order[p].
         let order: Vec<usize> = if !self.label_order.is_empty() {

@@ -10,7 +10,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
 
 use super::convert::{FeaturesArg, kernel_from};
-use crate::data::{CsrMatrix, FeatureMatrix, Features};
+use crate::data::{CsrMatrix, FeatureMatrix};
 use crate::model::SvcModel;
 use crate::model_file::{LibsvmModel, SvmType};
 
@@ -44,13 +44,6 @@ pub(crate) struct LibsvmArgs<'py> {
     sv_coef: Vec<f64>,
     #[pyo3(default)]
     rho: Vec<f64>,
-}
-
-fn csr_of(x: Features<'_>) -> CsrMatrix {
-    match x {
-        Features::Dense(d) => d.to_csr(),
-        Features::Sparse(s) => s.select_rows(&(0..s.n_rows()).collect::<Vec<_>>()),
-    }
 }
 
 fn csr_tuple<'py>(py: Python<'py>, m: &CsrMatrix) -> PyResult<Bound<'py, PyTuple>> {
@@ -139,7 +132,7 @@ pub(crate) fn write_libsvm_model(
     let svm_type = SvmType::from_name(&model.svm_type)
         .ok_or_else(|| PyValueError::new_err(format!("unknown svm_type {:?}", model.svm_type)))?;
     let kernel = kernel_from(&model.kernel, model.gamma, model.degree, model.coef0)?;
-    let vectors = csr_of(model.vectors.view()?);
+    let vectors = model.vectors.view()?.to_csr();
     let file = if svm_type.is_classifier() {
         let svc = SvcModel {
             kernel,
