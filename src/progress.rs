@@ -1,13 +1,19 @@
-//! Progress on stderr for long fits: a [`Monitor`] that draws a live status line (and, for
-//! one-vs-one fits, a pairs-done bar with one line per running pair) with
-//! [`indicatif`], and prints a labelled summary line per solved problem.
+//! Progress for long fits: a [`Monitor`] that draws a live status line (and, for one-vs-one
+//! fits, a pairs-done bar with one line per running pair) and prints a labelled summary line
+//! per solved problem.
 //!
-//! Nothing is drawn for fits shorter than [`ProgressDisplay::DELAY`]; live lines are drawn only
-//! when stderr is a terminal (in a log file they would be noise), while the summary lines and
-//! the solver's verbose log go to stderr either way. The display is fed by the monitor hooks
-//! the solver calls about every 0.1 s, never from the step loop itself.
+//! Nothing is drawn for fits shorter than [`ProgressDisplay::DELAY`]. By default everything goes
+//! to the process's stderr: live lines with [`indicatif`], only when stderr is a terminal (in a
+//! log file they would be noise), and the summary lines and the solver's verbose log either
+//! way. A front end whose own error stream is not the process's — Python's `sys.stderr`
+//! redirected, a Jupyter cell — installs a [`ProgressSink`] on the thread that creates the
+//! display ([`set_thread_sink`]); the display then hands it the lines, and the live state when
+//! the sink draws one. The display is fed by the monitor hooks the solver calls about every
+//! 0.1 s, never from the step loop itself.
 
-use std::collections::HashMap;
+use std::cell::RefCell;
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -15,17 +21,88 @@ use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use crate::error::Result;
 use crate::solver::{Monitor, Progress, SolverStats, Task};
 
-/// What the live line compares with `tol`.
+/// What the solver compares with `tol`: the live line shows it, the summary line names it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum GapMeasure {
     /// The duality gap relative to the objective (the squared hinge's default stopping rule).
     Relative,
-    /// The absolute duality gap, or the largest KKT violation for the hinge loss.
+    /// The absolute duality gap (`stopping="absolute_gap"`).
     Absolute,
+    /// The largest KKT violation, LIBSVM's `-e` (the hinge loss's SMO): the duality gap is
+    /// reported but is not what stopped the solve.
+    MaxViolation,
 }
 
-/// A [`Monitor`] that shows progress on stderr and forwards every call to `inner` (which
-/// decides about interrupts).
+impl GapMeasure {
+    /// What is compared with `tol`, as the summary line names it.
+    pub fn name(self) -> &'static str {
+        match self {
+            GapMeasure::Relative => "relative duality gap",
+            GapMeasure::Absolute => "duality gap",
+            GapMeasure::MaxViolation => "largest KKT violation",
+        }
+    }
+}
+
+/// Where progress goes instead of the process's stderr: a front end's own error stream (Python's
+/// `sys.stderr`, a notebook cell).
+///
+/// Called from the solver's threads, with no interpreter lock held: an implementation queues
+/// what it gets and its front end writes it from a thread of its own.
+pub trait ProgressSink: Send + Sync {
+    /// A finished line (a summary, a line of the solver's log), `fwsvm: ` prefix included, no
+    /// newline.
+    fn line(&self, line: &str);
+
+    /// Whether the sink draws live progress (an updating display); if not it gets lines only.
+    fn live(&self) -> bool {
+        false
+    }
+
+    /// The live state changed (at most ten times a second); `None`: the fit ended, clear it.
+    fn update(&self, _state: Option<&LiveState>) {}
+}
+
+/// What a live display shows of a running fit.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct LiveState {
+    /// The status of a single-problem fit (steps, gap against tol, support vectors, seconds);
+    /// empty for one-vs-one fits.
+    pub status: String,
+    /// Sub-problems solved, of `total` (0 for a single-problem fit).
+    pub done: usize,
+    /// Sub-problems (one-vs-one pairs) in the fit; 0 for a single problem.
+    pub total: usize,
+    /// The running sub-problems, each `label  status`.
+    pub running: Vec<String>,
+}
+
+thread_local! {
+    static THREAD_SINK: RefCell<Option<Arc<dyn ProgressSink>>> = const { RefCell::new(None) };
+}
+
+/// Sends the progress of the displays created on this thread from now on (and the verbose log
+/// of [`CancelMonitor`]s running on it) to `sink`; `None` restores the process's stderr.
+/// Returns the sink it replaces.
+pub fn set_thread_sink(sink: Option<Arc<dyn ProgressSink>>) -> Option<Arc<dyn ProgressSink>> {
+    THREAD_SINK.with(|s| s.replace(sink))
+}
+
+fn thread_sink() -> Option<Arc<dyn ProgressSink>> {
+    THREAD_SINK.with(|s| s.borrow().clone())
+}
+
+/// The live state of a display whose output goes to a [`ProgressSink`].
+#[derive(Default)]
+struct SinkLive {
+    status: String,
+    running: BTreeMap<usize, String>,
+    /// When the state was last sent (`None`: never, nothing to clear).
+    sent: Option<Instant>,
+}
+
+/// A [`Monitor`] that shows progress on stderr (or the thread's [`ProgressSink`]) and forwards
+/// every call to `inner` (which decides about interrupts).
 ///
 /// `level` 0 shows nothing; 1 shows the live line(s) and one summary line per solved problem; level 2 also
 /// prints the solver's verbose log ([`SolverParams::verbose`](crate::SolverParams) must be set
@@ -37,6 +114,9 @@ pub struct ProgressDisplay<M: Monitor> {
     level: u8,
     start: Instant,
     multi: MultiProgress,
+    /// Where lines and live state go instead of stderr (then `multi` is hidden).
+    sink: Option<Arc<dyn ProgressSink>>,
+    sink_live: SinkLive,
     /// The fit's main line: a spinner for one problem, the pairs-done bar for several.
     main: Option<ProgressBar>,
     /// Live lines of the running sub-problems, by task index.
@@ -51,15 +131,27 @@ impl<M: Monitor> ProgressDisplay<M> {
     /// Fits shorter than this show no live line.
     pub const DELAY: Duration = Duration::from_secs(2);
 
-    /// A display at verbosity `level` (0, 1 or 2) for a solve stopping at `tol` in `measure`.
+    /// A sink's live state is sent at most this often.
+    const SINK_INTERVAL: Duration = Duration::from_millis(100);
+
+    /// A display at verbosity `level` (0, 1 or 2) for a solve stopping at `tol` in `measure`,
+    /// writing to this thread's [`ProgressSink`] if one is set, else to stderr.
     pub fn new(inner: M, tol: f64, measure: GapMeasure, level: u8) -> Self {
+        let sink = if level > 0 { thread_sink() } else { None };
+        let target = if sink.is_some() {
+            ProgressDrawTarget::hidden()
+        } else {
+            ProgressDrawTarget::stderr_with_hz(10)
+        };
         ProgressDisplay {
             inner,
             tol,
             measure,
             level,
             start: Instant::now(),
-            multi: MultiProgress::with_draw_target(ProgressDrawTarget::stderr_with_hz(10)),
+            multi: MultiProgress::with_draw_target(target),
+            sink,
+            sink_live: SinkLive::default(),
             main: None,
             running: HashMap::new(),
             labels: HashMap::new(),
@@ -76,9 +168,12 @@ impl<M: Monitor> ProgressDisplay<M> {
         self
     }
 
-    /// Whether live lines are drawn (stderr is a terminal).
+    /// Whether live lines are drawn (stderr is a terminal, or the sink draws them).
     pub fn is_live(&self) -> bool {
-        !self.multi.is_hidden()
+        match &self.sink {
+            Some(sink) => sink.live(),
+            None => !self.multi.is_hidden(),
+        }
     }
 
     /// Prints the summary line of a single-problem fit (one-vs-one pairs print theirs as they
@@ -86,7 +181,7 @@ impl<M: Monitor> ProgressDisplay<M> {
     pub fn finish(&mut self, stats: &SolverStats) {
         self.clear();
         if self.level >= 1 {
-            self.print(&summary(None, stats));
+            self.print(&summary(None, stats, self.tol, self.measure));
         }
     }
 
@@ -95,7 +190,30 @@ impl<M: Monitor> ProgressDisplay<M> {
     }
 
     fn print(&self, line: &str) {
-        self.multi.suspend(|| eprintln!("fwsvm: {line}"));
+        match &self.sink {
+            Some(sink) => sink.line(&format!("fwsvm: {line}")),
+            None => self.multi.suspend(|| eprintln!("fwsvm: {line}")),
+        }
+    }
+
+    /// Sends the sink its live state, at most every [`Self::SINK_INTERVAL`] unless `now`.
+    fn send_live(&mut self, now: bool) {
+        let Some(sink) = &self.sink else { return };
+        let due = self
+            .sink_live
+            .sent
+            .is_none_or(|t| t.elapsed() >= Self::SINK_INTERVAL);
+        if !(now || due) {
+            return;
+        }
+        let state = LiveState {
+            status: self.sink_live.status.clone(),
+            done: self.done,
+            total: self.total,
+            running: self.sink_live.running.values().cloned().collect(),
+        };
+        sink.update(Some(&state));
+        self.sink_live.sent = Some(Instant::now());
     }
 
     fn main_line(&mut self) -> &ProgressBar {
@@ -123,6 +241,7 @@ impl<M: Monitor> ProgressDisplay<M> {
         let (name, value) = match self.measure {
             GapMeasure::Relative => ("relative gap", p.relative_gap),
             GapMeasure::Absolute => ("gap", p.gap),
+            GapMeasure::MaxViolation => ("max violation", p.gap),
         };
         format!(
             "step {}  {name} {value:.2e} (tol {:.0e})  {} SV  {:.1} s",
@@ -131,6 +250,12 @@ impl<M: Monitor> ProgressDisplay<M> {
     }
 
     fn clear(&mut self) {
+        if let Some(sink) = &self.sink
+            && self.sink_live.sent.take().is_some()
+        {
+            sink.update(None);
+        }
+        self.sink_live.running.clear();
         for (_, bar) in self.running.drain() {
             bar.finish_and_clear();
         }
@@ -153,6 +278,18 @@ impl<M: Monitor> Monitor for ProgressDisplay<M> {
             return Ok(());
         }
         let status = self.status(p);
+        if self.sink.is_some() {
+            match p.task {
+                None => self.sink_live.status = status,
+                Some(index) => {
+                    let label = self.labels.get(&index).map_or("", String::as_str);
+                    let line = format!("{label}  {status}");
+                    self.sink_live.running.insert(index, line);
+                }
+            }
+            self.send_live(false);
+            return Ok(());
+        }
         match p.task {
             None => self.main_line().set_message(status),
             Some(index) => {
@@ -220,24 +357,40 @@ impl<M: Monitor> Monitor for ProgressDisplay<M> {
             bar.finish_and_clear();
         }
         let label = self.labels.remove(&task.index);
+        self.sink_live.running.remove(&task.index);
         if self.level >= 1 && self.shown() && self.is_live() {
-            let done = self.done as u64;
-            self.main_line().set_position(done);
+            if self.sink.is_some() {
+                self.send_live(true);
+            } else {
+                let done = self.done as u64;
+                self.main_line().set_position(done);
+            }
         }
         if self.level >= 1 {
-            self.print(&summary(label.as_deref(), stats));
+            self.print(&summary(label.as_deref(), stats, self.tol, self.measure));
         }
     }
 }
 
-/// `[pair 3/45: 1 vs 7] converged after 1234 steps: …`.
-fn summary(label: Option<&str>, stats: &SolverStats) -> String {
+/// `[pair 3/45: 1 vs 7] converged after 1234 steps (tol 1e-2 on the relative duality gap): …`
+/// — what the solver compared with `tol` is named first, then the gap it ended with.
+fn summary(label: Option<&str>, stats: &SolverStats, tol: f64, measure: GapMeasure) -> String {
+    let gaps = match measure {
+        GapMeasure::Relative => format!(
+            "relative duality gap {:.2e}, absolute {:.2e}",
+            stats.relative_gap, stats.gap
+        ),
+        GapMeasure::Absolute | GapMeasure::MaxViolation => format!(
+            "duality gap {:.2e}, relative {:.2e}",
+            stats.gap, stats.relative_gap
+        ),
+    };
     format!(
-        "{}{} after {} steps: relative duality gap {:.2e}, {} support vectors, {} kernel columns, {:.2} s",
+        "{}{} after {} steps (tol {tol:.0e} on the {}): {gaps}, {} support vectors, {} kernel columns, {:.2} s",
         label.map(|l| format!("{l} ")).unwrap_or_default(),
         stats.exit_reason.name(),
         stats.n_iter,
-        stats.relative_gap,
+        measure.name(),
         stats.n_active,
         stats.columns_computed,
         stats.seconds
@@ -255,6 +408,15 @@ impl Monitor for CancelMonitor {
                 Err(crate::FwsvmError::Interrupted)
             }
             _ => Ok(()),
+        }
+    }
+
+    /// The solver's verbose log (fits without a [`ProgressDisplay`]): to the thread's
+    /// [`ProgressSink`] if one is set, else to stderr.
+    fn log(&mut self, line: &str) {
+        match thread_sink() {
+            Some(sink) => sink.line(&format!("fwsvm: {line}")),
+            None => eprintln!("fwsvm: {line}"),
         }
     }
 }

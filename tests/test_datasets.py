@@ -332,29 +332,55 @@ def test_parsed_data_that_do_not_fit_raise_memory_error() -> None:
     assert run.stdout.startswith("MemoryError out of memory"), run.stdout + run.stderr[-2000:]
 
 
-def test_ctrl_c_stops_a_load_with_keyboard_interrupt() -> None:
-    # In a fresh process, SIGINT arrives 0.3 s into a load of several seconds (400 MB of
-    # text, gzipped): the reader polls its cancel flag between 1 MiB reads and raises
-    # KeyboardInterrupt; before, the load ran to its end and then surfaced as a PanicException
-    # about the NumPy capsule.
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs a named pipe (os.mkfifo)")
+def test_ctrl_c_stops_a_load_with_keyboard_interrupt(tmp_path) -> None:
+    # The file is a named pipe fed by a thread of the child process, which sends SIGINT once the
+    # reader has taken 8 MiB from it (a write into a full pipe returns only as the reader reads),
+    # then keeps feeding it slowly and without end: the load is known to be under way when the
+    # signal comes, whatever the machine's load, and can end only by the interrupt. The reader
+    # polls its cancel flag between 1 MiB reads and raises KeyboardInterrupt; before that fix the
+    # load ran to its end and then surfaced as a PanicException about the NumPy capsule.
     import subprocess
     import sys
     import textwrap
 
+    pipe = tmp_path / "endless.svm"
+    os.mkfifo(pipe)
     script = textwrap.dedent(
         """
-        import gzip, io, os, signal, threading, time
+        import os, signal, sys, threading, time
         import fwsvm
-        data = gzip.compress(b"1 1:0.5 2:0.25 3:1\\n" * 20_000_000, compresslevel=1)
-        threading.Timer(0.3, lambda: os.kill(os.getpid(), signal.SIGINT)).start()
-        start = time.perf_counter()
+        signal.signal(signal.SIGINT, signal.default_int_handler)  # even if started with SIGINT ignored
+        path = sys.argv[1]
+        block = b"1 1:0.5 2:0.25 3:1\\n" * 3449  # 64 KiB, the size of a pipe's buffer
+        status = {}
+
+        def feed():
+            try:
+                with open(path, "wb") as pipe:  # opens once the reader has opened its end
+                    for _ in range(128):
+                        pipe.write(block)  # 8 MiB: the reader is reading
+                    status["signalled"] = time.perf_counter()
+                    os.kill(os.getpid(), signal.SIGINT)
+                    deadline = time.perf_counter() + 120
+                    while time.perf_counter() < deadline:  # 6.5 MB/s until the reader stops
+                        pipe.write(block)
+                        time.sleep(0.01)
+            except BrokenPipeError:  # the reader closed the pipe: the load stopped
+                status["reader_closed"] = True
+
+        feeder = threading.Thread(target=feed, daemon=True)
+        feeder.start()
         try:
-            fwsvm.load_svmlight_file(io.BytesIO(data))
+            fwsvm.load_svmlight_file(path)
             print("loaded")
         except KeyboardInterrupt:
-            print("KeyboardInterrupt after %.2f s" % (time.perf_counter() - start))
+            print("KeyboardInterrupt %.2f s after the signal" % (time.perf_counter() - status["signalled"]))
+        feeder.join(30)
+        print("reader closed" if status.get("reader_closed") else "reader still open")
         """
     )
-    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    run = subprocess.run([sys.executable, "-c", script, str(pipe)], capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stderr[-2000:]
     assert run.stdout.startswith("KeyboardInterrupt"), run.stdout + run.stderr[-2000:]
+    assert run.stdout.splitlines()[-1] == "reader closed", run.stdout

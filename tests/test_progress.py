@@ -1,15 +1,25 @@
-"""Progress output (``verbose``): summary lines per fit and per pair, labelled solver logs, and
-the live line drawn when stderr is a terminal. Each case runs in a subprocess to capture the
+"""Progress output (``verbose``): summary lines per fit and per pair, labelled solver logs, the
+live line drawn when stderr is a terminal, and the same output on Python's ``sys.stderr`` when
+that is redirected or a Jupyter cell. The terminal cases run in a subprocess to capture the
 native code's stderr."""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import os
 import subprocess
 import sys
 import textwrap
+import threading
 
+import numpy as np
 import pytest
+from sklearn.datasets import make_blobs, make_classification
+
+from fwsvm import SVC, _core, _progress
+from fwsvm._interrupt import run_interruptible
+from fwsvm._native import features_arg
 
 _THREE_CLASSES = """
 import numpy as np
@@ -43,6 +53,7 @@ def test_verbose_multiclass_prints_one_labelled_summary_per_pair() -> None:
     ]
     for line in lines:
         assert "] converged after " in line and " support vectors" in line
+        assert "(tol 1e-3 on the " in line  # the criterion that stopped it is named
 
 
 def test_verbose_two_labels_every_solver_line_with_its_pair() -> None:
@@ -106,3 +117,163 @@ def test_a_long_fit_draws_a_live_line_on_a_terminal() -> None:
     assert "step " in text and "gap " in text and "(tol 1e-12)" in text and " SV " in text
     assert "\x1b[2K" in text  # the line is redrawn in place
     assert "fwsvm: time_limit after " in text.split("\x1b[2K")[-1]
+
+
+# sys.stderr redirected: the lines go through Python, nothing to file descriptor 2.
+
+
+def _three_classes() -> tuple[np.ndarray, np.ndarray]:
+    X, y = make_blobs(n_samples=300, centers=3, random_state=0)
+    return X, np.array(["apple", "banana", "cherry"])[y]
+
+
+def test_verbose_output_reaches_a_redirected_sys_stderr(capfd) -> None:
+    X, y = _three_classes()
+    buffer = io.StringIO()
+    with contextlib.redirect_stderr(buffer):
+        SVC(verbose=1).fit(X[y != "cherry"], y[y != "cherry"])
+        SVC(verbose=1, n_jobs=2).fit(X, y)
+    lines = buffer.getvalue().splitlines()
+    assert lines[0].startswith("fwsvm: converged after "), lines
+    assert sorted(line.split("]")[0] for line in lines[1:]) == [
+        "fwsvm: [pair 1/3: apple vs banana",
+        "fwsvm: [pair 2/3: apple vs cherry",
+        "fwsvm: [pair 3/3: banana vs cherry",
+    ]
+    assert capfd.readouterr().err == ""  # none of it went to the process's stderr
+
+
+def test_verbose_output_is_captured_by_capsys(capsys) -> None:
+    X, y = make_classification(n_samples=200, random_state=0)
+    SVC(verbose=True, loss="squared_hinge").fit(X, y)
+    err = capsys.readouterr().err
+    assert err.startswith("fwsvm: converged after ") and "(tol 1e-2 on the relative duality gap)" in err
+
+
+def test_verbose_two_solver_log_reaches_a_redirected_sys_stderr() -> None:
+    X, y = make_classification(n_samples=200, random_state=0)
+    buffer = io.StringIO()
+    with contextlib.redirect_stderr(buffer):
+        SVC(verbose=2, loss="squared_hinge").fit(X, y)
+    lines = buffer.getvalue().splitlines()
+    assert len(lines) >= 2 and all(line.startswith("fwsvm: ") for line in lines), lines
+    assert lines[-1].startswith("fwsvm: converged after ")
+
+
+def test_a_fit_on_another_thread_writes_its_lines_when_it_returns() -> None:
+    X, y = _three_classes()
+    buffer = io.StringIO()
+    with contextlib.redirect_stderr(buffer):
+        worker = threading.Thread(target=lambda: SVC(verbose=1).fit(X, y))
+        worker.start()
+        worker.join()
+    assert buffer.getvalue().count("fwsvm: [pair ") == 3
+
+
+class _RecordingBar:
+    """Stands in for tqdm: records what a live display was asked to show."""
+
+    events: list[tuple[str, object]] = []
+
+    def __init__(self, **kwargs: object) -> None:
+        self.n = 0
+        self.events.append(("open", kwargs.get("total")))
+
+    def set_postfix_str(self, text: str, refresh: bool = True) -> None:
+        self.events.append(("status", text))
+
+    def set_description_str(self, text: str, refresh: bool = True) -> None:
+        self.events.append(("status", text))
+
+    def refresh(self) -> None:
+        pass
+
+    def close(self) -> None:
+        self.events.append(("close", None))
+
+    @classmethod
+    def write(cls, text: str, file: object = None) -> None:
+        file.write(text + "\n")  # type: ignore[union-attr]
+
+
+def test_a_notebook_display_updates_in_place_and_is_closed_before_the_summary(monkeypatch) -> None:
+    # As in a Jupyter kernel with tqdm: the live state of a fit longer than 2 s reaches the bar
+    # (at most ten updates a second), the bar is closed, then the summary line is written.
+    monkeypatch.setattr(_progress, "_notebook_tqdm", lambda: _RecordingBar)
+    _RecordingBar.events = []
+    X, y = make_classification(n_samples=3000, n_features=10, random_state=0, flip_y=0.2)
+    buffer = io.StringIO()
+    params = dict(c=1e4, kernel="rbf", gamma=0.5, degree=3, coef0=0.0, algorithm="fw", tol=1e-12,
+                  stopping="absolute_gap", max_iter=-1, cache_size=50.0, init="random", seed=0, n_threads=1,
+                  time_limit=2.6, verbose=1)
+    with contextlib.redirect_stderr(buffer):
+        out = run_interruptible(_core.fit_svc, features_arg(X), np.where(y == 1, 1.0, -1.0), params)
+    assert out["exit_reason"] == "time_limit"
+    kinds = [kind for kind, _ in _RecordingBar.events]
+    assert kinds[0] == "open" and kinds[-1] == "close" and "status" in kinds, kinds
+    shown = [text for kind, text in _RecordingBar.events if kind == "status"]
+    assert all(t.startswith("step ") and "(tol 1e-12)" in t and " SV " in t for t in shown), shown
+    assert len(shown) <= 12  # 0.6 s of live display, at most ten states a second
+    assert buffer.getvalue().startswith("fwsvm: time_limit after "), buffer.getvalue()
+
+
+def test_a_quiet_fit_on_a_redirected_stderr_writes_nothing() -> None:
+    X, y = _three_classes()
+    buffer = io.StringIO()
+    with contextlib.redirect_stderr(buffer):
+        SVC().fit(X, y)
+    assert buffer.getvalue() == ""
+
+
+def test_estimators_have_scikit_learns_html_repr() -> None:
+    html = SVC(C=2.0)._repr_html_()
+    assert "SVC" in html and "<style" in html and "2.0" in html
+
+
+# A Jupyter notebook run: the cell's output holds the progress summary.
+
+_NOTEBOOK_CELLS = [
+    """
+from sklearn.datasets import make_blobs
+from fwsvm import SVC
+X, y = make_blobs(n_samples=300, centers=3, random_state=0)
+SVC(verbose=1, n_jobs=2).fit(X, y)
+""",
+    """
+import numpy as np
+from sklearn.datasets import make_classification
+from fwsvm import _core
+from fwsvm._interrupt import run_interruptible
+from fwsvm._native import features_arg
+X, y = make_classification(n_samples=3000, n_features=10, random_state=0, flip_y=0.2)
+out = run_interruptible(_core.fit_svc, features_arg(X), np.where(y == 1, 1.0, -1.0), dict(c=1e4, kernel="rbf",
+    gamma=0.5, degree=3, coef0=0.0, algorithm="fw", tol=1e-12, stopping="absolute_gap", max_iter=-1,
+    cache_size=50.0, init="random", seed=0, n_threads=1, time_limit=2.5, verbose=1))
+""",
+]
+
+
+def test_a_notebook_cell_shows_the_progress_summary(tmp_path) -> None:
+    nbformat = pytest.importorskip("nbformat", reason="nbformat is not installed (pip install .[test])")
+    nbclient = pytest.importorskip("nbclient", reason="nbclient is not installed (pip install .[test])")
+    pytest.importorskip("ipykernel", reason="ipykernel is not installed (pip install .[test])")
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c.strip()) for c in _NOTEBOOK_CELLS])
+    nbclient.NotebookClient(notebook, timeout=300, kernel_name="python3",
+                            resources={"metadata": {"path": str(tmp_path)}}).execute()
+    fit, long_fit = notebook.cells
+
+    def stderr_of(cell) -> str:
+        return "".join(o.get("text", "") for o in cell.outputs if o.output_type == "stream" and o.name == "stderr")
+
+    summary = stderr_of(fit)
+    assert summary.count("fwsvm: [pair ") == 3 and " converged after " in summary, fit.outputs
+    # The cell's value is the fitted estimator, shown with scikit-learn's HTML repr.
+    shown = [o for o in fit.outputs if o.output_type == "execute_result"]
+    assert shown and "text/html" in shown[0]["data"] and "SVC" in shown[0]["data"]["text/html"]
+    text = stderr_of(long_fit)
+    assert "fwsvm: time_limit after " in text, long_fit.outputs
+    try:
+        import tqdm  # noqa: F401
+    except ImportError:
+        return
+    assert "\r" in text and "step " in text  # tqdm's line redrawn in place (text mode without ipywidgets)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import threading
 from typing import Any, Callable
 
-from fwsvm import _core
+from fwsvm import _core, _progress
 
 
 def run_interruptible(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
@@ -17,11 +17,23 @@ def run_interruptible(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
     thread while the main thread waits in short, interruptible joins; on KeyboardInterrupt it
     sets the call's cancel token, waits for the solver to stop at its next poll (about 0.1 s)
     and re-raises.
+
+    When ``sys.stderr`` is not the process's stderr (redirected, a notebook), the progress of a
+    ``verbose`` fit is queued by the call and written to ``sys.stderr`` by the waiting thread
+    (:mod:`fwsvm._progress`); called from another thread, it is written when the call returns.
     """
     token = _core.CancelToken()
     kwargs["cancel"] = token
+    progress = _progress.for_stderr()
     if threading.current_thread() is not threading.main_thread():
-        return fn(*args, **kwargs)
+        if progress is None:
+            return fn(*args, **kwargs)
+        progress.route()
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            progress.unroute()
+            progress.close()
     outcome: dict[str, Any] = {}
     # An event, not Thread.join: a KeyboardInterrupt that lands inside join() can mark the
     # thread as stopped while it still runs (CPython's bpo-45274 handling in 3.11), and the
@@ -30,6 +42,8 @@ def run_interruptible(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
 
     def target() -> None:
         try:
+            if progress is not None:
+                progress.route()
             outcome["value"] = fn(*args, **kwargs)
         except BaseException as exc:  # re-raised in the caller's thread
             outcome["error"] = exc
@@ -40,11 +54,15 @@ def run_interruptible(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
     worker.start()
     try:
         while not done.wait(0.05):
-            pass
+            if progress is not None:
+                progress.pump()
     except KeyboardInterrupt:
         token.cancel()
         done.wait()  # the native call stops at its next check of the token
         raise
+    finally:
+        if progress is not None:
+            progress.close()
     if "error" in outcome:
         raise outcome["error"]
     return outcome["value"]

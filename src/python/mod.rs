@@ -13,6 +13,7 @@ mod libsvm_model;
 mod linear;
 mod persistence;
 mod probability;
+mod progress;
 mod svc;
 
 use pyo3::create_exception;
@@ -47,6 +48,8 @@ create_exception!(
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_class::<svc::CancelToken>()?;
+    m.add_class::<progress::ProgressQueue>()?;
+    m.add_function(wrap_pyfunction!(progress::route_progress, m)?)?;
     m.add_function(wrap_pyfunction!(svc::fit_svc, m)?)?;
     m.add_function(wrap_pyfunction!(svc::decision_function, m)?)?;
     m.add_function(wrap_pyfunction!(svc::fit_svc_ovo, m)?)?;
