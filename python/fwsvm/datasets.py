@@ -156,7 +156,7 @@ def load_svmlight_file(
     >>> import io
     >>> from fwsvm import load_svmlight_file
     >>> X, y = load_svmlight_file(io.BytesIO(b"+1 1:0.5 3:1\\n-1 2:2\\n"))
-    >>> X.shape, list(y)
+    >>> X.shape, y.tolist()
     ((2, 3), [1.0, -1.0])
     """
     return tuple(
