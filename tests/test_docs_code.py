@@ -1,6 +1,6 @@
 """Every Python code block of the documentation runs as pasted: each ``.. code-block:: python``
-of docs/**/*.rst and each ```` ```python ```` fence of docs/**/*.md is written to a script of its
-own and run in a fresh interpreter, in an empty directory (so blocks cannot lean on each other
+of docs/**/*.rst and each ```` ```python ```` fence of docs/**/*.md and README.md is written to a
+script of its own and run in a fresh interpreter, in an empty directory (so blocks cannot lean on each other
 or on the repository). A block that reads a LIBSVM dataset gets it from the shared data
 directory (``FWSVM_DATA``) and skips without it; no other block is skipped. The blocks that
 start a Dask cluster take a few seconds each and are marked ``slow``."""
@@ -18,7 +18,8 @@ import pytest
 
 from conftest import DATA_DIR
 
-DOCS = Path(__file__).resolve().parents[1] / "docs"
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = ROOT / "docs"
 # Generated pages (sphinx-gallery's copies of the gallery scripts, which the docs build runs).
 GENERATED = ("_build", "auto_examples", "generated")
 
@@ -56,9 +57,9 @@ def _md_blocks(text: str) -> list[tuple[int, str]]:
 
 def _collect() -> list:
     params = []
-    for path in sorted(DOCS.rglob("*")):
-        relative = path.relative_to(DOCS)
-        if relative.parts[0] in GENERATED or path.suffix not in (".rst", ".md"):
+    for path in [ROOT / "README.md", *sorted(DOCS.rglob("*"))]:
+        relative = path.relative_to(ROOT)
+        if relative.parts[1:2] and relative.parts[1] in GENERATED or path.suffix not in (".rst", ".md"):
             continue
         text = path.read_text(encoding="utf-8")
         blocks = _rst_blocks(text) if path.suffix == ".rst" else _md_blocks(text)

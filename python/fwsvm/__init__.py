@@ -1,9 +1,19 @@
-"""fwsvm: kernel SVMs trained by Frank-Wolfe methods on the unit simplex.
+"""fwsvm: kernel support vector machines trained in a Rust engine, as scikit-learn estimators.
 
-The estimators follow scikit-learn's conventions; the solvers run in Rust with the GIL
-released. See ``fwsvm.SVC``.
+- :class:`SVC` — classification. ``loss="hinge"`` (the default) is LIBSVM's and scikit-learn's
+  model, the same ``C``, solved by SMO (pairwise second-order steps); ``loss="squared_hinge"``
+  is the L2-SVM of the Core Vector Machine, solved by Frank-Wolfe methods on the unit simplex
+  (``algorithm=``). Multiclass by one-vs-one; :class:`CrammerSingerSVC` is the joint model.
+- :class:`OneClassSVM` (the minimum enclosing ball) and :class:`SVR` (the L2-SVR).
+- Linear models and kernel approximation: ``SVC(kernel="linear", algorithm="dcd")``,
+  :class:`SGDSVC`, :class:`Nystroem`, :class:`RandomFourierFeatures`.
+- Tuning: :class:`SVCSearch`, :class:`SVCCV`, :func:`svc_path`; files:
+  :func:`load_svmlight_file`, :func:`load_model`, :func:`load_libsvm_model`; Dask:
+  ``fwsvm.dask`` (``pip install fwsvm[dask]``).
 
-The names below are imported on first use (``fwsvm.SVC`` imports scikit-learn then), so that
+Every fit releases the GIL, stops on a certificate and reports how in ``convergence_``.
+
+The names are imported on first use (``fwsvm.SVC`` imports scikit-learn then), so that
 ``import fwsvm`` and the command-line scripts start in milliseconds.
 """
 
