@@ -13,7 +13,6 @@ import signal
 import stat
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -200,17 +199,24 @@ def _big_data_text(rows: int = 6000) -> str:
                    for label, row in zip(y, X))
 
 
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs a named pipe (os.mkfifo)")
 @pytest.mark.parametrize("existing", [True, False], ids=["existing model", "new model"])
-def test_ctrl_c_during_training_leaves_the_model_as_it_was(tmp_path, existing) -> None:
-    data = tmp_path / "big.svm"
-    data.write_text(_big_data_text())
+def test_ctrl_c_during_training_leaves_the_model_as_it_was(tmp_path, tmp_path_factory, existing) -> None:
+    # The training file is a named pipe (outside the folder compared): once this test has
+    # written all of it, the command has read it and is parsing or fitting (a fit of seconds),
+    # whatever the machine's load; only then comes SIGINT.
+    data = tmp_path_factory.mktemp("pipe") / "big.svm"
+    os.mkfifo(data)
     model = tmp_path / "out.model"
     if existing:
         model.write_text("the model of yesterday\n")
     before = _snapshot(tmp_path)
     proc = subprocess.Popen([BIN / "fwsvm-train", "-q", "-c", "1000", "-e", "1e-9", data, model],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    time.sleep(1.0)  # the interpreter started and the fit is running
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            # Python installs its Ctrl-C handler only if SIGINT is not ignored.
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    with open(data, "w") as pipe:  # blocks until the command opens the file
+        pipe.write(_big_data_text())
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, (out, err)

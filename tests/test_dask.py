@@ -62,17 +62,26 @@ def test_a_worker_killed_mid_search_gives_the_same_result(client) -> None:
     pid = client.run(os.getpid, workers=[worker])[worker]
 
     killed = {}
+    done = threading.Event()
 
-    def kill_one_worker_soon():
-        time.sleep(0.5)  # the search is running: its folds are on both workers
-        os.kill(pid, signal.SIGKILL)
-        killed["at"] = time.perf_counter()
+    def kill_one_worker_once_busy():
+        # Not after a fixed delay (on a loaded machine the search may not have started, or may
+        # be over): as soon as the worker is processing one of the search's tasks.
+        while not done.is_set():
+            if client.processing(workers=[worker]).get(worker):
+                os.kill(pid, signal.SIGKILL)
+                killed["at"] = time.perf_counter()
+                return
+            time.sleep(0.01)
 
-    killer = threading.Thread(target=kill_one_worker_soon)
+    killer = threading.Thread(target=kill_one_worker_once_busy)
     killer.start()
-    remote = DaskSVCSearch(client=client, **params).fit(X, y)
-    finished = time.perf_counter()
-    killer.join()
+    try:
+        remote = DaskSVCSearch(client=client, **params).fit(X, y)
+        finished = time.perf_counter()
+    finally:
+        done.set()
+        killer.join()
     assert killed["at"] < finished  # the worker died while the search ran
     np.testing.assert_array_equal(local.cv_results_["mean_test_score"], remote.cv_results_["mean_test_score"])
     client.wait_for_workers(2, timeout=60)

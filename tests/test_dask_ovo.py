@@ -83,14 +83,27 @@ def test_a_worker_killed_mid_fit_gives_the_same_model(data) -> None:
     # A cluster of its own: the module's cluster never sees a killed and restarted worker (a
     # test after this one once met that worker's closed stream in `client.scatter`).
     with dask_client(2) as client:
-        pids = list(client.run(os.getpid).values())
+        worker, pid = sorted(client.run(os.getpid).items())[0]
+        done = threading.Event()
+        killed = {}
 
-        def kill_one() -> None:
-            time.sleep(0.3)
-            os.kill(pids[0], signal.SIGKILL)
+        def kill_one_once_busy() -> None:
+            # As soon as the worker processes one of the fit's pairs (not after a fixed delay,
+            # which on a loaded machine may fall before the fit or after it).
+            while not done.is_set():
+                if client.processing(workers=[worker]).get(worker):
+                    os.kill(pid, signal.SIGKILL)
+                    killed["at"] = time.perf_counter()
+                    return
+                time.sleep(0.01)
 
-        killer = threading.Thread(target=kill_one)
+        killer = threading.Thread(target=kill_one_once_busy)
         killer.start()
-        got = fit(SVC(C=10.0), X, y, client=client)
-        killer.join()
+        try:
+            got = fit(SVC(C=10.0), X, y, client=client)
+            finished = time.perf_counter()
+        finally:
+            done.set()
+            killer.join()
+    assert killed and killed["at"] < finished  # the worker died while the fit ran
     assert_same(expected, got, X)

@@ -35,16 +35,17 @@ def test_cancel_token_stops_a_running_fit_and_the_gil_is_released() -> None:
             outcome["result"] = "interrupted"
 
     worker = threading.Thread(target=run)
-    start = time.perf_counter()
     worker.start()
-    # The main thread keeps running Python while the fit works: the GIL is released.
+    # The main thread keeps running Python while the fit works: the GIL is released. The fit
+    # (plain Frank-Wolfe to tol 1e-12) runs until cancelled or for 60 s, so counting a fixed
+    # number of ticks, however slowly a loaded machine lets them come, cannot outlast it.
     ticks = 0
-    while time.perf_counter() - start < 0.5:
+    while ticks < 20:
         ticks += 1
         time.sleep(0.01)
-    assert ticks > 10
+    assert worker.is_alive()
     token.cancel()
-    worker.join(10)
+    worker.join(60)
     assert not worker.is_alive()
     assert outcome["result"] == "interrupted"
     assert token.cancelled
