@@ -81,8 +81,8 @@ thread_local! {
     static THREAD_SINK: RefCell<Option<Arc<dyn ProgressSink>>> = const { RefCell::new(None) };
 }
 
-/// Sends the progress of the displays created on this thread from now on (and the verbose log
-/// of [`CancelMonitor`]s running on it) to `sink`; `None` restores the process's stderr.
+/// Sends the progress of the displays (and [`LogToSink`]s) created on this thread from now on to
+/// `sink`; `None` restores the process's stderr.
 /// Returns the sink it replaces.
 pub fn set_thread_sink(sink: Option<Arc<dyn ProgressSink>>) -> Option<Arc<dyn ProgressSink>> {
     THREAD_SINK.with(|s| s.replace(sink))
@@ -410,13 +410,52 @@ impl Monitor for CancelMonitor {
             _ => Ok(()),
         }
     }
+}
 
-    /// The solver's verbose log (fits without a [`ProgressDisplay`]): to the thread's
-    /// [`ProgressSink`] if one is set, else to stderr.
-    fn log(&mut self, line: &str) {
-        match thread_sink() {
-            Some(sink) => sink.line(&format!("fwsvm: {line}")),
-            None => eprintln!("fwsvm: {line}"),
+/// A [`Monitor`] for fits that show no [`ProgressDisplay`] but may log (SGD's epochs at
+/// `verbose`): sends the solver's log to the [`ProgressSink`] of the thread that created it (the
+/// fit may log from a thread pool's thread), else to stderr, and forwards everything else to
+/// `inner`.
+pub struct LogToSink<M: Monitor> {
+    inner: M,
+    sink: Option<Arc<dyn ProgressSink>>,
+}
+
+impl<M: Monitor> LogToSink<M> {
+    /// Wraps `inner`, taking this thread's sink (see [`set_thread_sink`]).
+    pub fn new(inner: M) -> Self {
+        LogToSink {
+            inner,
+            sink: thread_sink(),
         }
+    }
+}
+
+impl<M: Monitor> Monitor for LogToSink<M> {
+    fn progress(&mut self, p: &Progress) -> Result<()> {
+        self.inner.progress(p)
+    }
+
+    fn wants_steps(&self) -> bool {
+        self.inner.wants_steps()
+    }
+
+    fn step(&mut self, alpha: &[f64], entry: &crate::solver::HistoryEntry) {
+        self.inner.step(alpha, entry);
+    }
+
+    fn log(&mut self, line: &str) {
+        match &self.sink {
+            Some(sink) => sink.line(&format!("fwsvm: {line}")),
+            None => self.inner.log(line),
+        }
+    }
+
+    fn task_started(&mut self, task: &Task) {
+        self.inner.task_started(task);
+    }
+
+    fn task_finished(&mut self, task: &Task, stats: &SolverStats) {
+        self.inner.task_finished(task, stats);
     }
 }

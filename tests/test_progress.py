@@ -160,6 +160,18 @@ def test_verbose_two_solver_log_reaches_a_redirected_sys_stderr() -> None:
     assert lines[-1].startswith("fwsvm: converged after ")
 
 
+def test_sgd_epochs_log_reaches_a_redirected_sys_stderr() -> None:
+    # SGD logs from a thread pool's thread, not the one that started the fit.
+    from fwsvm import SGDSVC
+
+    X, y = make_classification(n_samples=500, random_state=0)
+    buffer = io.StringIO()
+    with contextlib.redirect_stderr(buffer):
+        SGDSVC(verbose=1, random_state=0).fit(X, y)
+    lines = buffer.getvalue().splitlines()
+    assert lines and all(line.startswith("fwsvm: sgd epoch ") for line in lines), lines
+
+
 def test_a_fit_on_another_thread_writes_its_lines_when_it_returns() -> None:
     X, y = _three_classes()
     buffer = io.StringIO()

@@ -11,7 +11,7 @@ use crate::error::FwsvmError;
 use crate::kernel::cross_kernel;
 use crate::parallel::with_threads;
 use crate::params::Loss;
-use crate::progress::CancelMonitor;
+use crate::progress::{CancelMonitor, LogToSink};
 use crate::solver::{Monitor, Schedule, SgdParams, fit_sgd};
 
 /// Fits a linear SVM by mini-batch SGD (`y` holds ±1 labels). Returns `coef` (n_features),
@@ -87,7 +87,9 @@ pub(crate) fn fit_sgd_svc<'py>(
     let features = x.view()?;
     let y = y.as_slice()?;
     let weights = sample_weight.as_ref().map(|w| w.as_slice()).transpose()?;
-    let mut monitor = CancelMonitor(cancel.map(|t| t.flag.clone()));
+    // The epochs' log (verbose) goes where this thread's progress goes: Python's sys.stderr when
+    // that is redirected (the fit logs from a pool thread, so the sink is taken here).
+    let mut monitor = LogToSink::new(CancelMonitor(cancel.map(|t| t.flag.clone())));
     let monitor: &mut (dyn Monitor + Send) = &mut monitor;
     let fit = py.detach(|| {
         with_threads(n_threads, || {
