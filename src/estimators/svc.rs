@@ -8,9 +8,10 @@ use crate::error::{FwsvmError, Result};
 use crate::kernel::{Kernel, KernelMatrix};
 use crate::model::SvcModel;
 use crate::parallel::with_threads;
+use crate::problem::dual::DualProblem;
 use crate::problem::{BoxProblem, SimplexProblem};
 use crate::solver::{
-    Algorithm, Init, Monitor, NoMonitor, SolverParams, Stopping, solve, solve_box,
+    Algorithm, Init, Monitor, NoMonitor, SolverParams, Stopping, solve, solve_box, solve_dual,
 };
 
 /// The loss on the margin violations ξ_i = max(0, 1 − y_i f(x_i)), which decides the model.
@@ -211,6 +212,8 @@ pub struct SvcParams {
     n_threads: Option<usize>,
     warm_start: Option<Vec<f64>>,
     probability: bool,
+    /// `Some(ν)`: the ν-SVC (C plays no part).
+    nu: Option<f64>,
 }
 
 impl Default for SvcParams {
@@ -224,6 +227,7 @@ impl Default for SvcParams {
             n_threads: None,
             warm_start: None,
             probability: false,
+            nu: None,
         }
     }
 }
@@ -238,6 +242,14 @@ impl SvcParams {
     /// The loss (see [`Loss`]): the squared hinge by default.
     pub fn loss(mut self, loss: Loss) -> Self {
         self.loss = loss;
+        self
+    }
+
+    /// `Some(ν)`, ν ∈ (0, 1]: the ν-SVC (LIBSVM's `-s 1`, scikit-learn's `NuSVC`) instead of
+    /// the C-SVC: ν bounds the fraction of margin errors from above and of support vectors
+    /// from below, and C is not used. Hinge loss only.
+    pub fn nu(mut self, nu: Option<f64>) -> Self {
+        self.nu = nu;
         self
     }
 
@@ -273,6 +285,20 @@ impl SvcParams {
         }
         self.kernel.validate()?;
         self.solver.validate()?;
+        if let Some(nu) = self.nu {
+            if !(nu > 0.0 && nu <= 1.0) {
+                return Err(FwsvmError::param(
+                    "nu",
+                    format!("must be in (0, 1], got {nu}"),
+                ));
+            }
+            if self.loss != Loss::Hinge {
+                return Err(FwsvmError::param(
+                    "loss",
+                    "the nu-SVC is a hinge-loss model; the squared hinge has no nu form",
+                ));
+            }
+        }
         if self.loss == Loss::Hinge {
             if !matches!(self.solver.algorithm, Algorithm::Swap | Algorithm::Swap2o) {
                 return Err(FwsvmError::param(
@@ -381,6 +407,11 @@ impl SvcValidParams {
     /// Whether fits also compute class probabilities.
     pub fn probability(&self) -> bool {
         self.0.probability
+    }
+
+    /// ν of a ν-SVC (`None`: the C-SVC).
+    pub fn nu(&self) -> Option<f64> {
+        self.0.nu
     }
 
     /// These parameters without probabilities or a warm start (the cross-validation fits').
@@ -625,6 +656,22 @@ impl SvcValidParams {
             }
             None => &params.solver,
         };
+        if let Some(nu) = params.nu {
+            // LIBSVM's solve_nu_svc: bounds are the weights (c / C), and f = Σ y α/r k − ρ/r.
+            let w: Vec<f64> = c.iter().map(|&ci| ci / params.c).collect();
+            let problem =
+                DualProblem::nu_svc(KernelMatrix::new(params.kernel, x_used), y_pm, &w, nu)?;
+            let solution = solve_dual(&problem, solver, monitor)?;
+            let (rho, r) = (solution.rho, solution.r);
+            return Ok(BinaryFit::from_alpha(
+                rows,
+                y_pm,
+                &solution.alpha,
+                |_| (1.0 / r, -rho / r),
+                solution.stats,
+                solution.history,
+            ));
+        }
         if params.loss == Loss::Hinge {
             // f = Σ y α k + b as solved: no rescaling.
             let problem = BoxProblem::hinge_svc(KernelMatrix::new(params.kernel, x_used), y_pm, c)?;
@@ -717,6 +764,9 @@ impl SvcValidParams {
         out.insert("C".into(), p.c.into());
         out.insert("loss".into(), p.loss.name().into());
         out.insert("probability".into(), p.probability.into());
+        if let Some(nu) = p.nu {
+            out.insert("nu".into(), nu.into());
+        }
         out.extend(crate::model_file::solver_params(&p.solver));
         out
     }
