@@ -657,20 +657,7 @@ impl SvcValidParams {
             None => &params.solver,
         };
         if let Some(nu) = params.nu {
-            // LIBSVM's solve_nu_svc: bounds are the weights (c / C), and f = Σ y α/r k − ρ/r.
-            let w: Vec<f64> = c.iter().map(|&ci| ci / params.c).collect();
-            let problem =
-                DualProblem::nu_svc(KernelMatrix::new(params.kernel, x_used), y_pm, &w, nu)?;
-            let solution = solve_dual(&problem, solver, monitor)?;
-            let (rho, r) = (solution.rho, solution.r);
-            return Ok(BinaryFit::from_alpha(
-                rows,
-                y_pm,
-                &solution.alpha,
-                |_| (1.0 / r, -rho / r),
-                solution.stats,
-                solution.history,
-            ));
+            return self.fit_nu(x, rows, y_pm, c, nu, solver, monitor);
         }
         if params.loss == Loss::Hinge {
             // f = Σ y α k + b as solved: no rescaling.
@@ -717,6 +704,55 @@ impl SvcValidParams {
                     (s, bias * s)
                 }
             },
+            solution.stats,
+            solution.history,
+        ))
+    }
+}
+
+impl SvcValidParams {
+    /// The ν-SVC on `rows` (LIBSVM's `solve_nu_svc`): the bounds are the weights (c / C), the
+    /// variables go to the solver sorted by class (its two constraints are per class; the
+    /// feasible start fills each class in row order either way), and f = Σ y α/r k − ρ/r.
+    #[allow(clippy::too_many_arguments)]
+    fn fit_nu(
+        &self,
+        x: Features<'_>,
+        rows: &[usize],
+        y_pm: &[f64],
+        c: &[f64],
+        nu: f64,
+        solver: &SolverParams,
+        monitor: &mut (dyn Monitor + Send),
+    ) -> Result<BinaryFit> {
+        let params = &self.0;
+        let mut order: Vec<usize> = (0..rows.len()).collect();
+        order.sort_by_key(|&k| y_pm[k] < 0.0);
+        let sorted_rows: Vec<usize> = order.iter().map(|&k| rows[k]).collect();
+        let data = if params.kernel == Kernel::Precomputed {
+            x.select_square(&sorted_rows)
+        } else {
+            x.select_rows(&sorted_rows)
+        };
+        let y_sorted: Vec<f64> = order.iter().map(|&k| y_pm[k]).collect();
+        let w: Vec<f64> = order.iter().map(|&k| c[k] / params.c).collect();
+        let problem = DualProblem::nu_svc(
+            KernelMatrix::new(params.kernel, data.view()),
+            &y_sorted,
+            &w,
+            nu,
+        )?;
+        let solution = solve_dual(&problem, solver, monitor)?;
+        let mut alpha = vec![0.0; rows.len()];
+        for (p, &k) in order.iter().enumerate() {
+            alpha[k] = solution.alpha[p];
+        }
+        let (rho, r) = (solution.rho, solution.r);
+        Ok(BinaryFit::from_alpha(
+            rows,
+            y_pm,
+            &alpha,
+            |_| (1.0 / r, -rho / r),
             solution.stats,
             solution.history,
         ))

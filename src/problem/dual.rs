@@ -102,7 +102,8 @@ fn fill(alpha: &mut [f64], bound: &[f64], total: f64) {
 }
 
 impl<'a> DualProblem<'a> {
-    /// ν-SVC on labels `y` (±1) with per-sample bounds `w` (the weights: C plays no part):
+    /// ν-SVC on labels `y` (±1, grouped: one class, then the other) with per-sample bounds `w`
+    /// (the weights: C plays no part):
     /// Q = yyᵀ∘K, p = 0, 0 ≤ α ≤ w, yᵀα = 0, eᵀα = ν Σw; the start fills each class with
     /// ν Σw / 2 in row order.
     ///
@@ -112,6 +113,14 @@ impl<'a> DualProblem<'a> {
     pub fn nu_svc(kernel: KernelMatrix<'a>, y: &[f64], w: &[f64], nu: f64) -> Result<Self> {
         check_nu(nu)?;
         super::check_svc_inputs(&kernel, y, w)?;
+        if let Some(t) = (1..y.len()).find(|&t| y[t] != y[t - 1])
+            && y[t..].iter().any(|&v| v != y[t])
+        {
+            return Err(FwsvmError::InvalidInput(
+                "the nu-SVC's samples must come grouped by class (one class, then the other)"
+                    .into(),
+            ));
+        }
         let (mut pos, mut neg) = (0.0, 0.0);
         for (&yi, &wi) in y.iter().zip(w) {
             if yi > 0.0 {
@@ -323,13 +332,16 @@ mod tests {
     fn starts_are_feasible() {
         let x = DenseMatrix::new(vec![0.0, 1.0, 2.0, 3.0], 4, 1).unwrap();
         let km = || KernelMatrix::new(Kernel::rbf(1.0), x.view().into());
-        let y = [1.0, -1.0, 1.0, -1.0];
+        let y = [1.0, 1.0, -1.0, -1.0];
         let w = [1.0; 4];
         let p = DualProblem::nu_svc(km(), &y, &w, 0.5).unwrap();
         let s: f64 = p.start().iter().zip(&y).map(|(a, b)| a * b).sum();
         assert!(s.abs() < 1e-15);
         assert!((p.start().iter().sum::<f64>() - 2.0).abs() < 1e-15);
-        assert!(DualProblem::nu_svc(km(), &[1.0, 1.0, 1.0, -1.0], &w, 0.9).is_err());
+        assert!(
+            DualProblem::nu_svc(km(), &[1.0, 1.0, 1.0, -1.0], &w, 0.9).is_err()
+                && DualProblem::nu_svc(km(), &[1.0, -1.0, 1.0, -1.0], &w, 0.5).is_err()
+        );
         let p = DualProblem::one_class(km(), &w, 0.3).unwrap();
         assert!((p.start()[1] - 0.2).abs() < 1e-12 && p.start()[0] == 1.0 && p.start()[2] == 0.0);
         let p = DualProblem::nu_svr(km(), &[0.0, 1.0, 2.0, 3.0], &w, 0.5).unwrap();

@@ -18,7 +18,7 @@
 
 use super::engine::Totals;
 use super::monitor::Monitor;
-use super::smo::{TAU, pair_update, step_kind};
+use super::smo::{Extremes, Gain, pair_update, partner_with_gain, pass, step_kind};
 use super::tracker::Tracker;
 use super::{ExitReason, HistoryEntry, SolverParams, SolverStats, StepCounts};
 use crate::error::Result;
@@ -44,40 +44,76 @@ pub struct DualSolution {
 /// Certifications with `f32` columns that may fail before the gradient is kept exact.
 const MAX_REFINEMENTS: usize = 3;
 
-/// Largest v over I_up and smallest over I_low, with where the largest is.
-#[derive(Clone, Copy, Debug)]
-struct Extremes {
-    up_idx: usize,
-    up: f64,
-    low: f64,
+/// A run of variables t ∈ `vars` on the samples `first_sample..` (t − vars.start + first_sample),
+/// in one constraint `class` (always 0 with one equality constraint; the ν forms' classes are
+/// 0 and 1). The regressions have two segments on the same samples (α, then α*); a ν-SVC's
+/// variables come sorted by class.
+#[derive(Clone, Debug)]
+struct Segment {
+    vars: std::ops::Range<usize>,
+    first_sample: usize,
+    class: usize,
 }
 
-impl Extremes {
-    const EMPTY: Extremes = Extremes {
-        up_idx: usize::MAX,
-        up: f64::NEG_INFINITY,
-        low: f64::INFINITY,
-    };
-
-    fn violation(&self) -> f64 {
-        if self.up_idx == usize::MAX {
-            0.0
-        } else {
-            self.up - self.low
-        }
+impl Segment {
+    fn samples(&self) -> std::ops::Range<usize> {
+        self.first_sample..self.first_sample + self.vars.len()
     }
+}
+
+/// The segments of a problem (see [`Segment`]).
+fn segments(problem: &DualProblem<'_>) -> Vec<Segment> {
+    let (m, n, y) = (problem.n_samples(), problem.n_vars(), &problem.y);
+    let two = problem.kind.two_constraints();
+    if n == 2 * m {
+        return vec![
+            Segment {
+                vars: 0..m,
+                first_sample: 0,
+                class: 0,
+            },
+            Segment {
+                vars: m..n,
+                first_sample: 0,
+                class: usize::from(two),
+            },
+        ];
+    }
+    // One sample per variable; the ν-SVC's classes are contiguous (DualProblem::nu_svc).
+    let split = if two {
+        (1..n).find(|&t| y[t] != y[0]).unwrap_or(n)
+    } else {
+        n
+    };
+    let mut out = vec![Segment {
+        vars: 0..split,
+        first_sample: 0,
+        class: 0,
+    }];
+    if split < n {
+        out.push(Segment {
+            vars: split..n,
+            first_sample: split,
+            class: 1,
+        });
+    }
+    out
 }
 
 /// The state of one solve.
 struct State<'p, 'a> {
     problem: &'p DualProblem<'a>,
     m: usize,
+    segments: Vec<Segment>,
     alpha: Vec<f64>,
     v: Vec<f64>,
     /// 0 for a variable in I_up, −∞ else.
     up: Vec<f64>,
     /// 0 for a variable in I_low, +∞ else.
     low: Vec<f64>,
+    /// Per class: the largest v over I_up (with where) and the smallest over I_low, as of the
+    /// last pass.
+    ext: [Extremes; 2],
 }
 
 impl State<'_, '_> {
@@ -92,45 +128,83 @@ impl State<'_, '_> {
         self.low[t] = if shrink { 0.0 } else { f64::INFINITY };
     }
 
-    /// The extremes over the variables with y = `class` (all variables when `None`).
-    fn extremes(&self, class: Option<f64>) -> Extremes {
-        let mut out = Extremes::EMPTY;
-        let y = &self.problem.y;
-        for t in 0..self.v.len() {
-            if class.is_some_and(|c| y[t] != c) {
-                continue;
+    /// One pass over every segment: v updated by `update` (columns over all samples), and the
+    /// extremes of each class.
+    fn pass(&mut self, update: Option<(Column<'_>, Column<'_>, f64, f64)>) {
+        self.ext = [Extremes::empty(), Extremes::empty()];
+        for seg in &self.segments {
+            let r = seg.vars.clone();
+            let upd = update
+                .map(|(ci, cj, wi, wj)| (ci.slice(seg.samples()), cj.slice(seg.samples()), wi, wj));
+            let mut e = pass(
+                &mut self.v[r.clone()],
+                &self.up[r.clone()],
+                &self.low[r],
+                upd,
+            );
+            if e.up_idx != usize::MAX {
+                e.up_idx += seg.vars.start;
             }
-            let x = self.v[t] + self.up[t];
-            if x > out.up {
-                out.up = x;
-                out.up_idx = t;
-            }
-            out.low = out.low.min(self.v[t] + self.low[t]);
+            self.ext[seg.class].merge(e);
         }
-        if out.up == f64::NEG_INFINITY {
-            out.up_idx = usize::MAX;
-        }
-        out
     }
 
-    /// The classes whose violations count: one (all variables) or the two of the ν forms.
-    fn classes(&self) -> &'static [Option<f64>] {
+    fn classes(&self) -> usize {
         if self.problem.kind.two_constraints() {
-            &[Some(1.0), Some(-1.0)]
+            2
         } else {
-            &[None]
+            1
         }
     }
 
-    /// The largest violation over the classes.
+    /// The violation of class `k` as of the last pass.
+    fn class_violation(&self, k: usize) -> f64 {
+        let e = &self.ext[k];
+        if e.up_idx == usize::MAX {
+            0.0
+        } else {
+            e.up_val - e.low_val
+        }
+    }
+
+    /// The largest violation over the classes as of the last pass.
     fn violation(&self) -> f64 {
-        self.classes()
-            .iter()
-            .map(|&c| self.extremes(c).violation())
+        (0..self.classes())
+            .map(|k| self.class_violation(k))
             .fold(0.0, f64::max)
     }
 
-    /// v computed exactly (`f64`, no cache) from α: −y∘p − Σ α y k.
+    /// The second-order partner of i (largest v of class `k`, `gmax`) among the variables of
+    /// class k: (j, gain).
+    fn partner(
+        &self,
+        k: usize,
+        col_i: Column<'_>,
+        diag: &[f64],
+        kii: f64,
+    ) -> Option<(usize, Gain)> {
+        let gmax = self.ext[k].up_val;
+        let mut best: Option<(usize, Gain)> = None;
+        for seg in self.segments.iter().filter(|s| s.class == k) {
+            let r = seg.vars.clone();
+            let found = partner_with_gain(
+                col_i.slice(seg.samples()),
+                &self.v[r.clone()],
+                &self.low[r],
+                &diag[seg.samples()],
+                kii,
+                gmax,
+            );
+            if let Some((j, g)) = found
+                && best.is_none_or(|(_, b)| g.0 * b.1 > b.0 * g.1)
+            {
+                best = Some((seg.vars.start + j, g));
+            }
+        }
+        best
+    }
+
+    /// v computed exactly (`f64`, no cache) from α: −y∘p − Σ α y k; then a pass.
     fn recompute(&mut self) -> u64 {
         let (y, p, m) = (&self.problem.y, &self.problem.p, self.m);
         let mut coef = vec![0.0; m];
@@ -156,73 +230,8 @@ impl State<'_, '_> {
         for t in 0..self.v.len() {
             self.v[t] = -y[t] * p[t] + f[t % m];
         }
+        self.pass(None);
         (m * support.len()) as u64
-    }
-}
-
-/// The second-order partner of `i` among the variables of `class`: the j ∈ I_low with
-/// v_j < `gmax` of the largest (gmax − v_j)²/(k_ii + k_jj − 2k_ij), as (j, gain).
-fn partner(
-    state: &State<'_, '_>,
-    col: Column<'_>,
-    diag: &[f64],
-    i: usize,
-    gmax: f64,
-    class: Option<f64>,
-) -> Option<(usize, f64)> {
-    match col {
-        Column::F32(c) => best_partner(state, c, diag, i, gmax, class),
-        Column::F64(c) => best_partner(state, c, diag, i, gmax, class),
-    }
-}
-
-fn best_partner<T: Copy + Into<f64>>(
-    state: &State<'_, '_>,
-    col: &[T],
-    diag: &[f64],
-    i: usize,
-    gmax: f64,
-    class: Option<f64>,
-) -> Option<(usize, f64)> {
-    let m = state.m;
-    let kii = diag[i % m];
-    let y = &state.problem.y;
-    let mut best: Option<(usize, f64)> = None;
-    for copy in 0..state.v.len() / m {
-        let base = copy * m;
-        let (v, low) = (&state.v[base..base + m], &state.low[base..base + m]);
-        for s in 0..m {
-            if class.is_some_and(|c| y[base + s] != c) {
-                continue;
-            }
-            let b = gmax - (v[s] + low[s]);
-            if b <= 0.0 {
-                continue;
-            }
-            let a = kii + diag[s] - 2.0 * col[s].into();
-            let a = if a > 0.0 { a } else { TAU };
-            let gain = b * b / a;
-            if best.is_none_or(|(_, g)| gain > g) {
-                best = Some((base + s, gain));
-            }
-        }
-    }
-    best
-}
-
-/// v_t −= wi k(x_s(t), x_s(i)) + wj k(x_s(t), x_s(j)) on every variable.
-fn update(v: &mut [f64], m: usize, ci: Column<'_>, cj: Column<'_>, wi: f64, wj: f64) {
-    fn go<T: Copy + Into<f64>>(v: &mut [f64], m: usize, ci: &[T], cj: &[T], wi: f64, wj: f64) {
-        for part in v.chunks_exact_mut(m) {
-            for ((x, &a), &b) in part.iter_mut().zip(ci).zip(cj) {
-                *x -= wi * a.into() + wj * b.into();
-            }
-        }
-    }
-    match (ci, cj) {
-        (Column::F32(a), Column::F32(b)) => go(v, m, a, b, wi, wj),
-        (Column::F64(a), Column::F64(b)) => go(v, m, a, b, wi, wj),
-        _ => unreachable!("one cache holds one precision"),
     }
 }
 
@@ -246,41 +255,41 @@ pub fn solve_dual(
     let mut state = State {
         problem,
         m,
+        segments: segments(problem),
         alpha: problem.alpha0.clone(),
         v: vec![0.0; n],
         up: vec![0.0; n],
         low: vec![0.0; n],
+        ext: [Extremes::empty(), Extremes::empty()],
     };
-    let mut totals = Totals::default();
-    totals.evaluations += state.recompute();
     for t in 0..n {
         state.set_membership(t);
     }
+    let mut totals = Totals::default();
+    totals.evaluations += state.recompute();
     let mut cache = params.column_cache(m);
     let rounded = cache.precision() == CachePrecision::Float32;
     let mut refinements = 0;
     let mut objective = 0.0;
+    let mut n_sv = 0;
     let exit = loop {
         if tracker.steps_taken.is_multiple_of(64) {
             objective = dual_objective(&state);
+            n_sv = state.alpha.iter().filter(|&&a| a > 0.0).count();
         }
         // The pair: per class for the ν forms, the best partner's class wins.
-        let mut pick: Option<(usize, usize, f64)> = None;
-        let mut violation: f64 = 0.0;
-        let mut slot_i = None;
-        for &class in state.classes() {
-            let ext = state.extremes(class);
-            violation = violation.max(ext.violation());
-            if ext.violation() <= params.tol {
+        let violation = state.violation();
+        let mut pick: Option<(usize, usize, Gain)> = None;
+        for k in 0..state.classes() {
+            if state.class_violation(k) <= params.tol {
                 continue;
             }
-            let i = ext.up_idx;
+            let i = state.ext[k].up_idx;
             let si = cache.fetch(kernel, i % m, None);
-            if let Some((j, gain)) = partner(&state, cache.column(si), &diag, i, ext.up, class)
-                && pick.is_none_or(|(_, _, g)| gain > g)
+            if let Some((j, gain)) = state.partner(k, cache.column(si), &diag, diag[i % m])
+                && pick.is_none_or(|(_, _, g)| gain.0 * g.1 > g.0 * gain.1)
             {
                 pick = Some((i, j, gain));
-                slot_i = Some(si);
             }
         }
         let Some((i, j, _)) = pick else {
@@ -296,11 +305,6 @@ pub fn solve_dual(
             }
             continue;
         };
-        let n_sv = if tracker.steps_taken.is_multiple_of(64) {
-            state.alpha.iter().filter(|&&a| a > 0.0).count()
-        } else {
-            0
-        };
         if let Some(reason) = tracker.checkpoint(
             monitor,
             objective,
@@ -310,9 +314,9 @@ pub fn solve_dual(
         )? {
             break reason;
         }
-        // Re-fetch i's column (a ν fit may have fetched the other class's since), then j's
-        // with i's kept.
-        let si = match slot_i.and_then(|_| cache.lookup(i % m)) {
+        // i's column (a ν fit may have fetched the other class's since), then j's with i's
+        // kept.
+        let si = match cache.lookup(i % m) {
             Some(s) => s,
             None => cache.fetch(kernel, i % m, None),
         };
@@ -344,7 +348,7 @@ pub fn solve_dual(
         state.alpha[j] = new_j;
         state.set_membership(i);
         state.set_membership(j);
-        update(&mut state.v, m, ci, cj, wi, wj);
+        state.pass(Some((ci, cj, wi, wj)));
         let kind = step_kind(new_i, c[i], new_j, c[j]);
         steps.count(kind);
         tracker.record(monitor, &state.alpha, objective, violation, kind, 0);
