@@ -2,6 +2,7 @@
 //! vectors, plus what each model type adds (classes and one-vs-one votes, the SVR's target
 //! scale, the one-class ball's threshold, statistics).
 
+mod dual;
 mod expansion;
 mod one_class;
 mod ovo;
@@ -9,6 +10,7 @@ pub mod probability;
 mod svc;
 mod svr;
 
+pub use dual::DualModel;
 pub(crate) use expansion::check_query_features;
 pub use expansion::{KernelExpansion, decision_values};
 pub use one_class::OneClassModel;

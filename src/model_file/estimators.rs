@@ -38,8 +38,8 @@ pub fn load(path: impl AsRef<Path>) -> Result<Model> {
 
 fn from_archive(archive: ModelArchive, name: &str) -> Result<Model> {
     Ok(match archive.estimator {
-        Estimator::Svc => Model::Svc(svc_from(&archive, name)?),
-        Estimator::Svr => Model::Svr(svr_from(&archive, name)?),
+        Estimator::Svc | Estimator::NuSvc => Model::Svc(svc_from(&archive, name)?),
+        Estimator::Svr | Estimator::NuSvr => Model::Svr(svr_from(&archive, name)?),
         Estimator::OneClass => Model::OneClass(one_class_from(&archive, name)?),
     })
 }
@@ -447,6 +447,13 @@ fn put_scalars(archive: &mut ModelArchive, values: &[(&str, f64)], stats: Option
 
 fn one_class_from(archive: &ModelArchive, name: &str) -> Result<OneClassModel> {
     let r = Reader { archive, name };
+    if archive.params.get("loss").and_then(|l| l.as_str()) == Some("hinge") {
+        return Err(super::format_error(
+            name,
+            "holds LIBSVM's one-class nu-SVM (loss 'hinge'), which Python's fwsvm.load_model \
+             reads; OneClassModel is the enclosing ball",
+        ));
+    }
     Ok(OneClassModel {
         kernel: r.kernel()?,
         vectors: r.vectors()?,

@@ -71,14 +71,25 @@ pub(crate) enum Estimator {
     Svr,
     /// `OneClassSVM`.
     OneClass,
+    /// `NuSVC` (an SVC file with ν).
+    NuSvc,
+    /// `NuSVR` (an SVR file with ν).
+    NuSvr,
 }
 
 impl Estimator {
+    /// Whether the file holds a classifier (classes and one-vs-one layout).
+    pub(crate) fn is_classifier(self) -> bool {
+        matches!(self, Estimator::Svc | Estimator::NuSvc)
+    }
+
     pub(crate) fn name(self) -> &'static str {
         match self {
             Estimator::Svc => "SVC",
             Estimator::Svr => "SVR",
             Estimator::OneClass => "OneClassSVM",
+            Estimator::NuSvc => "NuSVC",
+            Estimator::NuSvr => "NuSVR",
         }
     }
 
@@ -87,6 +98,8 @@ impl Estimator {
             "SVC" => Some(Estimator::Svc),
             "SVR" => Some(Estimator::Svr),
             "OneClassSVM" => Some(Estimator::OneClass),
+            "NuSVC" => Some(Estimator::NuSvc),
+            "NuSVR" => Some(Estimator::NuSvr),
             _ => None,
         }
     }

@@ -40,7 +40,16 @@ fn own_params(estimator: Estimator) -> &'static [&'static str] {
             "break_ties",
             "warm_start",
         ],
-        Estimator::Svr | Estimator::OneClass => &["nu"],
+        Estimator::NuSvc => &[
+            "nu",
+            "probability",
+            "class_weight",
+            "decision_function_shape",
+            "break_ties",
+        ],
+        Estimator::Svr => &["nu", "epsilon", "loss"],
+        Estimator::NuSvr => &["nu"],
+        Estimator::OneClass => &["nu", "loss"],
     }
 }
 
@@ -61,7 +70,7 @@ const SHARED_ATTRIBUTES: [&str; 9] = [
 /// estimator.
 fn own_attributes(estimator: Estimator) -> &'static [&'static str] {
     match estimator {
-        Estimator::Svc => &[
+        Estimator::Svc | Estimator::NuSvc => &[
             "classes_",
             "intercept_",
             "n_support_",
@@ -73,8 +82,22 @@ fn own_attributes(estimator: Estimator) -> &'static [&'static str] {
             "probB_",
             "_label_order",
         ],
-        Estimator::Svr => &["intercept_", "y_mean_", "y_scale_", "_nu", "epsilon_"],
-        Estimator::OneClass => &["_C", "_score_constant", "radius_", "offset_"],
+        Estimator::Svr | Estimator::NuSvr => &[
+            "intercept_",
+            "y_mean_",
+            "y_scale_",
+            "_nu",
+            "epsilon_",
+            "fit_status_",
+        ],
+        Estimator::OneClass => &[
+            "_C",
+            "_score_constant",
+            "radius_",
+            "offset_",
+            "intercept_",
+            "fit_status_",
+        ],
     }
 }
 
@@ -202,17 +225,35 @@ fn check_params(
                 l => return Err(format!("unknown loss {l}")),
             }
         }
+        Estimator::NuSvc | Estimator::NuSvr => {
+            positive("C", true)?;
+            positive("nu", false)?;
+            if finite(get("nu")).is_some_and(|nu| nu > 1.0) {
+                return Err(format!("nu must be in (0, 1], got {}", get("nu")));
+            }
+        }
         Estimator::Svr => {
             positive("C", true)?;
             if get("nu") != &Value::String("auto".into()) {
                 positive("nu", true)?;
             }
+            match get("epsilon") {
+                Value::Null => {}
+                e if finite(e).is_some_and(|e| e >= 0.0) => {}
+                e => return Err(format!("epsilon must be a finite number ≥ 0, got {e}")),
+            }
         }
         Estimator::OneClass => {
             positive("C", true)?;
             positive("nu", true)?;
-            if finite(get("nu")).is_some_and(|nu| nu >= 1.0) {
-                return Err(format!("nu must be in (0, 1), got {}", get("nu")));
+            // LIBSVM's model (loss "hinge") takes ν = 1; the ball needs ν < 1.
+            let limit = if get("loss") == &Value::String("hinge".into()) {
+                1.0
+            } else {
+                1.0 - f64::EPSILON
+            };
+            if finite(get("nu")).is_some_and(|nu| nu > limit) {
+                return Err(format!("nu must be in (0, 1], got {}", get("nu")));
             }
         }
     }
@@ -395,9 +436,9 @@ fn check_shapes(archive: &ModelArchive) -> std::result::Result<(), String> {
             }
             n_pairs
         }
-        (None, None) if archive.estimator != Estimator::Svc => {
+        (None, None) if !archive.estimator.is_classifier() => {
             if dual.shape()[0] != 1
-                || (archive.estimator == Estimator::Svr
+                || (matches!(archive.estimator, Estimator::Svr | Estimator::NuSvr)
                     && intercept.as_ref().map(Vec::len) != Some(1))
             {
                 return Err(fail(format!(
