@@ -3,8 +3,10 @@
 - :class:`SVC` — classification. ``loss="hinge"`` (the default) is LIBSVM's and scikit-learn's
   model, the same ``C``, solved by SMO (pairwise second-order steps); ``loss="squared_hinge"``
   is the L2-SVM of the Core Vector Machine, solved by Frank-Wolfe methods on the unit simplex
-  (``algorithm=``). Multiclass by one-vs-one; :class:`CrammerSingerSVC` is the joint model.
-- :class:`OneClassSVM` (the minimum enclosing ball) and :class:`SVR` (the L2-SVR).
+  (``algorithm=``). Multiclass by one-vs-one; :class:`CrammerSingerSVC` is the joint model;
+  :class:`NuSVC` is LIBSVM's ν-SVC.
+- :class:`OneClassSVM` and :class:`SVR`, :class:`NuSVR`: LIBSVM's one-class ν-SVM, ε-SVR and
+  ν-SVR by SMO, or (``loss=``) the minimum enclosing ball and the L2-SVR by Frank-Wolfe.
 - Linear models and kernel approximation: ``SVC(kernel="linear", algorithm="dcd")``,
   :class:`SGDSVC`, :class:`Nystroem`, :class:`RandomFourierFeatures`.
 - Tuning: :class:`SVCSearch`, :class:`SVCCV`, :func:`svc_path`; files:
