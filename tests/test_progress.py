@@ -237,9 +237,15 @@ def test_a_quiet_fit_on_a_redirected_stderr_writes_nothing() -> None:
     assert buffer.getvalue() == ""
 
 
-def test_estimators_have_scikit_learns_html_repr() -> None:
-    html = SVC(C=2.0)._repr_html_()
-    assert "SVC" in html and "<style" in html and "2.0" in html
+@pytest.mark.parametrize("name", ["SVC", "NuSVC", "SVR", "NuSVR", "OneClassSVM", "CrammerSingerSVC", "SGDSVC",
+                                  "Nystroem", "RandomFourierFeatures", "SVCSearch", "SVCCV"])
+def test_estimators_have_scikit_learns_html_repr(name: str) -> None:
+    import fwsvm
+
+    cls = getattr(fwsvm, name)
+    est = cls(SVC(C=2.0)) if name == "SVCCV" else cls()
+    html = est._repr_html_()  # what a Jupyter cell shows
+    assert name in html and "<style" in html, html[:200]
 
 
 # A Jupyter notebook run: the cell's output holds the progress summary.
