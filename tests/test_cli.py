@@ -166,7 +166,7 @@ def test_fewer_test_features_than_the_model_work_as_in_libsvm(capsys, tmp_path) 
 @pytest.mark.parametrize(
     "argv, message",
     [
-        (["train", "-s", "1", "x"], "-s 1 (nu-SVC) is not implemented"),
+        (["train", "-s", "2", "-b", "1", "x"], "-b 1 applies to -s 0, 1"),
         (["train", "-t", "4", "x"], "-t 4 (precomputed kernel files) is not supported"),
         (["train", "-c", "abc", "x"], "argument -c: invalid float value"),
         (["train", "/nonexistent/file"], "No such file"),

@@ -812,6 +812,13 @@ class SVC(PersistenceMixin, ClassifierMixin, BaseEstimator):
 def _fit_dual(est: Any, X: Any, y: Any, sample_weight: Any, dual: str, **extra: Any) -> dict[str, Any]:
     """Fit one of LIBSVM's one-class, ε-SVR or ν-SVR models in Rust and set the attributes
     they share (support, coefficients, ``intercept_ = −ρ``, statistics). Returns the result."""
+    l2 = "squared_epsilon_insensitive" if dual != "one_class" else "squared_hinge"
+    for name, default in (("algorithm", "swap"), ("stopping", "gap"), ("init", "random"), ("sample_size", None)):
+        if getattr(est, name) != default:
+            raise ValueError(
+                f"{name}={getattr(est, name)!r} applies to loss={l2!r} (the Frank-Wolfe simplex problem); "
+                "LIBSVM's model is solved by SMO"
+            )
     weights = None
     if sample_weight is not None:
         weights = np.ascontiguousarray(_check_sample_weight(sample_weight, X, dtype=np.float64))
