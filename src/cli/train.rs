@@ -604,7 +604,7 @@ mod tests {
             "-s", "2", "-n", "0.3", "-a", "mfw", "-m", "50", "-j", "1", "d.svm",
         ]);
         assert_eq!(o.threads, Some(1));
-        o.one_class(kernel).unwrap();
+        assert_eq!(o.dual(kernel).unwrap().kind(), crate::DualKind::OneClass);
         let p = options(&["-a", "mfw", "-m", "50", "--loss", "squared_hinge", "d.svm"])
             .svc(kernel)
             .unwrap();
