@@ -163,3 +163,29 @@ def test_cli_round_trip_with_libsvm(tmp_path, svm_type) -> None:
         np.testing.assert_allclose(p1, p2, atol=1e-3)
     else:
         assert np.mean(np.array(p1) == np.array(p2)) >= 0.99
+
+
+@pytest.mark.parametrize("est", [fwsvm.SVC(), fwsvm.NuSVC(), fwsvm.SVR(), fwsvm.OneClassSVM(),
+                                 fwsvm.OneClassSVM(loss="squared_hinge")])
+def test_kernel_settings_are_fitted_state(tmp_path, est) -> None:
+    """set_params(kernel=...) after fit does not change the fitted model's predictions (in
+    memory, after pickling, and after .fwm save/load); the next fit uses the new kernel."""
+    import pickle
+
+    X, y = _data("classification")
+    est.fit(X, y)
+    before = _values(est, X)
+    est.set_params(kernel="poly", degree=5, coef0=3.0)
+    np.testing.assert_array_equal(_values(est, X), before)
+    np.testing.assert_array_equal(_values(pickle.loads(pickle.dumps(est)), X), before)
+    est.save(tmp_path / "m.fwm")
+    np.testing.assert_array_equal(_values(fwsvm.load_model(tmp_path / "m.fwm"), X), before)
+    assert not np.allclose(_values(est.fit(X, y), X), before)
+
+
+def test_huge_whole_number_labels_are_classes() -> None:
+    X, y = _data("classification")
+    labels = np.where(y == 1, 1e300, -1e300)
+    est = fwsvm.SVC().fit(X, labels)
+    assert set(est.classes_) == {1e300, -1e300}
+    assert (est.predict(X) == labels).mean() > 0.8

@@ -419,6 +419,12 @@ pub(crate) fn run(argv: &[String], context: &mut Context<'_>) -> Result<(), CliE
     let (x, y) = read_data(&options.training_file)?;
     let weights = class_weights(&options, &y, context);
     if let Some(folds) = options.folds {
+        if folds > 1 && folds as usize > x.n_rows() {
+            // LIBSVM's svm_cross_validation says so too.
+            context.warn(
+                "WARNING: # folds > # data. Will use # folds = # data instead (i.e., leave-one-out cross validation)",
+            );
+        }
         for line in cross_validate(&options, &x, &y, weights.as_deref(), folds, context)? {
             context.say(false, &line)?;
         }
