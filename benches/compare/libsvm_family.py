@@ -37,7 +37,9 @@ def _sets(quick: bool):
         out["heart_scale"] = (X.toarray(), y)
     if not quick and (DATA / "a9a").exists():
         X, y = load_svmlight_file(str(DATA / "a9a"))
-        out["a9a"] = (X.tocsr(), y)
+        X = X.tocsr()
+        X.indices, X.indptr = X.indices.astype(np.int32), X.indptr.astype(np.int32)  # scikit-learn's LIBSVM
+        out["a9a"] = (X, y)
     return out
 
 
@@ -67,8 +69,10 @@ def _values(est, X):
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true")
-    ap.add_argument("--repeats", type=int, default=1)
+    ap.add_argument("--repeats", type=int, default=1,
+                    help="best of this many fits (use 3+ for the small sets: first calls pay imports)")
     ap.add_argument("--json", type=Path)
+    ap.add_argument("--only", nargs="*", help="data sets to run (default: all)")
     args = ap.parse_args()
     try:
         import sklearnex.svm as onedal
@@ -79,7 +83,7 @@ def main() -> None:
     print(f"{'model':<12} {'data':<20} {'fwsvm s':>8} {'LIBSVM s':>9} {'oneDAL s':>9} {'xLIBSVM':>8} {'xoneDAL':>8} {'nSV':>12} {'max rel df':>10}")
     for name, params, names in CASES:
         for data in names:
-            if data not in sets:
+            if data not in sets or (args.only and data not in args.only):
                 continue
             X, y = sets[data]
             gamma = "scale"
