@@ -189,3 +189,22 @@ def test_huge_whole_number_labels_are_classes() -> None:
     est = fwsvm.SVC().fit(X, labels)
     assert set(est.classes_) == {1e300, -1e300}
     assert (est.predict(X) == labels).mean() > 0.8
+
+
+def test_svr_probability_model_both_ways(tmp_path) -> None:
+    """-b 1 for -s 3: LIBSVM's Laplace scale σ of 5-fold residuals in the model file (probA);
+    fwsvm predict -b 1 reports it as svm-predict does, and svm-predict reads our file."""
+    libsvm = pytest.importorskip("libsvm.svmutil")
+    X, y = _data("regression")
+    data, model = tmp_path / "d.svm", tmp_path / "m.model"
+    fwsvm.dump_svmlight_file(X, y, data, zero_based=False)
+    subprocess.run([sys.executable, "-m", "fwsvm", "train", "-q", "-s", "3", "-b", "1", str(data), str(model)], check=True)
+    sigma = float(next(line for line in model.read_text().splitlines() if line.startswith("probA")).split()[1])
+    residuals = np.abs(y - fwsvm.load_libsvm_model(model).predict(X))
+    assert 0.2 * residuals.mean() < sigma < 5 * residuals.mean() + 1.0
+    out = subprocess.run([sys.executable, "-m", "fwsvm", "predict", "-b", "1", str(data), str(model), str(tmp_path / "p")],
+                         check=True, capture_output=True, text=True).stdout
+    assert "Laplace distribution" in out and f"sigma={sigma:g}"[:12] in out
+    yl, xl = libsvm.svm_read_problem(str(data))
+    p, _, _ = libsvm.svm_predict(yl, xl, libsvm.svm_load_model(str(model)), "-b 1 -q")
+    np.testing.assert_allclose(p, np.loadtxt(tmp_path / "p"), atol=1e-6)
