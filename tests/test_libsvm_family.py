@@ -29,6 +29,8 @@ def _data(kind: str):
 
 
 CASES = [
+    ("NuSVC", dict(nu=0.4, kernel="sigmoid", gamma=0.02, coef0=-1.0), "classification"),
+    ("SVR", dict(C=1.0, epsilon=0.1, kernel="sigmoid", gamma=0.005), "regression"),
     ("NuSVC", dict(nu=0.3), "classification"),
     ("NuSVC", dict(nu=0.6, kernel="poly", degree=2, coef0=1.0), "classification"),
     ("SVR", dict(C=3.0, epsilon=0.2), "regression"),
@@ -73,12 +75,12 @@ def test_sample_weights_as_scikit_learn(name) -> None:
     assert not set(range(5)) & set(ours.support_)
 
 
-@pytest.mark.parametrize("name", ["NuSVC", "SVR", "NuSVR"])
+@pytest.mark.parametrize("name", ["NuSVC", "SVR", "NuSVR", "OneClassSVM"])
 def test_precomputed_kernel_as_scikit_learn(name) -> None:
     X, y = _data("classification" if name == "NuSVC" else "regression")
     K = rbf_kernel(X, gamma=0.2)
-    ours = getattr(fwsvm, name)(kernel="precomputed", tol=TOL).fit(K, y)
-    theirs = getattr(svm, name)(kernel="precomputed", tol=TOL).fit(K, y)
+    ours = _fit(getattr(fwsvm, name)(kernel="precomputed", tol=TOL), K, y)
+    theirs = _fit(getattr(svm, name)(kernel="precomputed", tol=TOL), K, y)
     np.testing.assert_allclose(np.ravel(_values(ours, K[:30])), np.ravel(_values(theirs, K[:30])), atol=1e-4)
 
 

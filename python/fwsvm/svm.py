@@ -966,7 +966,7 @@ class OneClassSVM(PersistenceMixin, OutlierMixin, BaseEstimator):
 
     _parameter_constraints: dict[str, list[Any]] = {
         **{k: v for k, v in SVC._parameter_constraints.items() if k not in ("C", "class_weight", "decision_function_shape", "break_ties")},
-        "kernel": [StrOptions(set(_KERNELS))],
+        "kernel": [StrOptions(set(_KERNELS) | {"precomputed"}), callable],
         "nu": [Interval(Real, 0.0, 1.0, closed="right")],
         "loss": [StrOptions({"hinge", "squared_hinge"})],
         "C": [Interval(Real, 0.0, None, closed="neither"), None],
@@ -1018,6 +1018,7 @@ class OneClassSVM(PersistenceMixin, OutlierMixin, BaseEstimator):
     def __sklearn_tags__(self):  # type: ignore[no-untyped-def]
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True
+        tags.input_tags.pairwise = self.kernel == "precomputed"
         return tags
 
     _resolve_gamma = SVC._resolve_gamma
@@ -1027,7 +1028,7 @@ class OneClassSVM(PersistenceMixin, OutlierMixin, BaseEstimator):
         sample's bound, as scikit-learn's; samples of weight 0 are left out."""
         self._validate_params()
         X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, order="C", accept_large_sparse=True)
-        self._gamma = self._resolve_gamma(X)
+        self._gamma = 0.0 if _uses_gram(self) else self._resolve_gamma(X)
         _remember_kernel(self)
         if self.loss == "hinge":
             result = _fit_dual(self, X, None, sample_weight, "one_class", nu=float(self.nu))
@@ -1035,6 +1036,9 @@ class OneClassSVM(PersistenceMixin, OutlierMixin, BaseEstimator):
             return self
         if sample_weight is not None:
             raise ValueError("sample_weight applies to loss='hinge' (LIBSVM's model), not to the ball")
+        if _uses_gram(self):
+            raise ValueError("the ball (loss='squared_hinge') needs k(x, x): use a named kernel, or loss='hinge' "
+                             "for a precomputed or callable one")
         if self.nu >= 1.0:
             raise ValueError(f"the ball's nu must be below 1, got {self.nu}")
         m = X.shape[0]
@@ -1067,6 +1071,8 @@ class OneClassSVM(PersistenceMixin, OutlierMixin, BaseEstimator):
         """Hinge: Σ α k(sv, x). Ball: R² − ‖φ(x) − c‖², positive inside the fitted ball."""
         check_is_fitted(self)
         X = _check_query(self, X)
+        if self.loss == "hinge" and _uses_gram(self):
+            return _test_kernel_values(self, X) @ self.dual_coef_[0]
         if self.loss == "hinge":
             return _core.decision_function(
                 features_arg(X), features_arg(self.support_vectors_),

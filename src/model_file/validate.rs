@@ -219,7 +219,8 @@ fn check_params(
         Value::String(k) => k.as_str(),
         other => return Err(format!("kernel must be a string, got {other}")),
     };
-    let precomputed_ok = estimator != Estimator::OneClass;
+    let precomputed_ok =
+        estimator != Estimator::OneClass || get("loss") == &Value::String("hinge".into());
     if !(["linear", "rbf", "poly", "sigmoid", "laplacian"].contains(&kernel)
         || (kernel == "precomputed" && precomputed_ok))
     {
