@@ -97,10 +97,30 @@ def resolve_gamma(gamma: Any, X: Any) -> float:
     return float(gamma)
 
 
+def _fitted_kernel(est: Any) -> dict[str, Any]:
+    """The kernel settings of the fit (``_kernel_fit_``), not today's parameters: a
+    ``set_params(kernel=...)`` after ``fit`` must not change what the fitted model predicts.
+    Models from files written before this attribute existed use their parameters (the fitted
+    ones)."""
+    fitted = getattr(est, "_kernel_fit_", None)
+    if fitted is not None:
+        return fitted
+    return dict(kernel=est.kernel, degree=int(est.degree), coef0=float(est.coef0))
+
+
+def _remember_kernel(est: Any) -> None:
+    """Keep the kernel settings of this fit as fitted state (see :func:`_fitted_kernel`); a
+    callable kernel is the estimator's own object and stays a parameter."""
+    est._kernel_fit_ = None
+    if isinstance(est.kernel, str):
+        est._kernel_fit_ = dict(kernel=est.kernel, degree=int(est.degree), coef0=float(est.coef0))
+
+
 def _kernel_params(est: Any, kernel: str | None = None) -> dict[str, Any]:
-    """The kernel as prediction takes it (``_core.decision_function``'s ``kernel`` dict)."""
-    return dict(kernel=kernel or est.kernel, gamma=est._gamma, degree=int(est.degree), coef0=float(est.coef0),
-                n_threads=n_threads(est.n_jobs))
+    """The fitted kernel as prediction takes it (``_core.decision_function``'s ``kernel`` dict)."""
+    fitted = _fitted_kernel(est)
+    return dict(kernel=kernel or fitted["kernel"], gamma=est._gamma, degree=fitted["degree"],
+                coef0=fitted["coef0"], n_threads=n_threads(est.n_jobs))
 
 
 def _fit_params(est: Any, c: float, kernel: str, tol: float, **extra: Any) -> dict[str, Any]:
@@ -112,6 +132,16 @@ def _fit_params(est: Any, c: float, kernel: str, tol: float, **extra: Any) -> di
         sample_size=None if est.sample_size is None else int(est.sample_size), n_threads=n_threads(est.n_jobs),
         verbose=_verbosity(est.verbose), record_history=bool(est.record_history), **extra,
     )
+
+
+def _check_class_labels(y: np.ndarray) -> None:
+    """scikit-learn's check that ``y`` holds classes, except that finite whole-number floats
+    beyond the int64 range (LIBSVM's labels may be any double, e.g. 1e300) are classes too:
+    scikit-learn casts them to int and calls them "continuous"."""
+    if y.dtype.kind == "f" and y.size and np.all(np.isfinite(y)) and np.all(y == np.floor(y)) \
+            and np.max(np.abs(y)) >= 2.0**63:
+        return
+    check_classification_targets(y)
 
 
 def _class_name(label: Any) -> str:
@@ -497,7 +527,7 @@ class SVC(PersistenceMixin, ClassifierMixin, BaseEstimator):
         X, y = validate_data(
             self, X, y, accept_sparse="csr", dtype=np.float64, order="C", accept_large_sparse=True
         )
-        check_classification_targets(y)
+        _check_class_labels(y)
         return self._fit_validated(X, y, sample_weight)
 
     def _fit_validated(self, X: Any, y: np.ndarray, sample_weight: Any = None) -> SVC:
@@ -514,6 +544,7 @@ class SVC(PersistenceMixin, ClassifierMixin, BaseEstimator):
         # The cross-validation fits of probability=True apply class_weight again to user_weights.
         user_weights, weights = fit_weights(sample_weight, X, self.class_weight, classes, y, y_index)
         self._gamma = 0.0 if _uses_gram(self) else self._resolve_gamma(X)
+        _remember_kernel(self)
         hinge = self.loss == "hinge"
         tol = self._effective_tol()
         X_core = features_arg(_training_gram(self, X)) if _uses_gram(self) else features_arg(X)
@@ -812,6 +843,13 @@ class SVC(PersistenceMixin, ClassifierMixin, BaseEstimator):
 def _fit_dual(est: Any, X: Any, y: Any, sample_weight: Any, dual: str, **extra: Any) -> dict[str, Any]:
     """Fit one of LIBSVM's one-class, ε-SVR or ν-SVR models in Rust and set the attributes
     they share (support, coefficients, ``intercept_ = −ρ``, statistics). Returns the result."""
+    l2 = "squared_epsilon_insensitive" if dual != "one_class" else "squared_hinge"
+    for name, default in (("algorithm", "swap"), ("stopping", "gap"), ("init", "random"), ("sample_size", None)):
+        if getattr(est, name) != default:
+            raise ValueError(
+                f"{name}={getattr(est, name)!r} applies to loss={l2!r} (the Frank-Wolfe simplex problem); "
+                "LIBSVM's model is solved by SMO"
+            )
     weights = None
     if sample_weight is not None:
         weights = np.ascontiguousarray(_check_sample_weight(sample_weight, X, dtype=np.float64))
@@ -928,7 +966,7 @@ class OneClassSVM(PersistenceMixin, OutlierMixin, BaseEstimator):
 
     _parameter_constraints: dict[str, list[Any]] = {
         **{k: v for k, v in SVC._parameter_constraints.items() if k not in ("C", "class_weight", "decision_function_shape", "break_ties")},
-        "kernel": [StrOptions(set(_KERNELS))],
+        "kernel": [StrOptions(set(_KERNELS) | {"precomputed"}), callable],
         "nu": [Interval(Real, 0.0, 1.0, closed="right")],
         "loss": [StrOptions({"hinge", "squared_hinge"})],
         "C": [Interval(Real, 0.0, None, closed="neither"), None],
@@ -980,6 +1018,7 @@ class OneClassSVM(PersistenceMixin, OutlierMixin, BaseEstimator):
     def __sklearn_tags__(self):  # type: ignore[no-untyped-def]
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True
+        tags.input_tags.pairwise = self.kernel == "precomputed"
         return tags
 
     _resolve_gamma = SVC._resolve_gamma
@@ -989,13 +1028,17 @@ class OneClassSVM(PersistenceMixin, OutlierMixin, BaseEstimator):
         sample's bound, as scikit-learn's; samples of weight 0 are left out."""
         self._validate_params()
         X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, order="C", accept_large_sparse=True)
-        self._gamma = self._resolve_gamma(X)
+        self._gamma = 0.0 if _uses_gram(self) else self._resolve_gamma(X)
+        _remember_kernel(self)
         if self.loss == "hinge":
             result = _fit_dual(self, X, None, sample_weight, "one_class", nu=float(self.nu))
             self.offset_ = float(result["rho"])
             return self
         if sample_weight is not None:
             raise ValueError("sample_weight applies to loss='hinge' (LIBSVM's model), not to the ball")
+        if _uses_gram(self):
+            raise ValueError("the ball (loss='squared_hinge') needs k(x, x): use a named kernel, or loss='hinge' "
+                             "for a precomputed or callable one")
         if self.nu >= 1.0:
             raise ValueError(f"the ball's nu must be below 1, got {self.nu}")
         m = X.shape[0]
@@ -1028,6 +1071,8 @@ class OneClassSVM(PersistenceMixin, OutlierMixin, BaseEstimator):
         """Hinge: Σ α k(sv, x). Ball: R² − ‖φ(x) − c‖², positive inside the fitted ball."""
         check_is_fitted(self)
         X = _check_query(self, X)
+        if self.loss == "hinge" and _uses_gram(self):
+            return _test_kernel_values(self, X) @ self.dual_coef_[0]
         if self.loss == "hinge":
             return _core.decision_function(
                 features_arg(X), features_arg(self.support_vectors_),
@@ -1039,7 +1084,8 @@ class OneClassSVM(PersistenceMixin, OutlierMixin, BaseEstimator):
             float(self._score_constant),
             _kernel_params(self),
         )
-        return inner - _kernel_diagonal(X, self.kernel, self._gamma, int(self.degree), float(self.coef0))
+        k = _fitted_kernel(self)
+        return inner - _kernel_diagonal(X, k["kernel"], self._gamma, k["degree"], k["coef0"])
 
     def decision_function(self, X: Any) -> np.ndarray:
         """``score_samples(X) − offset_``: negative for outliers."""
@@ -1188,6 +1234,7 @@ class SVR(PersistenceMixin, RegressorMixin, BaseEstimator):
         dual = self._dual()
         if dual is not None:
             self._gamma = 0.0 if _uses_gram(self) else self._resolve_gamma(X)
+            _remember_kernel(self)
             self.y_mean_, self.y_scale_ = 0.0, 1.0
             extra = dict(epsilon=float(self.epsilon)) if dual == "epsilon_svr" else dict(nu=float(self.nu))
             result = _fit_dual(self, X, y, sample_weight, dual, c=float(self.C), **extra)
@@ -1207,6 +1254,7 @@ class SVR(PersistenceMixin, RegressorMixin, BaseEstimator):
         y_std = (y - self.y_mean_) / self.y_scale_
         self._nu = 0.2 * X.shape[0] if self.nu == "auto" else float(self.nu)
         self._gamma = 0.0 if _uses_gram(self) else self._resolve_gamma(X)
+        _remember_kernel(self)
         X_core = features_arg(_training_gram(self, X)) if _uses_gram(self) else features_arg(X)
         kernel = "precomputed" if _uses_gram(self) else self.kernel
         result = run_interruptible(_core.fit_svr, X_core, np.ascontiguousarray(y_std),

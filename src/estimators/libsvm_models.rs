@@ -222,35 +222,7 @@ impl DualValidParams {
     ) -> Result<DualModel> {
         let m = x.n_rows();
         let regression = self.0.kind != DualKind::OneClass;
-        if m == 0 {
-            return Err(FwsvmError::InvalidInput("X has no rows (0 samples)".into()));
-        }
-        if x.n_cols() == 0 {
-            return Err(FwsvmError::InvalidInput(
-                "X has no columns (0 features)".into(),
-            ));
-        }
-        x.check_finite("X")?;
-        if regression && y.len() != m {
-            return Err(FwsvmError::InvalidInput(format!(
-                "X has {m} rows but y has {} targets",
-                y.len()
-            )));
-        }
-        if let Some(w) = sample_weight {
-            if w.len() != m {
-                return Err(FwsvmError::InvalidInput(format!(
-                    "sample_weight has {} entries but X has {m} rows",
-                    w.len()
-                )));
-            }
-            if let Some(row) = w.iter().position(|v| !(v.is_finite() && *v >= 0.0)) {
-                return Err(FwsvmError::InvalidInput(format!(
-                    "sample_weight must be finite and non-negative, got {} at row {row}",
-                    w[row]
-                )));
-            }
-        }
+        super::check_fit_inputs(&x, regression.then_some((y, "targets")), sample_weight)?;
         let rows: Vec<usize> = (0..m)
             .filter(|&i| sample_weight.is_none_or(|w| w[i] > 0.0))
             .collect();

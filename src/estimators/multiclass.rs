@@ -89,33 +89,7 @@ impl SvcValidParams {
         monitor: &mut (dyn Monitor + Send),
     ) -> Result<OvoFit> {
         let m = x.n_rows();
-        if m == 0 {
-            return Err(FwsvmError::InvalidInput("X has no rows (0 samples)".into()));
-        }
-        if y.len() != m {
-            return Err(FwsvmError::InvalidInput(format!(
-                "X has {m} rows but y has {} labels",
-                y.len()
-            )));
-        }
-        if let Some(w) = sample_weight {
-            if w.len() != m {
-                return Err(FwsvmError::InvalidInput(format!(
-                    "sample_weight has {} entries but X has {m} rows",
-                    w.len()
-                )));
-            }
-            if let Some(row) = w.iter().position(|v| !(v.is_finite() && *v >= 0.0)) {
-                return Err(FwsvmError::InvalidInput(format!(
-                    "sample_weight must be finite and non-negative, got {} at row {row}",
-                    w[row]
-                )));
-            }
-        }
-        x.check_finite("X")?;
-        if let Some(row) = y.iter().position(|v| !v.is_finite()) {
-            return Err(FwsvmError::NonFinite { what: "y", row });
-        }
+        super::check_fit_inputs(&x, Some((y, "labels")), sample_weight)?;
         let kept = |i: usize| sample_weight.is_none_or(|w| w[i] > 0.0);
         let mut classes: Vec<f64> = (0..m).filter(|&i| kept(i)).map(|i| y[i]).collect();
         classes.sort_by(f64::total_cmp);

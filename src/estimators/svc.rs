@@ -471,42 +471,8 @@ impl SvcValidParams {
         monitor: &mut (dyn Monitor + Send),
     ) -> Result<SvcModel> {
         let m = x.n_rows();
-        if m == 0 {
-            return Err(FwsvmError::InvalidInput("X has no rows (0 samples)".into()));
-        }
-        if x.n_cols() == 0 {
-            return Err(FwsvmError::InvalidInput(
-                "X has no columns (0 features)".into(),
-            ));
-        }
-        if y.len() != m {
-            return Err(FwsvmError::InvalidInput(format!(
-                "X has {m} rows but y has {} labels",
-                y.len()
-            )));
-        }
-        x.check_finite("X")?;
-        if let Some(row) = y.iter().position(|v| !v.is_finite()) {
-            return Err(FwsvmError::NonFinite { what: "y", row });
-        }
-        let weights = match sample_weight {
-            Some(w) if w.len() != m => {
-                return Err(FwsvmError::InvalidInput(format!(
-                    "sample_weight has {} entries but X has {m} rows",
-                    w.len()
-                )));
-            }
-            Some(w) => {
-                if let Some(row) = w.iter().position(|v| !(v.is_finite() && *v >= 0.0)) {
-                    return Err(FwsvmError::InvalidInput(format!(
-                        "sample_weight must be finite and non-negative, got {} at row {row}",
-                        w[row]
-                    )));
-                }
-                Some(w)
-            }
-            None => None,
-        };
+        super::check_fit_inputs(&x, Some((y, "labels")), sample_weight)?;
+        let weights = sample_weight;
         // Samples with zero weight do not take part (scikit-learn's convention).
         let rows: Vec<usize> = (0..m)
             .filter(|&i| weights.is_none_or(|w| w[i] > 0.0))

@@ -284,7 +284,12 @@ impl Reader<'_> {
     }
 
     fn kernel(&self) -> Result<Kernel> {
-        let params = &self.archive.params;
+        // The fit's kernel settings when the file has them (parameters may have been changed
+        // after the fit), else the parameters.
+        let params = match self.archive.scalars.get("_kernel_fit_") {
+            Some(Value::Object(fitted)) => fitted,
+            _ => &self.archive.params,
+        };
         let kernel = params
             .get("kernel")
             .and_then(Value::as_str)

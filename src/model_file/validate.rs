@@ -54,7 +54,8 @@ fn own_params(estimator: Estimator) -> &'static [&'static str] {
 }
 
 /// The fitted attributes every estimator saves (arrays or JSON scalars).
-const SHARED_ATTRIBUTES: [&str; 9] = [
+const SHARED_ATTRIBUTES: [&str; 10] = [
+    "_kernel_fit_",
     "support_",
     "support_vectors_",
     "dual_coef_",
@@ -154,6 +155,9 @@ pub(crate) fn check(archive: &ModelArchive, name: &str) -> Result<()> {
             ));
         }
     }
+    if let Some(fitted) = archive.scalars.get("_kernel_fit_") {
+        check_fitted_kernel(fitted).map_err(|why| format_error(name, why))?;
+    }
     for key in archive.arrays.keys() {
         let attr = key.split_once(".csr.").map_or(key.as_str(), |(a, _)| a);
         if !attribute(attr) {
@@ -169,6 +173,41 @@ pub(crate) fn check(archive: &ModelArchive, name: &str) -> Result<()> {
     check_shapes(archive).map_err(|why| format_error(name, why))
 }
 
+/// `_kernel_fit_`, the kernel settings of the fit: null (a callable kernel) or
+/// `{"kernel": name, "degree": n ≥ 0, "coef0": finite}`.
+fn check_fitted_kernel(value: &Value) -> std::result::Result<(), String> {
+    let Value::Object(map) = value else {
+        return match value {
+            Value::Null => Ok(()),
+            other => Err(format!("_kernel_fit_ must be an object, got {other}")),
+        };
+    };
+    let known = ["kernel", "degree", "coef0"];
+    if map.len() != 3 || !known.iter().all(|k| map.contains_key(*k)) {
+        return Err(format!(
+            "_kernel_fit_ must hold kernel, degree and coef0, got {value}"
+        ));
+    }
+    let kernel_ok = map["kernel"].as_str().is_some_and(|k| {
+        [
+            "linear",
+            "rbf",
+            "poly",
+            "sigmoid",
+            "laplacian",
+            "precomputed",
+        ]
+        .contains(&k)
+    });
+    let degree_ok = map["degree"]
+        .as_i64()
+        .is_some_and(|d| (0..=i64::from(u32::MAX)).contains(&d));
+    if !kernel_ok || !degree_ok || finite(&map["coef0"]).is_none() {
+        return Err(format!("invalid _kernel_fit_ {value}"));
+    }
+    Ok(())
+}
+
 /// The values the model computes with; the rest are the Python estimator's business.
 fn check_params(
     estimator: Estimator,
@@ -180,7 +219,8 @@ fn check_params(
         Value::String(k) => k.as_str(),
         other => return Err(format!("kernel must be a string, got {other}")),
     };
-    let precomputed_ok = estimator != Estimator::OneClass;
+    let precomputed_ok =
+        estimator != Estimator::OneClass || get("loss") == &Value::String("hinge".into());
     if !(["linear", "rbf", "poly", "sigmoid", "laplacian"].contains(&kernel)
         || (kernel == "precomputed" && precomputed_ok))
     {

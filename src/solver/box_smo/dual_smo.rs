@@ -116,7 +116,44 @@ struct State<'p, 'a> {
     ext: [Extremes; 2],
 }
 
-impl State<'_, '_> {
+impl<'p, 'a> State<'p, 'a> {
+    /// The state of `problem` at α and v (extremes from one pass).
+    fn new(problem: &'p DualProblem<'a>, alpha: Vec<f64>, v: Vec<f64>) -> Self {
+        let n = alpha.len();
+        let mut state = State {
+            problem,
+            m: problem.n_samples(),
+            segments: segments(problem),
+            alpha,
+            v,
+            up: vec![0.0; n],
+            low: vec![0.0; n],
+            ext: [Extremes::empty(), Extremes::empty()],
+        };
+        for t in 0..n {
+            state.set_membership(t);
+        }
+        state.pass(None);
+        state
+    }
+
+    /// The samples one of whose variables the next steps could choose (see [`run`]).
+    fn kept_samples(&self) -> Vec<usize> {
+        let mut keep = vec![false; self.m];
+        for seg in &self.segments {
+            let e = &self.ext[seg.class];
+            for t in seg.vars.clone() {
+                let (up, low) = (self.up[t] == 0.0, self.low[t] == 0.0);
+                let stays =
+                    (up && (low || self.v[t] >= e.low_val)) || (low && self.v[t] <= e.up_val);
+                if stays {
+                    keep[t % self.m] = true;
+                }
+            }
+        }
+        (0..self.m).filter(|&s| keep[s]).collect()
+    }
+
     fn set_membership(&mut self, t: usize) {
         let (a, c, y) = (self.alpha[t], self.problem.c[t], self.problem.y[t]);
         let (grow, shrink) = if y > 0.0 {
@@ -249,32 +286,127 @@ pub fn solve_dual(
     let m = problem.n_samples();
     let n = problem.n_vars();
     let kernel: &KernelMatrix<'_> = &problem.kernel;
-    let diag = kernel.diagonal().to_vec();
-    let mut tracker = Tracker::new(params, monitor);
-    let mut steps = StepCounts::default();
-    let mut state = State {
-        problem,
-        m,
-        segments: segments(problem),
-        alpha: problem.alpha0.clone(),
-        v: vec![0.0; n],
-        up: vec![0.0; n],
-        low: vec![0.0; n],
-        ext: [Extremes::empty(), Extremes::empty()],
+    let mut state = State::new(problem, problem.alpha0.clone(), vec![0.0; n]);
+    let mut ctx = Ctx {
+        params,
+        tracker: Tracker::new(params, monitor),
+        monitor,
+        steps: StepCounts::default(),
+        totals: Totals::default(),
+        shrinks_left: if params.shrinking
+            && m >= SHRINK_MIN_SAMPLES
+            && kernel.kernel() != Kernel::Precomputed
+        {
+            MAX_DEPTH
+        } else {
+            0
+        },
+        shrinks: 0,
+        rejoins: 0,
     };
-    for t in 0..n {
-        state.set_membership(t);
-    }
-    let mut totals = Totals::default();
-    totals.evaluations += state.recompute();
-    let mut cache = params.column_cache(m);
-    let rounded = cache.precision() == CachePrecision::Float32;
+    ctx.totals.evaluations += state.recompute();
+    let rounded = params.column_cache(m).precision() == CachePrecision::Float32;
     let mut refinements = 0;
+    let exit = loop {
+        let exit = run(&mut state, &mut ctx)?;
+        // Converged on v: exact when the columns are f64; else certified on an exact v.
+        if exit != ExitReason::Converged || !rounded || refinements >= MAX_REFINEMENTS {
+            break exit;
+        }
+        refinements += 1;
+        ctx.totals.resyncs += 1;
+        ctx.totals.evaluations += state.recompute();
+        if state.violation() <= params.tol {
+            break exit;
+        }
+    };
+    let Ctx {
+        mut tracker,
+        monitor,
+        steps,
+        totals,
+        shrinks,
+        rejoins,
+        ..
+    } = ctx;
+    let (rho, r) = rho(&state);
+    let objective = dual_objective(&state);
+    let quadratic = quadratic(&state);
+    let gap = state.violation();
+    let n_active = state.alpha.iter().filter(|&&a| a > 0.0).count();
+    tracker.close(objective, gap, n_active);
+    let mut stats = tracker.stats(exit, objective, gap, quadratic, steps, n_active, &totals);
+    stats.shrinks = shrinks;
+    stats.rejoins = rejoins;
+    if params.verbose {
+        monitor.log(&format!(
+            "{}, {} after {} steps: objective {:.10e}, max violation {:.3e} (tol {:e}), rho {:.6e}, {} support variables, {} kernel columns, {:.3} s",
+            problem.kind.name(),
+            exit.name(),
+            stats.n_iter,
+            objective,
+            gap,
+            params.tol,
+            rho,
+            n_active,
+            stats.columns_computed,
+            stats.seconds
+        ));
+    }
+    Ok(DualSolution {
+        alpha: state.alpha,
+        rho,
+        r: if problem.kind.two_constraints() {
+            r
+        } else {
+            0.0
+        },
+        stats,
+        history: tracker.history,
+    })
+}
+
+/// Problems with fewer samples are not shrunk.
+const SHRINK_MIN_SAMPLES: usize = 2000;
+
+/// Steps between two shrinking checks.
+const SHRINK_EVERY: u64 = 1000;
+
+/// Smaller problems nested inside one another, at most.
+const MAX_DEPTH: usize = 10;
+
+/// What the levels of one solve share.
+struct Ctx<'p, 'm> {
+    params: &'p SolverParams,
+    tracker: Tracker<'p>,
+    monitor: &'m mut (dyn Monitor + Send),
+    steps: StepCounts,
+    totals: Totals,
+    shrinks_left: usize,
+    shrinks: u64,
+    rejoins: u64,
+}
+
+/// The pairwise steps on one level (the whole problem, or the samples kept by shrinking),
+/// from `state` (whose v includes the contribution of variables outside the level), until
+/// the level's violation is at most `tol` or a limit is hit. Every [`SHRINK_EVERY`] steps the
+/// samples none of whose variables can be chosen by the next steps (LIBSVM's rule: at a
+/// bound, in I_up only with v below the class's min over I_low, or in I_low only with v
+/// above its max over I_up) leave once they are a quarter of the level: the kept samples are
+/// solved as a smaller problem ([`solve_kept`]) and the level goes on from the exact v.
+fn run(state: &mut State<'_, '_>, ctx: &mut Ctx<'_, '_>) -> Result<ExitReason> {
+    let problem = state.problem;
+    let params = ctx.params;
+    let m = state.m;
+    let kernel = &problem.kernel;
+    let diag = kernel.diagonal();
+    let mut cache = params.column_cache(m);
     let mut objective = 0.0;
     let mut n_sv = 0;
+    let mut next_shrink = ctx.tracker.steps_taken + SHRINK_EVERY;
     let exit = loop {
-        if tracker.steps_taken.is_multiple_of(64) {
-            objective = dual_objective(&state);
+        if ctx.tracker.steps_taken.is_multiple_of(64) {
+            objective = dual_objective(state);
             n_sv = state.alpha.iter().filter(|&&a| a > 0.0).count();
         }
         // The pair: per class for the ν forms, the best partner's class wins.
@@ -286,33 +418,48 @@ pub fn solve_dual(
             }
             let i = state.ext[k].up_idx;
             let si = cache.fetch(kernel, i % m, None);
-            if let Some((j, gain)) = state.partner(k, cache.column(si), &diag, diag[i % m])
+            if let Some((j, gain)) = state.partner(k, cache.column(si), diag, diag[i % m])
                 && pick.is_none_or(|(_, _, g)| gain.0 * g.1 > g.0 * gain.1)
             {
                 pick = Some((i, j, gain));
             }
         }
         let Some((i, j, _)) = pick else {
-            // Converged on v: exact when the columns are f64; else certified on an exact v.
-            if !rounded || refinements >= MAX_REFINEMENTS {
-                break ExitReason::Converged;
-            }
-            refinements += 1;
-            totals.resyncs += 1;
-            totals.evaluations += state.recompute();
-            if state.violation() <= params.tol {
-                break ExitReason::Converged;
-            }
-            continue;
+            break ExitReason::Converged;
         };
-        if let Some(reason) = tracker.checkpoint(
-            monitor,
+        if let Some(reason) = ctx.tracker.checkpoint(
+            ctx.monitor,
             objective,
             violation,
             n_sv,
             cache.columns_computed(),
         )? {
             break reason;
+        }
+        if ctx.shrinks_left > 0 && ctx.tracker.steps_taken >= next_shrink {
+            next_shrink = ctx.tracker.steps_taken + SHRINK_EVERY;
+            let kept = state.kept_samples();
+            if kept.len() * 4 <= 3 * m {
+                ctx.totals.merge(&Totals::of(&cache, m, 0));
+                // One cache at a time: this level's columns go before the smaller one fills.
+                cache = params.column_cache(m);
+                ctx.shrinks += 1;
+                ctx.shrinks_left -= 1;
+                if params.verbose {
+                    ctx.monitor
+                        .log(&format!("shrinking to {} of {m} samples", kept.len()));
+                }
+                let reason = solve_kept(state, &kept, ctx);
+                ctx.shrinks_left += 1;
+                let reason = reason?;
+                if reason != ExitReason::Converged {
+                    break reason;
+                }
+                if state.violation() > params.tol {
+                    ctx.rejoins += 1;
+                }
+                continue;
+            }
         }
         // i's column (a ν fit may have fetched the other class's since), then j's with i's
         // kept.
@@ -350,45 +497,81 @@ pub fn solve_dual(
         state.set_membership(j);
         state.pass(Some((ci, cj, wi, wj)));
         let kind = step_kind(new_i, c[i], new_j, c[j]);
-        steps.count(kind);
-        tracker.record(monitor, &state.alpha, objective, violation, kind, 0);
+        ctx.steps.count(kind);
+        ctx.tracker
+            .record(ctx.monitor, &state.alpha, objective, violation, kind, 0);
     };
-    totals.merge(&Totals::of(&cache, m, 0));
-    drop(cache);
+    ctx.totals.merge(&Totals::of(&cache, m, 0));
+    Ok(exit)
+}
 
-    let (rho, r) = rho(&state);
-    let objective = dual_objective(&state);
-    let quadratic = quadratic(&state);
-    let gap = state.violation();
-    let n_active = state.alpha.iter().filter(|&&a| a > 0.0).count();
-    tracker.close(objective, gap, n_active);
-    let stats = tracker.stats(exit, objective, gap, quadratic, steps, n_active, &totals);
-    if params.verbose {
-        monitor.log(&format!(
-            "{}, {} after {} steps: objective {:.10e}, max violation {:.3e} (tol {:e}), rho {:.6e}, {} support variables, {} kernel columns, {:.3} s",
-            problem.kind.name(),
-            exit.name(),
-            stats.n_iter,
-            objective,
-            gap,
-            params.tol,
-            rho,
-            n_active,
-            stats.columns_computed,
-            stats.seconds
-        ));
+/// Solves the problem restricted to the samples `kept` (the others keep their α), then brings
+/// v of the left-out samples up to date exactly (one kernel expansion over the kept samples
+/// whose coefficient moved) and refreshes the level's extremes.
+fn solve_kept(
+    state: &mut State<'_, '_>,
+    kept: &[usize],
+    ctx: &mut Ctx<'_, '_>,
+) -> Result<ExitReason> {
+    let problem = state.problem;
+    let m = state.m;
+    let copies = state.alpha.len() / m;
+    let data = problem.kernel.data();
+    let kept_data = data.select_rows(kept);
+    let vars: Vec<usize> = (0..copies)
+        .flat_map(|c| kept.iter().map(move |&s| c * m + s))
+        .collect();
+    let pick = |a: &[f64]| vars.iter().map(|&t| a[t]).collect::<Vec<f64>>();
+    let sub = DualProblem {
+        kernel: KernelMatrix::new(problem.kernel.kernel(), kept_data.view()),
+        kind: problem.kind,
+        y: pick(&problem.y),
+        p: pick(&problem.p),
+        c: pick(&problem.c),
+        alpha0: Vec::new(),
+    };
+    let mut sub_state = State::new(&sub, pick(&state.alpha), pick(&state.v));
+    let reason = run(&mut sub_state, ctx)?;
+    // Coefficient change per kept sample: −Σ over its variables of Δα y.
+    let mut moved = Vec::new();
+    let mut coef = Vec::new();
+    for (k, _) in kept.iter().enumerate() {
+        let mut delta = 0.0;
+        for c in 0..copies {
+            let (t, u) = (c * m + kept[k], c * kept.len() + k);
+            delta -= (sub_state.alpha[u] - state.alpha[t]) * problem.y[t];
+            state.alpha[t] = sub_state.alpha[u];
+            state.v[t] = sub_state.v[u];
+        }
+        if delta != 0.0 {
+            moved.push(k);
+            coef.push(delta);
+        }
     }
-    Ok(DualSolution {
-        alpha: state.alpha,
-        rho,
-        r: if problem.kind.two_constraints() {
-            r
-        } else {
-            0.0
-        },
-        stats,
-        history: tracker.history,
-    })
+    let mut inside = vec![false; m];
+    kept.iter().for_each(|&s| inside[s] = true);
+    let left: Vec<usize> = (0..m).filter(|&s| !inside[s]).collect();
+    if !moved.is_empty() && !left.is_empty() {
+        let left_data = data.select_rows(&left);
+        let mut f = vec![0.0; left.len()];
+        KernelMatrix::new(problem.kernel.kernel(), left_data.view()).add_expansion(
+            &kept_data.view(),
+            &moved,
+            &coef,
+            &mut f,
+        );
+        ctx.totals.evaluations += (left.len() * moved.len()) as u64;
+        for (r, &s) in left.iter().enumerate() {
+            for c in 0..copies {
+                state.v[c * m + s] += f[r];
+            }
+        }
+    }
+    for t in 0..state.alpha.len() {
+        state.set_membership(t);
+    }
+    state.pass(None);
+    Ok(reason)
 }
 
 /// αᵀQα from v: (Qα)_t = −p_t − y_t v_t.
