@@ -12,6 +12,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from fwsvm._convergence import Convergence
 from fwsvm import _core
 from fwsvm._native import features_arg, n_threads, run_interruptible
 from fwsvm.svm import SVC, _check_query, _seed, _verbosity, _warn_unconverged
@@ -147,7 +148,7 @@ class CrammerSingerSVC(ClassifierMixin, BaseEstimator):
         self.dual_coef_ = result.pop("dual_coef")
         self.support_vectors_ = X[self.support_]
         self.n_iter_ = int(result["n_iter"])
-        self.convergence_ = result
+        self.convergence_ = Convergence(result)
         self.convergence_["tol"] = float(self.tol)
         _warn_unconverged([result["exit_reason"]], [result["relative_gap"]], float(self.tol))
         return self

@@ -1,4 +1,4 @@
-"""scikit-learn estimators backed by the Frank-Wolfe solvers of ``fwsvm._core``."""
+"""scikit-learn estimators backed by the Rust solvers of ``fwsvm._core``: SMO for LIBSVM's models, Frank-Wolfe methods for the squared hinge."""
 
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ from sklearn.utils.validation import _check_sample_weight, check_is_fitted, vali
 
 from fwsvm import _core
 from fwsvm._native import features_arg, n_threads, run_interruptible
+from fwsvm._convergence import Convergence
 from fwsvm.persistence import PersistenceMixin
 
 _KERNELS = ("linear", "rbf", "poly", "sigmoid", "laplacian")
@@ -228,7 +229,7 @@ def _linear_coef(support_vectors: Any, dual_coef: np.ndarray, n_support: np.ndar
 
 
 class SVC(PersistenceMixin, ClassifierMixin, BaseEstimator):
-    """Kernel support vector classifier trained by Frank-Wolfe methods.
+    """Kernel support vector classifier: LIBSVM's hinge-loss model by SMO (the default), or the L2-SVM by Frank-Wolfe methods.
 
     Two models (``loss``). ``"squared_hinge"`` is the L2-SVM of the Core Vector Machine
     described below. The default, ``"hinge"``, is LIBSVM's model — the one of
@@ -339,6 +340,9 @@ class SVC(PersistenceMixin, ClassifierMixin, BaseEstimator):
         one-vs-one shows the pairs done with a line per running pair), and each fit, or each
         pair, ends with a summary line. ``2``: also the solver's log (a status line per second,
         shrinking, coreset rounds), each line labelled with its pair.
+        When ``sys.stderr`` is not the process's stderr (``contextlib.redirect_stderr``, a Jupyter cell)
+        the lines go to ``sys.stderr``; in Jupyter, with ``tqdm`` installed, a fit longer than 2 s also
+        shows an updating bar.
     record_history : bool, default=False
         Keep a per-step record of the solve in ``history_`` (about 40 bytes per step).
     warm_start : bool, default=False
@@ -561,7 +565,7 @@ class SVC(PersistenceMixin, ClassifierMixin, BaseEstimator):
             self._alpha = result.pop("alpha")
             self.n_iter_ = np.array([result["n_iter"]], dtype=np.int64)
             self.history_ = result.pop("history", None)
-            self.convergence_ = result
+            self.convergence_ = Convergence(result)
             pairs = {key: np.array([result[key]]) for key in ("exit_reason", "relative_gap", "quadratic")}
             self._warm_weights = None
             if self.warm_start:
@@ -696,13 +700,13 @@ class SVC(PersistenceMixin, ClassifierMixin, BaseEstimator):
         self.n_iter_ = np.asarray(pairs["n_iter"], dtype=np.int64)
         reasons = pairs["exit_reason"]
         fit_failed = bool(np.any(reasons != "converged"))
-        self.convergence_ = {
+        self.convergence_ = Convergence({
             "exit_reason": str(reasons[reasons != "converged"][0]) if fit_failed else "converged",
             "n_iter": int(self.n_iter_.sum()),
             "relative_gap": float(np.max(pairs["relative_gap"])),
             "seconds": float(np.sum(pairs["seconds"])),
             "pairs": pairs,
-        }
+        })
 
     def _core_kernel(self) -> str:
         return "precomputed" if _uses_gram(self) else self.kernel
@@ -866,7 +870,7 @@ def _fit_dual(est: Any, X: Any, y: Any, sample_weight: Any, dual: str, **extra: 
     est.shape_fit_ = X.shape
     est.n_iter_ = int(result["n_iter"])
     est.fit_status_ = int(result["exit_reason"] != "converged")
-    est.convergence_ = result
+    est.convergence_ = Convergence(result)
     if result["exit_reason"] in ("max_iter", "time_limit"):
         warnings.warn(
             f"Solver terminated early ({result['exit_reason']}) with largest optimality violation "
@@ -1054,7 +1058,7 @@ class OneClassSVM(PersistenceMixin, OutlierMixin, BaseEstimator):
         self.radius_ = float(np.sqrt(max(r2, 0.0)))
         self.shape_fit_ = X.shape
         self.n_iter_ = int(result["n_iter"])
-        self.convergence_ = result
+        self.convergence_ = Convergence(result)
         self.offset_ = 0.0
         self.offset_ = float(np.quantile(self.score_samples(X), self.nu))
         if result["exit_reason"] in ("max_iter", "time_limit"):
@@ -1269,7 +1273,7 @@ class SVR(PersistenceMixin, RegressorMixin, BaseEstimator):
         # f(x) = Σ coef (k + 1): the "+1" is the regularised bias.
         self.intercept_ = np.array([coef.sum()])
         self.n_iter_ = int(result["n_iter"])
-        self.convergence_ = result
+        self.convergence_ = Convergence(result)
         # KKT: on a support slot, y − f = ε + νβ′/C (upper) or f − y = ε + νβ′/C (lower).
         f_sv = self._standardised_decision(X[self.support_])
         y_sv = y_std[self.support_]

@@ -369,7 +369,7 @@ fn fit(
     if options.svm_type <= 1 {
         let params = options.svc(kernel)?;
         let measure = match params.loss() {
-            Loss::Hinge => GapMeasure::Absolute,
+            Loss::Hinge => GapMeasure::MaxViolation,
             Loss::SquaredHinge => GapMeasure::Relative,
         };
         let mut m = monitor(&context.cancel, options.quiet, params.solver().tol, measure);
@@ -381,7 +381,7 @@ fn fit(
         &context.cancel,
         options.quiet,
         params.solver().tol,
-        GapMeasure::Absolute,
+        GapMeasure::MaxViolation,
     );
     let model = params.fit_weighted(x, y, None, &mut m)?;
     let stats = model.stats().cloned();

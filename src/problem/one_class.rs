@@ -1,5 +1,5 @@
 //! Support vector data description (SVDD) with squared slacks: the minimum enclosing ball of
-//! the points augmented by e_i/√C (paper 000 §2 with labels dropped; SPEC §1):
+//! the points augmented by e_i/√C (paper 000 §2 with labels dropped; docs/guide/formulation.rst):
 //!
 //! ```text
 //! maximise bᵀα − αᵀQα on the simplex,   Q = K + I/C,   b = diag(Q)

@@ -6,7 +6,7 @@
 //!
 //! It is the dual of min ½(‖w‖² + b² + Σ C_i ξ_i²) − ρ s.t. y_i(⟨w, φ(x_i)⟩ + b) ≥ ρ − ξ_i,
 //! with w = Σ α_i y_i φ(x_i), b = Σ α_i y_i, ρ = αᵀQα. Dividing (w, b) by ρ gives the
-//! squared-hinge SVM with regularised bias and the same C (SPEC §1), which is how
+//! squared-hinge SVM with regularised bias and the same C (docs/guide/formulation.rst), which is how
 //! [`SvcModel`](crate::model::SvcModel) scales its coefficients.
 
 use super::SimplexProblem;

@@ -56,6 +56,7 @@ pub(super) fn fit_monitor(
     loss: Loss,
 ) -> ProgressDisplay<CancelMonitor> {
     let measure = match (loss, solver.stopping) {
+        (Loss::Hinge, _) => GapMeasure::MaxViolation,
         (Loss::SquaredHinge, Stopping::RelativeGap | Stopping::Meb) => GapMeasure::Relative,
         _ => GapMeasure::Absolute,
     };

@@ -280,7 +280,7 @@ pub(crate) fn run(
             if certified {
                 break End::Exit(ExitReason::Converged);
             }
-            // Certify with exact scalars, and a fresh G if drift could matter (SPEC §2).
+            // Certify with exact scalars, and a fresh G if drift could matter (docs/guide/formulation.rst, "The stopping certificate").
             state.refresh_scalars(problem);
             let drift = state.since_resync as f64 * 8.0 * f64::EPSILON * q_max;
             let forced = params.resync_every.is_some() && state.since_resync > 0;

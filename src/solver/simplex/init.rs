@@ -1,4 +1,4 @@
-//! Initial iterates (SPEC §2 "Initialisation").
+//! Initial iterates: [`Init`] (`SolverParams::init`, Python's `init=`); CVM's random subset is paper 003 §5.
 
 use super::subproblem::solve_dense;
 use super::{Init, SolverParams};

@@ -3,7 +3,7 @@
 //! Along α + λd the objective changes by φ(λ) = λ·a − λ²·c with a = ∇g(α)ᵀd (the slope) and
 //! c = dᵀQd (the curvature). Every step of every algorithm reduces to this one formula
 //! (paper 002 eqs. 25–28 are its special cases); using the true c with the actual Q_ii makes it
-//! valid for kernels with a non-constant diagonal (SPEC §1, notes F.10).
+//! valid for kernels with a non-constant diagonal (the models: docs/guide/formulation.rst).
 
 /// Result of an exact line search.
 #[derive(Clone, Copy, Debug, PartialEq)]

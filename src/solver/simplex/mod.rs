@@ -1,4 +1,4 @@
-//! The Frank-Wolfe family on the unit simplex (SPEC §2): the squared-hinge SVC (the MEB of the
+//! The Frank-Wolfe family on the unit simplex (docs/guide/solvers.rst; compared in docs/SOLVERS.md): the squared-hinge SVC (the MEB of the
 //! CVM), the one-class ball and the L2-SVR.
 //!
 //! One engine ([`engine::solve`]) keeps the state shared by all variants — α, the active set

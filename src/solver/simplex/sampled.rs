@@ -1,5 +1,5 @@
 //! The sampling option ([`SolverParams::sample_size`](super::SolverParams::sample_size)): the
-//! "probabilistic speedup" of the Core Vector Machine (paper 003 §5.2.3, SPEC §2).
+//! "probabilistic speedup" of the Core Vector Machine (paper 003 §5.2.3; docs/SOLVERS.md, "Sampling").
 //!
 //! Without a gradient cache over all n slots, a step only needs ∇g on the coreset S (for the
 //! away or pairwise partner) and on the candidates for the toward vertex. This phase searches

@@ -2,7 +2,7 @@
 //! vertices in the same sweep over memory.
 //!
 //! A step changes G by G ← c₀·G + Σ_t coef_t·Q_{:,a_t} with one or two columns (toward:
-//! c₀ = 1−λ, +λ col i; away: c₀ = 1+λ, −λ col j; swap: c₀ = 1, +λ col i, −λ col j; SPEC §2).
+//! c₀ = 1−λ, +λ col i; away: c₀ = 1+λ, −λ col j; swap: c₀ = 1, +λ col i, −λ col j).
 //! The pass then yields argmax_b ∇g_b (toward vertex, over all slots) and
 //! argmin_{b active} ∇g_b (away vertex), ties to the lowest index. It runs in parallel chunks
 //! on large problems; chunk results are merged in order, so the vertices do not depend on
