@@ -14,10 +14,11 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from fwsvm import _core
 from fwsvm._native import features_arg, n_threads, run_interruptible
+from fwsvm.persistence import SaveMixin
 from fwsvm.svm import SVC, _check_query, _seed, _verbosity, _warn_unconverged
 
 
-class CrammerSingerSVC(ClassifierMixin, BaseEstimator):
+class CrammerSingerSVC(SaveMixin, ClassifierMixin, BaseEstimator):
     """Multiclass SVM with one joint problem for all classes (Crammer & Singer 2001).
 
     Where :class:`SVC` trains one binary SVM per pair of classes, this model learns one score

@@ -17,7 +17,9 @@
 //!
 //! The attribute names and layouts are those of the Python estimators (`SVC`, `SVR`,
 //! `OneClassSVM`: scikit-learn's `support_`, `dual_coef_`, `intercept_`, ...), so a model saved
-//! by either language loads in the other.
+//! by either language loads in the other. `CrammerSingerSVC`, `SGDSVC`, `Nystroem` and
+//! `RandomFourierFeatures` are saved and checked the same way; they have no Rust model, so
+//! only Python loads them.
 //!
 //! # Why version 1 is kept
 //!
@@ -71,6 +73,14 @@ pub(crate) enum Estimator {
     Svr,
     /// `OneClassSVM`.
     OneClass,
+    /// `CrammerSingerSVC` (Python only: no Rust model).
+    CrammerSinger,
+    /// `SGDSVC` (Python only).
+    SgdSvc,
+    /// `Nystroem` (Python only).
+    Nystroem,
+    /// `RandomFourierFeatures` (Python only).
+    RandomFourier,
 }
 
 impl Estimator {
@@ -79,16 +89,25 @@ impl Estimator {
             Estimator::Svc => "SVC",
             Estimator::Svr => "SVR",
             Estimator::OneClass => "OneClassSVM",
+            Estimator::CrammerSinger => "CrammerSingerSVC",
+            Estimator::SgdSvc => "SGDSVC",
+            Estimator::Nystroem => "Nystroem",
+            Estimator::RandomFourier => "RandomFourierFeatures",
         }
     }
 
     pub(crate) fn from_name(name: &str) -> Option<Self> {
-        match name {
-            "SVC" => Some(Estimator::Svc),
-            "SVR" => Some(Estimator::Svr),
-            "OneClassSVM" => Some(Estimator::OneClass),
-            _ => None,
-        }
+        [
+            Estimator::Svc,
+            Estimator::Svr,
+            Estimator::OneClass,
+            Estimator::CrammerSinger,
+            Estimator::SgdSvc,
+            Estimator::Nystroem,
+            Estimator::RandomFourier,
+        ]
+        .into_iter()
+        .find(|e| e.name() == name)
     }
 }
 
