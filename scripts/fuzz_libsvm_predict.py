@@ -258,6 +258,14 @@ def fwsvm_labels(output: bytes, seed: Seed) -> list[float]:
     return [float(line) for line in lines]
 
 
+def _agree(reference: list[float], ours: list[float], seed: Seed) -> bool:
+    """Labels equal; regression values equal to rounding (the sums run in another order)."""
+    if "svr" not in seed.name:
+        return reference == ours
+    return len(reference) == len(ours) and all(
+        abs(a - b) <= 1e-9 * max(1.0, abs(a)) for a, b in zip(reference, ours))
+
+
 def fuzz(fwsvm: list[str], n_mutants: int, seed_value: int = 0, check_libsvm: bool = True,
          log=None) -> collections.Counter:
     rng = random.Random(seed_value)
@@ -290,7 +298,7 @@ def fuzz(fwsvm: list[str], n_mutants: int, seed_value: int = 0, check_libsvm: bo
                     _keep(work, case, seed, text, f"accepted although {why}", log)
                 elif check_libsvm:
                     reference = libsvm_labels(mutant, seed)
-                    if reference is not None and reference != fwsvm_labels(predictions, seed):
+                    if reference is not None and not _agree(reference, fwsvm_labels(predictions, seed), seed):
                         counts["libsvm_disagrees"] += 1
                         _keep(work, case, seed, text, "LIBSVM predicts otherwise", log)
                     elif reference is not None:
