@@ -93,10 +93,12 @@ pub use estimators::{cross_validation, multiclass, one_class, svr};
 
 pub use data::{CsrMatrix, CsrView, DenseMatrix, DenseView, FeatureMatrix, Features};
 pub use error::{FwsvmError, Result};
+pub use estimators::libsvm_models::{DualParams, DualValidParams, EpsilonSvr, NuOneClass, NuSvr};
 pub use kernel::Kernel;
-pub use model::{KernelExpansion, OneClassModel, SvcModel, SvrModel};
+pub use model::{DualModel, KernelExpansion, OneClassModel, SvcModel, SvrModel};
 pub use one_class::{OneClass, OneClassParams, OneClassValidParams};
 pub use params::{Loss, Svc, SvcParams, SvcValidParams};
+pub use problem::dual::DualKind;
 pub use problem::{BoxProblem, SimplexProblem};
 pub use solver::{Algorithm, ExitReason, Init, SolverParams, SolverStats, StepKind, Stopping};
 pub use svr::{Svr, SvrParams, SvrValidParams};

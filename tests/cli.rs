@@ -106,8 +106,8 @@ fn errors_are_one_line_and_inputs_are_never_overwritten() {
             "argument -c: invalid float value: 'abc'",
         ),
         (
-            vec!["train", "-s", "1", d],
-            "-s 1 (nu-SVC) is not implemented",
+            vec!["train", "-s", "5", d],
+            "argument -s: invalid choice: 5",
         ),
         (
             vec!["predict", d, d],

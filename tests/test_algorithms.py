@@ -79,12 +79,23 @@ def test_ky_is_refused_for_one_class_and_regression(estimator) -> None:
 
 
 @pytest.mark.parametrize("estimator", [fwsvm.OneClassSVM, fwsvm.SVR])
+def test_frank_wolfe_settings_are_refused_for_libsvms_models(estimator) -> None:
+    X = np.random.default_rng(0).normal(size=(20, 2))
+    args = (X, X[:, 0]) if estimator is fwsvm.SVR else (X,)
+    for setting in (dict(algorithm="bc"), dict(sample_size=5), dict(stopping="meb"), dict(init="farthest")):
+        with pytest.raises(ValueError, match="applies to loss="):
+            estimator(**setting).fit(*args)
+
+
+@pytest.mark.parametrize("estimator", [fwsvm.OneClassSVM, fwsvm.SVR])
 def test_bc_fits_one_class_and_regression_like_swap(estimator) -> None:
     rng = np.random.default_rng(1)
     X = rng.normal(size=(80, 3))
     y = np.sin(X[:, 0]) + 0.1 * rng.normal(size=80)
     fit = (lambda e: e.fit(X, y)) if estimator is fwsvm.SVR else (lambda e: e.fit(X))
-    kw = dict(gamma=0.5, tol=1e-8, random_state=0)
+    # The Frank-Wolfe algorithms solve the L2 models.
+    loss = "squared_epsilon_insensitive" if estimator is fwsvm.SVR else "squared_hinge"
+    kw = dict(gamma=0.5, tol=1e-8, random_state=0, loss=loss)
     bc, swap = fit(estimator(algorithm="bc", **kw)), fit(estimator(algorithm="swap", **kw))
     assert bc.convergence_["steps"]["corrective"] == bc.n_iter_
     assert bc.convergence_["objective"] == pytest.approx(swap.convergence_["objective"], rel=1e-6)

@@ -166,7 +166,7 @@ def test_fewer_test_features_than_the_model_work_as_in_libsvm(capsys, tmp_path) 
 @pytest.mark.parametrize(
     "argv, message",
     [
-        (["train", "-s", "1", "x"], "-s 1 (nu-SVC) is not implemented"),
+        (["train", "-s", "2", "-b", "1", "x"], "-b 1 applies to -s 0, 1"),
         (["train", "-t", "4", "x"], "-t 4 (precomputed kernel files) is not supported"),
         (["train", "-c", "abc", "x"], "argument -c: invalid float value"),
         (["train", "/nonexistent/file"], "No such file"),
@@ -248,3 +248,11 @@ def test_grid_over_c_only_and_its_errors(capsys) -> None:
                           (["-log2g", "0,inf,1"], "at most 10000 per axis")]:
         code, _, err = _run(capsys, "grid", *argv, shared_file("heart_scale"))
         assert code == 1 and message in err, err
+
+
+def test_more_folds_than_rows_warns_as_libsvm_and_runs_leave_one_out(capsys, tmp_path) -> None:
+    data = tmp_path / "tiny.svm"
+    data.write_text("1 1:1\n-1 1:2\n1 1:1.5\n-1 1:3\n1 1:1.2\n")
+    code, out, err = _run(capsys, "train", "-q", "-v", "100000", str(data))
+    assert code == 0 and "Cross Validation Accuracy" in out
+    assert "WARNING: # folds > # data" in err and "leave-one-out" in err and "n_splits" not in err

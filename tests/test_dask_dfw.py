@@ -218,7 +218,7 @@ def test_one_class_reaches_the_in_process_ball(client, data, kernel, init) -> No
     X, _ = data
     tol = 1e-6
     params = dict(nu=0.2, kernel=kernel, gamma=0.3, coef0=1.0, degree=2, tol=tol)
-    ref = OneClassSVM(**params).fit(X)
+    ref = OneClassSVM(loss="squared_hinge", **params).fit(X)
     model = DistributedOneClassSVM(client=client, init=init, **params).fit(X)
     c, r = model.convergence_, ref.convergence_
     assert c["exit_reason"] == "converged" and c["relative_gap"] <= tol
@@ -236,7 +236,7 @@ def test_one_class_reaches_the_in_process_ball(client, data, kernel, init) -> No
 
 def test_one_class_from_a_dask_array_with_more_shards_than_workers(client, data) -> None:
     X, _ = data
-    ref = OneClassSVM(nu=0.1, gamma=0.5, tol=1e-6).fit(X)
+    ref = OneClassSVM(loss="squared_hinge", nu=0.1, gamma=0.5, tol=1e-6).fit(X)
     model = DistributedOneClassSVM(nu=0.1, gamma=0.5, tol=1e-6, client=client, n_shards=4).fit(
         da.from_array(X, chunks=(70, -1)))
     np.testing.assert_allclose(model.decision_function(X), ref.decision_function(X), rtol=0, atol=1e-4)
@@ -260,7 +260,7 @@ def test_one_class_retries_when_scoring_loses_a_shard(client, data, monkeypatch)
 
     X, _ = data
     params = dict(nu=0.2, gamma=0.3, tol=1e-6)
-    ref = OneClassSVM(**params).fit(X)
+    ref = OneClassSVM(loss="squared_hinge", **params).fit(X)
     real_call = fd._call
     lost = {"n": 0}
 
@@ -294,7 +294,7 @@ def test_sparse_rows_reach_the_in_process_optimum(client) -> None:
     model = DistributedSVC(C=4.0, gamma=0.5, tol=tol, client=client).fit(X, y)
     assert_same_optimum(model, ref, X, tol)
     assert sp.issparse(model.support_vectors_)
-    ball_ref = OneClassSVM(nu=0.2, gamma=0.5, tol=tol).fit(X)
+    ball_ref = OneClassSVM(loss="squared_hinge", nu=0.2, gamma=0.5, tol=tol).fit(X)
     ball = DistributedOneClassSVM(nu=0.2, gamma=0.5, tol=tol, client=client).fit(X)
     np.testing.assert_array_equal(ball.support_, ball_ref.support_)
     close = 10 * (ball.convergence_["gap"] + ball_ref.convergence_["gap"]) + 1e-9
@@ -321,7 +321,7 @@ def test_dask_array_of_sparse_chunks(client) -> None:
     assert_same_optimum(model, ref, X, tol)
     assert sp.issparse(model.support_vectors_)
     np.testing.assert_array_equal(predict(model.model_, Xd, client=client).compute(), ref.predict(X))
-    ball_ref = OneClassSVM(nu=0.2, tol=tol).fit(X)
+    ball_ref = OneClassSVM(loss="squared_hinge", nu=0.2, tol=tol).fit(X)
     ball = DistributedOneClassSVM(nu=0.2, tol=tol, client=client).fit(Xd)
     np.testing.assert_array_equal(ball.support_, ball_ref.support_)
 

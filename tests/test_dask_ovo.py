@@ -94,3 +94,28 @@ def test_a_worker_killed_mid_fit_gives_the_same_model(data) -> None:
         got = fit(SVC(C=10.0), X, y, client=client)
         killer.join()
     assert_same(expected, got, X)
+
+
+def test_nu_svc_pairs_on_the_cluster_give_the_in_process_model(client, data) -> None:
+    from fwsvm import NuSVC
+
+    X, y = data
+    local = NuSVC(nu=0.3).fit(X, y)
+    remote = fit(NuSVC(nu=0.3), X, y, client=client)
+    assert_same(local, remote, X)
+
+
+def test_libsvm_regression_and_one_class_predict_block_by_block(client) -> None:
+    import dask.array as da
+
+    from fwsvm import NuSVR, SVR, OneClassSVM
+    from fwsvm.dask import decision_function, predict
+
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(300, 4))
+    y = X[:, 0] - 2 * X[:, 1] + 0.1 * rng.normal(size=300)
+    Xd = da.from_array(X, chunks=(70, 4))
+    for est in (SVR(C=2.0).fit(X, y), NuSVR(nu=0.4).fit(X, y)):
+        np.testing.assert_array_equal(predict(est, Xd, client=client).compute(), est.predict(X))
+    one = OneClassSVM(nu=0.2).fit(X)
+    np.testing.assert_array_equal(decision_function(one, Xd, client=client).compute(), one.decision_function(X))

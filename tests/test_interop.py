@@ -38,7 +38,7 @@ def test_unsupported_models() -> None:
     with pytest.raises(ValueError, match="laplacian"):
         SVC(kernel="laplacian").fit(X, y).to_sklearn()
     with pytest.raises(ValueError, match="only with the rbf kernel"):
-        OneClassSVM(kernel="linear").fit(X).to_sklearn()
+        OneClassSVM(loss="squared_hinge", kernel="linear").fit(X).to_sklearn()
 
 
 def test_one_class_to_sklearn_predicts_identically() -> None:

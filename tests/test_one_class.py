@@ -23,7 +23,7 @@ def _planted(seed: int = 0):
 @pytest.mark.parametrize("nu", [0.05, 0.1])
 def test_planted_outliers_detected_as_well_as_sklearn(nu: float) -> None:
     X, truth = _planted()
-    ours = OneClassSVM(nu=nu, gamma=0.5, random_state=0).fit(X)
+    ours = OneClassSVM(loss="squared_hinge", nu=nu, gamma=0.5, random_state=0).fit(X)
     ref = LibsvmOneClassSVM(nu=nu, gamma=0.5).fit(X)
     auc = roc_auc_score(truth, ours.score_samples(X))
     auc_ref = roc_auc_score(truth, ref.score_samples(X))
@@ -40,7 +40,7 @@ def test_support_vectors_satisfy_the_kkt_conditions(kernel: str) -> None:
     # score_samples = −2α/C, and every other point inside the ball of radius R.
     X, _ = _planted(1)
     X = X[:300] / 3
-    clf = OneClassSVM(nu=0.1, kernel=kernel, gamma=0.5, coef0=1.0, degree=2, tol=1e-10, random_state=0).fit(X)
+    clf = OneClassSVM(loss="squared_hinge", nu=0.1, kernel=kernel, gamma=0.5, coef0=1.0, degree=2, tol=1e-10, random_state=0).fit(X)
     alpha = clf.dual_coef_[0]
     scores = clf.score_samples(X)
     np.testing.assert_allclose(scores[clf.support_], -2 * alpha / clf._C, atol=1e-6)
@@ -52,8 +52,8 @@ def test_support_vectors_satisfy_the_kkt_conditions(kernel: str) -> None:
 def test_sparse_and_dense_agree_and_pickle() -> None:
     X, _ = _planted(2)
     X[np.abs(X) < 0.5] = 0
-    dense = OneClassSVM(gamma=0.3, random_state=0).fit(X)
-    sparse = OneClassSVM(gamma=0.3, random_state=0).fit(sp.csr_matrix(X))
+    dense = OneClassSVM(loss="squared_hinge", gamma=0.3, random_state=0).fit(X)
+    sparse = OneClassSVM(loss="squared_hinge", gamma=0.3, random_state=0).fit(sp.csr_matrix(X))
     np.testing.assert_allclose(dense.decision_function(X), sparse.decision_function(sp.csr_matrix(X)), rtol=1e-8, atol=1e-10)
     again = pickle.loads(pickle.dumps(dense))
     np.testing.assert_array_equal(again.predict(X), dense.predict(X))
@@ -62,18 +62,18 @@ def test_sparse_and_dense_agree_and_pickle() -> None:
 def test_bad_parameters() -> None:
     X, _ = _planted()
     with pytest.raises(ValueError, match="'nu'"):
-        OneClassSVM(nu=1.5).fit(X)
+        OneClassSVM(loss="squared_hinge", nu=1.5).fit(X)
     with pytest.raises(ValueError, match="'init'"):
-        OneClassSVM(init="closest_pair").fit(X)
+        OneClassSVM(loss="squared_hinge", init="closest_pair").fit(X)
     with pytest.raises(ValueError, match="NaN|infinity"):
-        OneClassSVM().fit(np.array([[0.0, np.nan]]))
+        OneClassSVM(loss="squared_hinge", ).fit(np.array([[0.0, np.nan]]))
 
 
 def test_sampling_reaches_the_same_ball() -> None:
     X, _ = _planted(3)
     X = np.r_[X, np.random.default_rng(4).normal(size=(5000, 2))]
-    full = OneClassSVM(nu=0.01, tol=1e-6, random_state=0).fit(X)
-    sampled = OneClassSVM(nu=0.01, tol=1e-6, sample_size=5, random_state=0).fit(X)
+    full = OneClassSVM(loss="squared_hinge", nu=0.01, tol=1e-6, random_state=0).fit(X)
+    sampled = OneClassSVM(loss="squared_hinge", nu=0.01, tol=1e-6, sample_size=5, random_state=0).fit(X)
     assert full.convergence_["sampled_steps"] == 0
     assert sampled.convergence_["sampled_steps"] > 0
     f, s = full.convergence_["objective"], sampled.convergence_["objective"]

@@ -28,7 +28,7 @@ def test_r2_comparable_to_sklearn_on_diabetes() -> None:
     X = StandardScaler().fit_transform(X)
     X, Xt, y, yt = train_test_split(X, y, test_size=0.3, random_state=0)
     cs = [2.0**k for k in (-3, -1, 1, 3, 5, 7, 9)]
-    ours = _tuned_r2(lambda **p: SVR(gamma=0.05, random_state=0, **p), [dict(C=c) for c in cs], X, y, Xt, yt)
+    ours = _tuned_r2(lambda **p: SVR(loss="squared_epsilon_insensitive", gamma=0.05, random_state=0, **p), [dict(C=c) for c in cs], X, y, Xt, yt)
     ref = _tuned_r2(lambda **p: LibsvmSVR(gamma=0.05, **p), [dict(C=c) for c in cs], X, y, Xt, yt)
     print(f"R2 fwsvm {ours:.4f}, LIBSVM {ref:.4f}")
     assert ours >= ref - 0.05
@@ -38,7 +38,7 @@ def test_linear_target_is_fitted_and_epsilon_follows_kkt() -> None:
     rng = np.random.default_rng(0)
     X = rng.normal(size=(200, 3))
     y = 3 * X[:, 0] - 2 * X[:, 1] + 5 + 0.1 * rng.normal(size=200)
-    model = SVR(kernel="linear", C=10.0, tol=1e-9, random_state=0).fit(X, y)
+    model = SVR(loss="squared_epsilon_insensitive", kernel="linear", C=10.0, tol=1e-9, random_state=0).fit(X, y)
     assert model.score(X, y) > 0.99
     # KKT: support vectors sit on or outside the tube |y − f| = ε (+ their slack).
     resid = np.abs(y[model.support_] - model.predict(X[model.support_]))
@@ -49,8 +49,8 @@ def test_linear_target_is_fitted_and_epsilon_follows_kkt() -> None:
 
 def test_sparse_dense_and_pickle() -> None:
     X, y = load_diabetes(return_X_y=True)
-    dense = SVR(C=1.0, random_state=0).fit(X, y)
-    sparse = SVR(C=1.0, random_state=0).fit(sp.csr_matrix(X), y)
+    dense = SVR(loss="squared_epsilon_insensitive", C=1.0, random_state=0).fit(X, y)
+    sparse = SVR(loss="squared_epsilon_insensitive", C=1.0, random_state=0).fit(sp.csr_matrix(X), y)
     np.testing.assert_allclose(dense.predict(X), sparse.predict(X), rtol=1e-8)
     again = pickle.loads(pickle.dumps(dense))
     np.testing.assert_array_equal(again.predict(X), dense.predict(X))
@@ -59,17 +59,17 @@ def test_sparse_dense_and_pickle() -> None:
 def test_bad_parameters() -> None:
     X, y = load_diabetes(return_X_y=True)
     with pytest.raises(ValueError, match="'nu'"):
-        SVR(nu=-1.0).fit(X, y)
+        SVR(loss="squared_epsilon_insensitive", nu=-1.0).fit(X, y)
     with pytest.raises(ValueError, match="NaN|infinity"):
-        SVR().fit(X, np.r_[y[:-1], np.nan])
+        SVR(loss="squared_epsilon_insensitive", ).fit(X, np.r_[y[:-1], np.nan])
 
 
 def test_sampling_reaches_the_same_optimum() -> None:
     rng = np.random.default_rng(5)
     X = rng.uniform(-3, 3, size=(2000, 2))
     y = np.sin(X[:, 0]) + 0.05 * rng.normal(size=2000)
-    full = SVR(C=10.0, tol=1e-5, random_state=0).fit(X, y)
-    sampled = SVR(C=10.0, tol=1e-5, sample_size=3, random_state=0).fit(X, y)
+    full = SVR(loss="squared_epsilon_insensitive", C=10.0, tol=1e-5, random_state=0).fit(X, y)
+    sampled = SVR(loss="squared_epsilon_insensitive", C=10.0, tol=1e-5, sample_size=3, random_state=0).fit(X, y)
     assert sampled.convergence_["sampled_steps"] > 0
     f, s = full.convergence_["objective"], sampled.convergence_["objective"]
     assert abs(f - s) <= 2e-5 * abs(f)

@@ -50,6 +50,9 @@ class FitParams(TypedDict, total=False):
     record_history: bool
     loss: str | None
     nu: float | None
+    epsilon: float | None
+    dual: str | None
+    probability: bool
 
 def fit_svc(
     x: Features,
@@ -89,6 +92,14 @@ def fit_svr(
     y: npt.NDArray[np.float64],
     params: FitParams,
     *,
+    cancel: CancelToken | None = None,
+) -> dict[str, Any]: ...
+def fit_dual(
+    x: Features,
+    y: npt.NDArray[np.float64] | None,
+    params: FitParams,
+    *,
+    sample_weight: npt.NDArray[np.float64] | None = None,
     cancel: CancelToken | None = None,
 ) -> dict[str, Any]: ...
 def sigmoid_train(dec: npt.NDArray[np.float64], positive: npt.NDArray[np.bool_]) -> tuple[float, float]: ...

@@ -761,7 +761,7 @@ class DistributedOneClassSVM(OutlierMixin, _ShardedFit):
 
         result, gamma, attempt, local_seconds, (r2, constant, scores) = self._run(X, np.ones(n), C, is_dask, finish)
         alpha = result.alpha
-        model = OneClassSVM(nu=self.nu, C=self.C, kernel=self.kernel, gamma=self.gamma, degree=self.degree,
+        model = OneClassSVM(loss="squared_hinge", nu=self.nu, C=self.C, kernel=self.kernel, gamma=self.gamma, degree=self.degree,
                             coef0=self.coef0, tol=float(self.tol), stopping=self.stopping)
         model._gamma = gamma
         model._C = C

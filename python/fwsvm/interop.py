@@ -24,16 +24,18 @@ def to_sklearn(estimator: Any) -> Any:
 
     kind = getattr(estimator, "_libsvm_type", None)  # LIBSVM's model type of fwsvm's estimators
     kernel = estimator.kernel
-    if kind == "one_class" and kernel != "rbf":
+    ball = kind == "one_class" and estimator.loss == "squared_hinge"
+    if ball and kernel != "rbf":
         # Our score has a −k(x, x) term; only with a constant k(x, x) (rbf) is it LIBSVM's form.
         raise ValueError(f"to_sklearn maps a OneClassSVM only with the rbf kernel, not {kernel!r}")
     if callable(kernel) or kernel not in _SKLEARN_KERNELS:
         raise ValueError(f"scikit-learn's SVMs have no {kernel!r} kernel usable here; supported: {_SKLEARN_KERNELS}")
     common = dict(kernel=kernel, gamma=float(estimator._gamma) if kernel != "linear" else "scale",
                   degree=int(estimator.degree), coef0=float(estimator.coef0))
-    if kind == "c_svc":
-        out: Any = svm.SVC(C=float(estimator.C), decision_function_shape=estimator.decision_function_shape,
-                           break_ties=estimator.break_ties, **common)
+    if kind in ("c_svc", "nu_svc"):
+        shape = dict(decision_function_shape=estimator.decision_function_shape, break_ties=estimator.break_ties)
+        out: Any = (svm.SVC(C=float(estimator.C), **shape, **common) if kind == "c_svc"
+                    else svm.NuSVC(nu=float(estimator.nu), **shape, **common))
         out.classes_ = estimator.classes_
         out.class_weight_ = np.ones(len(estimator.classes_))
         out._n_support = np.asarray(estimator.n_support_, dtype=np.int32)
@@ -48,8 +50,9 @@ def to_sklearn(estimator: Any) -> Any:
         out.dual_coef_ = np.asarray(estimator.dual_coef_, dtype=np.float64)
         out.intercept_ = np.asarray(estimator.intercept_, dtype=np.float64)
         out.n_iter_ = np.asarray(estimator.n_iter_, dtype=np.int32)
-    elif kind == "epsilon_svr":
-        out = svm.SVR(C=float(estimator.C), epsilon=float(estimator.epsilon_), **common)
+    elif kind in ("epsilon_svr", "nu_svr"):
+        out = (svm.SVR(C=float(estimator.C), epsilon=float(estimator.epsilon_), **common) if kind == "epsilon_svr"
+               else svm.NuSVR(C=float(estimator.C), nu=float(estimator.nu), **common))
         coef = np.asarray(estimator.dual_coef_, dtype=np.float64) * estimator.y_scale_
         intercept = np.array([estimator.intercept_[0] * estimator.y_scale_ + estimator.y_mean_])
         out._dual_coef_, out.dual_coef_ = coef, coef
@@ -57,10 +60,15 @@ def to_sklearn(estimator: Any) -> Any:
         out._n_support = np.array([len(estimator.support_), 0], dtype=np.int32)
         out.n_iter_ = int(np.sum(estimator.n_iter_))
     elif kind == "one_class":
-        # decision = Σ 2α k(sv, x) + (constant − k(x, x)) − offset_, with k(x, x) = 1 (rbf).
         out = svm.OneClassSVM(nu=float(estimator.nu), **common)
-        coef = 2.0 * np.asarray(estimator.dual_coef_, dtype=np.float64)
-        intercept = np.array([estimator._score_constant - 1.0 - estimator.offset_])
+        if ball:
+            # decision = Σ 2α k(sv, x) + (constant − k(x, x)) − offset_, with k(x, x) = 1 (rbf).
+            coef = 2.0 * np.asarray(estimator.dual_coef_, dtype=np.float64)
+            intercept = np.array([estimator._score_constant - 1.0 - estimator.offset_])
+        else:
+            # LIBSVM's model: the same coefficients and ρ.
+            coef = np.asarray(estimator.dual_coef_, dtype=np.float64)
+            intercept = np.asarray(estimator.intercept_, dtype=np.float64)
         out._dual_coef_, out.dual_coef_ = coef, coef
         out._intercept_, out.intercept_ = intercept, intercept.copy()
         out.offset_ = -intercept[0]

@@ -45,18 +45,22 @@ def save_libsvm_model(estimator: Any, path: str | os.PathLike[str]) -> None:
         degree=int(estimator.degree), coef0=float(estimator.coef0),
         vectors=features_arg(estimator.support_vectors_),
     )
-    if kind == "c_svc":
+    if kind in ("c_svc", "nu_svc"):
         if not np.issubdtype(np.asarray(estimator.classes_).dtype, np.number):
             raise ValueError("LIBSVM model files need numeric class labels")
         model.update(
-            svm_type="c_svc", classes=estimator.classes_.astype(np.float64).tolist(),
+            svm_type=kind, classes=estimator.classes_.astype(np.float64).tolist(),
             n_support=[int(n) for n in estimator.n_support_],
             dual_coef=np.ravel(estimator.dual_coef_).tolist(), intercept=list(estimator.intercept_),
             prob_a=list(getattr(estimator, "probA_", [])), prob_b=list(getattr(estimator, "probB_", [])),
             label_order=[int(c) for c in getattr(estimator, "_label_order", [])],
         )
+    elif kind in ("epsilon_svr", "nu_svr", "one_class") and getattr(estimator, "loss", "") in (
+            "epsilon_insensitive", "hinge"):
+        # LIBSVM's own models: Σ coef k − ρ with intercept_ = −ρ.
+        model.update(svm_type=kind, sv_coef=estimator.dual_coef_[0].tolist(), rho=[-float(estimator.intercept_[0])])
     elif kind == "epsilon_svr":
-        # Standardised targets: prediction = (Σ coef k + b)·scale + mean.
+        # The L2-SVR on standardised targets: prediction = (Σ coef k + b)·scale + mean.
         model.update(
             svm_type="epsilon_svr", sv_coef=(estimator.dual_coef_[0] * estimator.y_scale_).tolist(),
             rho=[-(estimator.intercept_[0] * estimator.y_scale_ + estimator.y_mean_)],

@@ -12,7 +12,7 @@ import scipy.sparse as sp
 
 from fwsvm import _core, persistence
 from fwsvm.libsvm_model import LibsvmModelError
-from fwsvm.svm import SVC, SVR, OneClassSVM
+from fwsvm.svm import SVC, SVR, NuSVC, NuSVR, OneClassSVM
 
 # Imported support vectors are densified up to this many values (128 MB), kept sparse beyond.
 _MAX_DENSE_SV_VALUES = 1 << 24
@@ -26,7 +26,8 @@ def load_model(path: str | os.PathLike[str]) -> Any:
     from fwsvm.linear import SGDSVC
 
     parts = persistence.read(path)
-    estimators = (SVC, SVR, OneClassSVM, CrammerSingerSVC, SGDSVC, Nystroem, RandomFourierFeatures)
+    estimators = (SVC, SVR, NuSVC, NuSVR, OneClassSVM, CrammerSingerSVC, SGDSVC, Nystroem,
+                  RandomFourierFeatures)
     classes = {cls.__name__: cls for cls in estimators}
     if parts[0] not in classes:
         raise persistence.ModelFormatError(f"{os.fspath(path)}: unknown estimator class {parts[0]!r}")
@@ -61,8 +62,8 @@ def load_libsvm_model(path: str | os.PathLike[str], n_features: int | None = Non
     gamma = raw["gamma"] if raw["gamma"] is not None else 0.0
     common = dict(kernel=kernel, gamma=gamma if kernel != "linear" else "scale",
                   degree=int(raw["degree"]), coef0=float(raw["coef0"]))
-    if svm_type == "c_svc":
-        est = SVC(**common, loss="hinge", decision_function_shape="ovr")
+    if svm_type in ("c_svc", "nu_svc"):
+        est = (SVC(**common, loss="hinge") if svm_type == "c_svc" else NuSVC(**common))
         est.classes_ = raw["classes"]
         est.n_support_ = raw["n_support"]
         est.dual_coef_ = raw["dual_coef"]
@@ -71,33 +72,23 @@ def load_libsvm_model(path: str | os.PathLike[str], n_features: int | None = Non
         est.fit_status_ = 0
         est.probability = len(raw["prob_a"]) > 0
         est.probA_, est.probB_ = raw["prob_a"], raw["prob_b"]
-    elif svm_type == "one_class" and kernel == "rbf":
-        # Σ coef k − rho as fwsvm's ball score with k(x, x) = 1: α = coef/2, offset = rho − 1.
-        est = OneClassSVM(**common)
-        est.dual_coef_ = (raw["sv_coef"][:, 0] / 2.0).reshape(1, -1)
-        est._score_constant = 0.0
-        est.offset_ = float(raw["rho"][0]) - 1.0
-        est.radius_ = float("nan")
-        est._C = float("nan")
-    elif svm_type == "epsilon_svr":
-        est = SVR(**common)
-        est.y_mean_, est.y_scale_ = 0.0, 1.0
+    else:
+        # LIBSVM's one-class, ε-SVR and ν-SVR: Σ coef k − ρ.
+        est = {"one_class": OneClassSVM, "epsilon_svr": SVR, "nu_svr": NuSVR}[svm_type](**common)
         est.dual_coef_ = raw["sv_coef"][:, 0].reshape(1, -1)
         est.intercept_ = np.array([-raw["rho"][0]])
-        est.epsilon_ = float("nan")
-        est._nu = float("nan")
-    elif svm_type == "one_class":
-        raise LibsvmModelError(f"{name}: one_class models are imported with the rbf kernel only, not {kernel!r}")
-    else:
-        raise LibsvmModelError(
-            f"{name}: svm_type {svm_type!r} is read, but fwsvm imports only c_svc, epsilon_svr and one_class models"
-        )
+        est.fit_status_ = 0
+        if svm_type == "one_class":
+            est.offset_ = float(raw["rho"][0])
+        else:
+            est.y_mean_, est.y_scale_ = 0.0, 1.0
+            est.epsilon_ = float("nan")
     est.support_ = np.arange(total_sv, dtype=np.int32)
     est.support_vectors_ = sv
     est._gamma = gamma
     est.n_features_in_ = sv.shape[1]
     est.shape_fit_ = (total_sv, sv.shape[1])
-    est.n_iter_ = np.zeros(max(len(est.intercept_) if svm_type == "c_svc" else 1, 1), dtype=np.int64) \
-        if svm_type == "c_svc" else 0
+    est.n_iter_ = np.zeros(max(len(est.intercept_) if svm_type in ("c_svc", "nu_svc") else 1, 1), dtype=np.int64) \
+        if svm_type in ("c_svc", "nu_svc") else 0
     est.convergence_ = {"exit_reason": "imported", "source": name}
     return est

@@ -87,6 +87,10 @@ def read(path: str | os.PathLike[str]) -> tuple[str, dict[str, Any], dict[str, A
     return _core.read_model_file(os.fspath(path))
 
 
+# The L2 models' loss, for files written before SVR and OneClassSVM defaulted to LIBSVM's.
+_L2_BEFORE_LOSS = {"SVR": "squared_epsilon_insensitive", "OneClassSVM": "squared_hinge"}
+
+
 def restore(cls: type, path: str | os.PathLike[str],
             parts: tuple[str, dict[str, Any], dict[str, Any], dict[str, Any]] | None = None) -> Any:
     """A ``cls`` estimator from the model file at ``path`` (``parts``: what :func:`read`
@@ -97,6 +101,9 @@ def restore(cls: type, path: str | os.PathLike[str],
     if not matches:
         raise ModelFormatError(f"{name} holds a {estimator}, not a {cls.__name__}")
     cls = matches[0]
+    if estimator in _L2_BEFORE_LOSS and "loss" not in params:
+        # Files from before these estimators had a loss hold the L2 models.
+        params = dict(params, loss=_L2_BEFORE_LOSS[estimator])
     try:
         est = cls(**params)
         # scikit-learn's constraints of the Python class, on top of the checks in Rust.

@@ -97,10 +97,30 @@ def resolve_gamma(gamma: Any, X: Any) -> float:
     return float(gamma)
 
 
+def _fitted_kernel(est: Any) -> dict[str, Any]:
+    """The kernel settings of the fit (``_kernel_fit_``), not today's parameters: a
+    ``set_params(kernel=...)`` after ``fit`` must not change what the fitted model predicts.
+    Models from files written before this attribute existed use their parameters (the fitted
+    ones)."""
+    fitted = getattr(est, "_kernel_fit_", None)
+    if fitted is not None:
+        return fitted
+    return dict(kernel=est.kernel, degree=int(est.degree), coef0=float(est.coef0))
+
+
+def _remember_kernel(est: Any) -> None:
+    """Keep the kernel settings of this fit as fitted state (see :func:`_fitted_kernel`); a
+    callable kernel is the estimator's own object and stays a parameter."""
+    est._kernel_fit_ = None
+    if isinstance(est.kernel, str):
+        est._kernel_fit_ = dict(kernel=est.kernel, degree=int(est.degree), coef0=float(est.coef0))
+
+
 def _kernel_params(est: Any, kernel: str | None = None) -> dict[str, Any]:
-    """The kernel as prediction takes it (``_core.decision_function``'s ``kernel`` dict)."""
-    return dict(kernel=kernel or est.kernel, gamma=est._gamma, degree=int(est.degree), coef0=float(est.coef0),
-                n_threads=n_threads(est.n_jobs))
+    """The fitted kernel as prediction takes it (``_core.decision_function``'s ``kernel`` dict)."""
+    fitted = _fitted_kernel(est)
+    return dict(kernel=kernel or fitted["kernel"], gamma=est._gamma, degree=fitted["degree"],
+                coef0=fitted["coef0"], n_threads=n_threads(est.n_jobs))
 
 
 def _fit_params(est: Any, c: float, kernel: str, tol: float, **extra: Any) -> dict[str, Any]:
@@ -112,6 +132,16 @@ def _fit_params(est: Any, c: float, kernel: str, tol: float, **extra: Any) -> di
         sample_size=None if est.sample_size is None else int(est.sample_size), n_threads=n_threads(est.n_jobs),
         verbose=_verbosity(est.verbose), record_history=bool(est.record_history), **extra,
     )
+
+
+def _check_class_labels(y: np.ndarray) -> None:
+    """scikit-learn's check that ``y`` holds classes, except that finite whole-number floats
+    beyond the int64 range (LIBSVM's labels may be any double, e.g. 1e300) are classes too:
+    scikit-learn casts them to int and calls them "continuous"."""
+    if y.dtype.kind == "f" and y.size and np.all(np.isfinite(y)) and np.all(y == np.floor(y)) \
+            and np.max(np.abs(y)) >= 2.0**63:
+        return
+    check_classification_targets(y)
 
 
 def _class_name(label: Any) -> str:
@@ -497,7 +527,7 @@ class SVC(PersistenceMixin, ClassifierMixin, BaseEstimator):
         X, y = validate_data(
             self, X, y, accept_sparse="csr", dtype=np.float64, order="C", accept_large_sparse=True
         )
-        check_classification_targets(y)
+        _check_class_labels(y)
         return self._fit_validated(X, y, sample_weight)
 
     def _fit_validated(self, X: Any, y: np.ndarray, sample_weight: Any = None) -> SVC:
@@ -514,10 +544,11 @@ class SVC(PersistenceMixin, ClassifierMixin, BaseEstimator):
         # The cross-validation fits of probability=True apply class_weight again to user_weights.
         user_weights, weights = fit_weights(sample_weight, X, self.class_weight, classes, y, y_index)
         self._gamma = 0.0 if _uses_gram(self) else self._resolve_gamma(X)
+        _remember_kernel(self)
         hinge = self.loss == "hinge"
         tol = self._effective_tol()
         X_core = features_arg(_training_gram(self, X)) if _uses_gram(self) else features_arg(X)
-        kwargs = _fit_params(self, self.C, self._core_kernel(), tol, loss=self.loss)
+        kwargs = self._fit_kwargs(tol)
         sample_weight = None if weights is None else np.ascontiguousarray(weights, dtype=np.float64)
         self.classes_ = classes
         if len(classes) == 2:
@@ -616,6 +647,10 @@ class SVC(PersistenceMixin, ClassifierMixin, BaseEstimator):
     def predict_log_proba(self, X: Any) -> np.ndarray:
         """Logarithm of :meth:`predict_proba`."""
         return np.log(self.predict_proba(X))
+
+    def _fit_kwargs(self, tol: float) -> dict[str, Any]:
+        """The native fits' parameters (:class:`NuSVC` adds ν)."""
+        return _fit_params(self, self.C, self._core_kernel(), tol, loss=self.loss)
 
     def _effective_tol(self) -> float:
         """``tol``, or the loss's default when it is None (1e-2 squared hinge, 1e-3 hinge)."""
@@ -805,6 +840,43 @@ class SVC(PersistenceMixin, ClassifierMixin, BaseEstimator):
         return self.classes_[np.concatenate(winners)]
 
 
+def _fit_dual(est: Any, X: Any, y: Any, sample_weight: Any, dual: str, **extra: Any) -> dict[str, Any]:
+    """Fit one of LIBSVM's one-class, ε-SVR or ν-SVR models in Rust and set the attributes
+    they share (support, coefficients, ``intercept_ = −ρ``, statistics). Returns the result."""
+    l2 = "squared_epsilon_insensitive" if dual != "one_class" else "squared_hinge"
+    for name, default in (("algorithm", "swap"), ("stopping", "gap"), ("init", "random"), ("sample_size", None)):
+        if getattr(est, name) != default:
+            raise ValueError(
+                f"{name}={getattr(est, name)!r} applies to loss={l2!r} (the Frank-Wolfe simplex problem); "
+                "LIBSVM's model is solved by SMO"
+            )
+    weights = None
+    if sample_weight is not None:
+        weights = np.ascontiguousarray(_check_sample_weight(sample_weight, X, dtype=np.float64))
+    X_core = features_arg(_training_gram(est, X)) if _uses_gram(est) else features_arg(X)
+    kernel = "precomputed" if _uses_gram(est) else est.kernel
+    params = _fit_params(est, extra.pop("c", 1.0), kernel, est.tol, loss="hinge", dual=dual, **extra)
+    result = run_interruptible(_core.fit_dual, X_core, None if y is None else np.ascontiguousarray(y, dtype=np.float64),
+                               params, sample_weight=weights)
+    est.history_ = result.pop("history", None)
+    est.support_ = result.pop("support").astype(np.int32)
+    est.support_vectors_ = np.empty((0, 0)) if est.kernel == "precomputed" else X[est.support_]
+    est.dual_coef_ = result.pop("coef").reshape(1, -1)
+    est.intercept_ = np.array([-result["rho"]])
+    est.shape_fit_ = X.shape
+    est.n_iter_ = int(result["n_iter"])
+    est.fit_status_ = int(result["exit_reason"] != "converged")
+    est.convergence_ = result
+    if result["exit_reason"] in ("max_iter", "time_limit"):
+        warnings.warn(
+            f"Solver terminated early ({result['exit_reason']}) with largest optimality violation "
+            f"{result['gap']:.3g} > tol={est.tol}. Consider increasing max_iter.",
+            ConvergenceWarning,
+            stacklevel=3,
+        )
+    return result
+
+
 def _kernel_diagonal(X: Any, kernel: str, gamma: float, degree: int, coef0: float) -> np.ndarray:
     """k(x, x) for every row of X."""
     if kernel in ("rbf", "laplacian"):
@@ -827,9 +899,19 @@ def ball_constants(objective: float, quadratic: float, alpha: np.ndarray, C: flo
 
 
 class OneClassSVM(PersistenceMixin, OutlierMixin, BaseEstimator):
-    """Novelty and outlier detection with the minimum enclosing ball (SVDD) of the data.
+    """Novelty and outlier detection: LIBSVM's one-class ν-SVM, or the minimum enclosing ball.
 
-    Finds the smallest ball around the points in kernel feature space, with squared slacks
+    With ``loss="hinge"`` (the default) this is LIBSVM's one-class ν-SVM (Schölkopf et al.
+    2001; ``svm-train -s 2``, :class:`sklearn.svm.OneClassSVM`) solved by the box SMO: the same
+    model, attributes and predictions as scikit-learn's, with ``nu`` (default 0.5) an upper
+    bound on the fraction of training outliers and a lower bound on that of support vectors;
+    ``decision_function = Σ α k(sv, x) − offset_``, ``predict`` is +1 where it is positive.
+    ``tol`` bounds the largest violation of the optimality conditions (LIBSVM's ``-e``);
+    ``C``, ``algorithm``, ``stopping``, ``init`` and ``sample_size`` apply to the ball only.
+
+    With ``loss="squared_hinge"`` it is the minimum enclosing ball described next.
+
+    The ball finds the smallest ball around the points in kernel feature space, with squared slacks
     penalised by ``C`` (the L2 analogue of Tax & Duin's SVDD; for the RBF kernel it is
     equivalent to scikit-learn's one-class SVM up to the parametrisation). With
     ``Q = K + I/C`` it maximises ``diag(Q)ᵀα − αᵀQα`` on the unit simplex with the same
@@ -843,10 +925,12 @@ class OneClassSVM(PersistenceMixin, OutlierMixin, BaseEstimator):
 
     Parameters
     ----------
-    nu : float in (0, 1), default=0.1
-        Expected fraction of outliers in the training data.
+    nu : float in (0, 1], default=0.5
+        Hinge: LIBSVM's ν. Ball: the fraction of training outliers (in (0, 1)).
+    loss : {"hinge", "squared_hinge"}, default="hinge"
+        LIBSVM's one-class ν-SVM, or the minimum enclosing ball with squared slacks.
     C : float, default=None
-        Penalty of the squared slacks; ``None``: ``1 / (nu · n_samples)``.
+        The ball's penalty of the squared slacks; ``None``: ``1 / (nu · n_samples)``.
     kernel, gamma, degree, coef0, algorithm, tol, stopping, max_iter, cache_size, init, sample_size,
     random_state, n_jobs, verbose, record_history
         As in :class:`SVC` (``init="closest_pair"`` needs classes and is not available, and
@@ -883,7 +967,8 @@ class OneClassSVM(PersistenceMixin, OutlierMixin, BaseEstimator):
     _parameter_constraints: dict[str, list[Any]] = {
         **{k: v for k, v in SVC._parameter_constraints.items() if k not in ("C", "class_weight", "decision_function_shape", "break_ties")},
         "kernel": [StrOptions(set(_KERNELS))],
-        "nu": [Interval(Real, 0.0, 1.0, closed="neither")],
+        "nu": [Interval(Real, 0.0, 1.0, closed="right")],
+        "loss": [StrOptions({"hinge", "squared_hinge"})],
         "C": [Interval(Real, 0.0, None, closed="neither"), None],
         "init": [StrOptions({"random", "farthest"})],
         "algorithm": [StrOptions(set(_SIMPLEX_ALGORITHMS))],
@@ -892,7 +977,8 @@ class OneClassSVM(PersistenceMixin, OutlierMixin, BaseEstimator):
     def __init__(
         self,
         *,
-        nu: float = 0.1,
+        nu: float = 0.5,
+        loss: str = "hinge",
         C: float | None = None,
         kernel: str = "rbf",
         gamma: str | float = "scale",
@@ -911,6 +997,7 @@ class OneClassSVM(PersistenceMixin, OutlierMixin, BaseEstimator):
         record_history: bool = False,
     ) -> None:
         self.nu = nu
+        self.loss = loss
         self.C = C
         self.kernel = kernel
         self.gamma = gamma
@@ -935,13 +1022,23 @@ class OneClassSVM(PersistenceMixin, OutlierMixin, BaseEstimator):
 
     _resolve_gamma = SVC._resolve_gamma
 
-    def fit(self, X: Any, y: Any = None) -> OneClassSVM:
-        """Fit the ball to X (y is ignored)."""
+    def fit(self, X: Any, y: Any = None, sample_weight: Any = None) -> OneClassSVM:
+        """Fit the model to X (y is ignored). ``sample_weight`` (hinge only) scales each
+        sample's bound, as scikit-learn's; samples of weight 0 are left out."""
         self._validate_params()
         X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, order="C", accept_large_sparse=True)
+        self._gamma = self._resolve_gamma(X)
+        _remember_kernel(self)
+        if self.loss == "hinge":
+            result = _fit_dual(self, X, None, sample_weight, "one_class", nu=float(self.nu))
+            self.offset_ = float(result["rho"])
+            return self
+        if sample_weight is not None:
+            raise ValueError("sample_weight applies to loss='hinge' (LIBSVM's model), not to the ball")
+        if self.nu >= 1.0:
+            raise ValueError(f"the ball's nu must be below 1, got {self.nu}")
         m = X.shape[0]
         C = float(self.C) if self.C is not None else 1.0 / (self.nu * m)
-        self._gamma = self._resolve_gamma(X)
         result = run_interruptible(_core.fit_one_class, features_arg(X), _fit_params(self, C, self.kernel, self.tol))
         self.history_ = result.pop("history", None)
         alpha = result.pop("alpha")
@@ -967,9 +1064,13 @@ class OneClassSVM(PersistenceMixin, OutlierMixin, BaseEstimator):
         return self
 
     def score_samples(self, X: Any) -> np.ndarray:
-        """R² − ‖φ(x) − c‖²: positive inside the fitted ball."""
+        """Hinge: Σ α k(sv, x). Ball: R² − ‖φ(x) − c‖², positive inside the fitted ball."""
         check_is_fitted(self)
         X = _check_query(self, X)
+        if self.loss == "hinge":
+            return _core.decision_function(
+                features_arg(X), features_arg(self.support_vectors_),
+                np.ascontiguousarray(self.dual_coef_[0]), 0.0, _kernel_params(self))
         inner = _core.decision_function(
             features_arg(X),
             features_arg(self.support_vectors_),
@@ -977,21 +1078,31 @@ class OneClassSVM(PersistenceMixin, OutlierMixin, BaseEstimator):
             float(self._score_constant),
             _kernel_params(self),
         )
-        return inner - _kernel_diagonal(X, self.kernel, self._gamma, int(self.degree), float(self.coef0))
+        k = _fitted_kernel(self)
+        return inner - _kernel_diagonal(X, k["kernel"], self._gamma, k["degree"], k["coef0"])
 
     def decision_function(self, X: Any) -> np.ndarray:
         """``score_samples(X) − offset_``: negative for outliers."""
         return self.score_samples(X) - self.offset_
 
     def predict(self, X: Any) -> np.ndarray:
-        """+1 for inliers, −1 for outliers."""
-        return np.where(self.decision_function(X) >= 0, 1, -1)
+        """+1 for inliers, −1 for outliers (hinge: LIBSVM's rule, +1 where the decision
+        value is positive)."""
+        values = self.decision_function(X)
+        return np.where(values > 0 if self.loss == "hinge" else values >= 0, 1, -1)
 
 
 class SVR(PersistenceMixin, RegressorMixin, BaseEstimator):
-    """Kernel support vector regression (L2-SVR with a free tube width) by Frank-Wolfe methods.
+    """Kernel support vector regression: LIBSVM's ε-SVR, or the L2-SVR with a learned tube.
 
-    Solves::
+    With ``loss="epsilon_insensitive"`` (the default) this is LIBSVM's ε-SVR (``svm-train
+    -s 3``, :class:`sklearn.svm.SVR`) solved by the box SMO: no loss inside the tube
+    ``|y − f(x)| ≤ epsilon``, ``C`` times the absolute deviation outside it; the same model,
+    attributes and predictions as scikit-learn's. ``tol`` bounds the largest violation of the
+    optimality conditions (LIBSVM's ``-e``); ``nu``, ``algorithm``, ``stopping``, ``init`` and
+    ``sample_size`` apply to the L2 model only.
+
+    With ``loss="squared_epsilon_insensitive"`` it is the L2-SVR described next, which solves::
 
         min ½(‖w‖² + b² + C Σ (ξ_i² + ξ_i*²)) + ν ε   s.t.   |y_i − f(x_i)| ≤ ε + ξ_i (ξ_i*)
 
@@ -1006,9 +1117,14 @@ class SVR(PersistenceMixin, RegressorMixin, BaseEstimator):
     Parameters
     ----------
     C : float, default=1.0
-        Penalty of the squared slacks (on standardised targets).
+        ε-SVR: penalty of the deviations outside the tube. L2: of the squared slacks (on
+        standardised targets).
+    epsilon : float, default=0.1
+        ε-SVR: the tube's half-width (in the units of y).
+    loss : {"epsilon_insensitive", "squared_epsilon_insensitive"}, default="epsilon_insensitive"
+        LIBSVM's ε-SVR, or the L2-SVR with a learned tube.
     nu : float or "auto", default="auto"
-        Price of the tube width ε in the primal (larger: narrower tube). ``"auto"`` is
+        L2 only: price of the tube width ε in the primal (larger: narrower tube). ``"auto"`` is
         ``0.2 · n_samples``, which balances it against the sum of squared slacks on
         standardised targets (chosen on scikit-learn's diabetes data, where it matches
         ``sklearn.svm.SVR``'s R²; tune it like C).
@@ -1038,7 +1154,9 @@ class SVR(PersistenceMixin, RegressorMixin, BaseEstimator):
     _libsvm_type = "epsilon_svr"
 
     _parameter_constraints: dict[str, list[Any]] = {
-        **{k: v for k, v in SVC._parameter_constraints.items() if k not in ("class_weight", "decision_function_shape", "break_ties")},
+        **{k: v for k, v in SVC._parameter_constraints.items() if k not in ("class_weight", "decision_function_shape", "break_ties", "loss", "probability", "warm_start")},
+        "epsilon": [Interval(Real, 0.0, None, closed="left")],
+        "loss": [StrOptions({"epsilon_insensitive", "squared_epsilon_insensitive"})],
         "nu": [Interval(Real, 0.0, None, closed="neither"), StrOptions({"auto"})],
         "init": [StrOptions({"random", "farthest"})],
         "algorithm": [StrOptions(set(_SIMPLEX_ALGORITHMS))],
@@ -1048,6 +1166,8 @@ class SVR(PersistenceMixin, RegressorMixin, BaseEstimator):
         self,
         *,
         C: float = 1.0,
+        epsilon: float = 0.1,
+        loss: str = "epsilon_insensitive",
         nu: float | str = "auto",
         kernel: str = "rbf",
         gamma: str | float = "scale",
@@ -1066,6 +1186,8 @@ class SVR(PersistenceMixin, RegressorMixin, BaseEstimator):
         record_history: bool = False,
     ) -> None:
         self.C = C
+        self.epsilon = epsilon
+        self.loss = loss
         self.nu = nu
         self.kernel = kernel
         self.gamma = gamma
@@ -1091,13 +1213,29 @@ class SVR(PersistenceMixin, RegressorMixin, BaseEstimator):
 
     _resolve_gamma = SVC._resolve_gamma
 
-    def fit(self, X: Any, y: Any) -> SVR:
-        """Fit the regression model."""
+    def _dual(self) -> str | None:
+        """The LIBSVM model this estimator fits (``None``: the L2-SVR)."""
+        return "epsilon_svr" if self.loss == "epsilon_insensitive" else None
+
+    def fit(self, X: Any, y: Any, sample_weight: Any = None) -> SVR:
+        """Fit the regression model. ``sample_weight`` (LIBSVM's models only) scales each
+        sample's C, as scikit-learn's; samples of weight 0 are left out."""
         self._validate_params()
         X, y = validate_data(
             self, X, y, accept_sparse="csr", dtype=np.float64, order="C", accept_large_sparse=True, y_numeric=True
         )
         y = np.asarray(y, dtype=np.float64)
+        dual = self._dual()
+        if dual is not None:
+            self._gamma = 0.0 if _uses_gram(self) else self._resolve_gamma(X)
+            _remember_kernel(self)
+            self.y_mean_, self.y_scale_ = 0.0, 1.0
+            extra = dict(epsilon=float(self.epsilon)) if dual == "epsilon_svr" else dict(nu=float(self.nu))
+            result = _fit_dual(self, X, y, sample_weight, dual, c=float(self.C), **extra)
+            self.epsilon_ = float(result["epsilon"])
+            return self
+        if sample_weight is not None:
+            raise ValueError("sample_weight applies to LIBSVM's models, not to loss='squared_epsilon_insensitive'")
         with np.errstate(over="ignore", invalid="ignore"):
             self.y_mean_ = float(y.mean())
             scale = float(y.std())
@@ -1110,6 +1248,7 @@ class SVR(PersistenceMixin, RegressorMixin, BaseEstimator):
         y_std = (y - self.y_mean_) / self.y_scale_
         self._nu = 0.2 * X.shape[0] if self.nu == "auto" else float(self.nu)
         self._gamma = 0.0 if _uses_gram(self) else self._resolve_gamma(X)
+        _remember_kernel(self)
         X_core = features_arg(_training_gram(self, X)) if _uses_gram(self) else features_arg(X)
         kernel = "precomputed" if _uses_gram(self) else self.kernel
         result = run_interruptible(_core.fit_svr, X_core, np.ascontiguousarray(y_std),
@@ -1157,3 +1296,158 @@ class SVR(PersistenceMixin, RegressorMixin, BaseEstimator):
         check_is_fitted(self)
         X = _check_query(self, X)
         return self._standardised_decision(X) * self.y_scale_ + self.y_mean_
+
+
+class NuSVC(SVC):
+    """ν-support vector classification: LIBSVM's ν-SVC (``svm-train -s 1``), the model of
+    :class:`sklearn.svm.NuSVC`, solved by the box SMO.
+
+    ``nu`` ∈ (0, 1] replaces ``C``: an upper bound on the fraction of margin errors and a lower
+    bound on the fraction of support vectors (per pair of classes). A ν larger than twice the
+    smaller class's share of a pair is infeasible and raises ``ValueError``, as LIBSVM does.
+    More than two classes are fitted one-vs-one as :class:`SVC`; ``probability=True`` fits
+    Platt's sigmoids the same way. Decision values are LIBSVM's (``Σ y α/r k − ρ/r``).
+
+    Parameters
+    ----------
+    nu : float in (0, 1], default=0.5
+    kernel, gamma, degree, coef0, probability, tol, max_iter, cache_size, class_weight,
+    decision_function_shape, break_ties, random_state, n_jobs, verbose, record_history
+        As in :class:`SVC` (``tol`` bounds the largest violation of the optimality conditions,
+        LIBSVM's ``-e``; default 1e-3). ``class_weight`` and ``sample_weight`` scale each
+        sample's bound as in scikit-learn's weighted LIBSVM.
+
+    Attributes
+    ----------
+    As :class:`SVC`.
+    """
+
+    _libsvm_type = "nu_svc"
+
+    # The C-SVC's settings this model does not have.
+    C = 1.0
+    loss = "hinge"
+    algorithm = "swap"
+    stopping = "gap"
+    init = "random"
+    sample_size = None
+    warm_start = False
+
+    _parameter_constraints: dict[str, list[Any]] = {
+        **{k: v for k, v in SVC._parameter_constraints.items()
+           if k not in ("C", "loss", "algorithm", "stopping", "init", "sample_size", "warm_start")},
+        "nu": [Interval(Real, 0.0, 1.0, closed="right")],
+    }
+
+    def __init__(
+        self,
+        *,
+        nu: float = 0.5,
+        kernel: str = "rbf",
+        gamma: str | float = "scale",
+        degree: int = 3,
+        coef0: float = 0.0,
+        probability: bool = False,
+        tol: float | None = None,
+        max_iter: int = -1,
+        cache_size: float = 200,
+        class_weight: Any = None,
+        decision_function_shape: str = "ovr",
+        break_ties: bool = False,
+        random_state: Any = None,
+        n_jobs: int | None = None,
+        verbose: int | bool = False,
+        record_history: bool = False,
+    ) -> None:
+        self.nu = nu
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.probability = probability
+        self.tol = tol
+        self.max_iter = max_iter
+        self.cache_size = cache_size
+        self.class_weight = class_weight
+        self.decision_function_shape = decision_function_shape
+        self.break_ties = break_ties
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+        self.verbose = verbose
+        self.record_history = record_history
+
+    def _fit_kwargs(self, tol: float) -> dict[str, Any]:
+        return _fit_params(self, 1.0, self._core_kernel(), tol, loss="hinge", nu=float(self.nu))
+
+
+class NuSVR(SVR):
+    """ν-support vector regression: LIBSVM's ν-SVR (``svm-train -s 4``), the model of
+    :class:`sklearn.svm.NuSVR`, solved by the box SMO.
+
+    ``nu`` ∈ (0, 1] replaces ``epsilon``: the tube's width is learned (``epsilon_``), with
+    ``nu`` an upper bound on the fraction of training errors and a lower bound on that of
+    support vectors.
+
+    Parameters
+    ----------
+    nu : float in (0, 1], default=0.5
+    C : float, default=1.0
+        Penalty of the deviations outside the tube.
+    kernel, gamma, degree, coef0, tol, max_iter, cache_size, random_state, n_jobs, verbose,
+    record_history
+        As in :class:`SVR`.
+
+    Attributes
+    ----------
+    As :class:`SVR`; ``epsilon_`` is the learned half-width of the tube.
+    """
+
+    _libsvm_type = "nu_svr"
+
+    # The L2-SVR's settings this model does not have.
+    loss = "epsilon_insensitive"
+    epsilon = 0.0
+    algorithm = "swap"
+    stopping = "gap"
+    init = "random"
+    sample_size = None
+
+    _parameter_constraints: dict[str, list[Any]] = {
+        **{k: v for k, v in SVR._parameter_constraints.items()
+           if k not in ("epsilon", "loss", "algorithm", "stopping", "init", "sample_size")},
+        "nu": [Interval(Real, 0.0, 1.0, closed="right")],
+    }
+
+    def __init__(
+        self,
+        *,
+        nu: float = 0.5,
+        C: float = 1.0,
+        kernel: str = "rbf",
+        gamma: str | float = "scale",
+        degree: int = 3,
+        coef0: float = 0.0,
+        tol: float = 1e-3,
+        max_iter: int = -1,
+        cache_size: float = 200,
+        random_state: Any = None,
+        n_jobs: int | None = None,
+        verbose: int | bool = False,
+        record_history: bool = False,
+    ) -> None:
+        self.nu = nu
+        self.C = C
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.tol = tol
+        self.max_iter = max_iter
+        self.cache_size = cache_size
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+        self.verbose = verbose
+        self.record_history = record_history
+
+    def _dual(self) -> str | None:
+        return "nu_svr"

@@ -142,15 +142,25 @@ pub(crate) fn run(argv: &[String], context: &mut Context<'_>) -> Result<(), CliE
             })?;
         }
     } else {
-        if probability {
-            let what = if svm_type == SvmType::OneClass {
-                "one-class"
-            } else {
-                "SVR"
-            };
+        if probability && svm_type == SvmType::OneClass {
             return Err(CliError::plain(format!(
-                "{model_file}: -b 1 is not supported for {what} models in fwsvm"
+                "{model_file}: -b 1 is not supported for one-class models in fwsvm"
             )));
+        }
+        if probability {
+            // LIBSVM's SVR probability model: the Laplace scale σ of the residuals (probA).
+            let Some(sigma) = file.prob_a.first() else {
+                return Err(CliError::plain(format!(
+                    "{model_file}: the model does not support probability estimates (train it with -b 1)"
+                )));
+            };
+            context.say(
+                quiet,
+                &format!(
+                    "Prob. model for test data: target value = predicted value + z,\nz: Laplace distribution e^(-|z|/sigma)/(2sigma),sigma={}",
+                    g6(*sigma)
+                ),
+            )?;
         }
         predictions = predict_file_model(&file, features)?;
         write_output(context, output_file, |w| {

@@ -13,18 +13,18 @@ use crate::data::libsvm::{ReadOptions, Targets, ZeroBased, read_libsvm};
 use crate::data::{CsrMatrix, Features};
 use crate::kernel::Kernel;
 use crate::model::SvcModel;
-use crate::model_file::{LibsvmModel, SvmType};
+use crate::model_file::LibsvmModel;
 use crate::params::{Loss, Svc, SvcValidParams};
 use crate::progress::{CancelMonitor, GapMeasure, ProgressDisplay};
 use crate::solver::{Algorithm, SolverStats, Stopping};
-use crate::{OneClass, OneClassValidParams, Svr, SvrValidParams};
+use crate::{DualValidParams, EpsilonSvr, NuOneClass, NuSvr};
 
 const OPTIONS: &[Opt] = &[
     Opt {
         flag: "-s",
         takes: Takes::IntChoice(&[0, 1, 2, 3, 4]),
         metavar: "svm_type",
-        help: "0 C-SVC (default), 2 one-class SVM, 3 epsilon-SVR",
+        help: "0 C-SVC (default), 1 nu-SVC, 2 one-class SVM, 3 epsilon-SVR, 4 nu-SVR",
     },
     Opt {
         flag: "-t",
@@ -60,13 +60,13 @@ const OPTIONS: &[Opt] = &[
         flag: "-n",
         takes: Takes::Float,
         metavar: "NU",
-        help: "nu of the one-class SVM (default 0.5)",
+        help: "nu of nu-SVC, one-class SVM and nu-SVR (default 0.5)",
     },
     Opt {
         flag: "-p",
         takes: Takes::Float,
         metavar: "EPSILON",
-        help: "accepted for compatibility; fwsvm's SVR learns the tube",
+        help: "epsilon of the epsilon-SVR's loss (default 0.1)",
     },
     Opt {
         flag: "-m",
@@ -163,6 +163,7 @@ pub(crate) struct TrainOptions {
     pub coef0: f64,
     pub cost: f64,
     pub nu: f64,
+    pub epsilon: f64,
     pub cache_size: f64,
     pub tol: Option<f64>,
     pub probability: bool,
@@ -202,6 +203,7 @@ pub(crate) fn parse(argv: &[String]) -> Result<Option<TrainOptions>, CliError> {
         coef0: p.float("-r").unwrap_or(0.0),
         cost: p.float("-c").unwrap_or(1.0),
         nu: p.float("-n").unwrap_or(0.5),
+        epsilon: p.float("-p").unwrap_or(0.1),
         cache_size: p.float("-m").unwrap_or(100.0),
         tol: p.float("-e"),
         probability: p.int("-b", 0) == 1,
@@ -222,32 +224,36 @@ impl TrainOptions {
     /// Refuses what fwsvm does not implement before reading any data.
     fn check(&self) -> Result<(), CliError> {
         let s = self.svm_type;
-        if s == 1 || s == 4 {
-            return Err(CliError::plain(format!(
-                "-s {s} ({}) is not implemented in fwsvm; use -s 0 (C-SVC), -s 2 (one-class) or -s 3 (SVR)",
-                SVM_TYPES[s as usize]
-            )));
-        }
         if self.kernel_type == 4 {
             return Err(CliError::plain(
                 "-t 4 (precomputed kernel files) is not supported by fwsvm train; use fwsvm.SVC(kernel='precomputed') from Python",
             ));
         }
-        if self.probability && s != 0 {
-            return Err(CliError::plain("-b 1 is supported for C-SVC (-s 0) only"));
-        }
-        if !self.weights.is_empty() && s != 0 {
-            return Err(CliError::plain("-wi weights apply to C-SVC (-s 0) only"));
-        }
-        if s == 2 && self.kernel_type != 2 {
+        if self.probability && s == 2 {
             return Err(CliError::plain(
-                "-s 2 (one-class) is written as a LIBSVM model for the rbf kernel (-t 2) only",
+                "-b 1 applies to -s 0, 1 (Platt's probabilities) and -s 3, 4 (the Laplace scale), not to one-class",
             ));
         }
-        if s == 2 && !(self.nu > 0.0 && self.nu < 1.0) {
+        if !self.weights.is_empty() && s != 0 {
             return Err(CliError::plain(format!(
-                "-n {}: nu must be in (0, 1)",
+                "-wi weights apply to C-SVC (-s 0) only (LIBSVM ignores them for -s {s})"
+            )));
+        }
+        if self.loss != "hinge" && s != 0 {
+            return Err(CliError::plain(
+                "--loss applies to C-SVC (-s 0); -s 1…4 are LIBSVM's hinge-loss models",
+            ));
+        }
+        if matches!(s, 1 | 2 | 4) && !(self.nu > 0.0 && self.nu <= 1.0) {
+            return Err(CliError::plain(format!(
+                "-n {}: nu must be in (0, 1]",
                 g6(self.nu)
+            )));
+        }
+        if s == 3 && !(self.epsilon.is_finite() && self.epsilon >= 0.0) {
+            return Err(CliError::plain(format!(
+                "-p {}: epsilon must be a number >= 0",
+                g6(self.epsilon)
             )));
         }
         Ok(())
@@ -264,22 +270,27 @@ impl TrainOptions {
         ["linear", "poly", "rbf", "sigmoid", "precomputed"][self.kernel_type as usize]
     }
 
-    /// The C-SVC's checked parameters.
+    /// The C-SVC's (or with `-s 1` the ν-SVC's) checked parameters.
     pub fn svc(&self, kernel: Kernel) -> Result<SvcValidParams, CliError> {
         let params = Svc::params()
             .c(self.cost)
             .loss(self.loss.parse::<Loss>()?)
+            .nu((self.svm_type == 1).then_some(self.nu))
             .probability(self.probability);
         Ok(with_common!(self, params, kernel).check()?)
     }
 
-    fn one_class(&self, kernel: Kernel) -> Result<OneClassValidParams, CliError> {
-        let params = OneClass::params().nu(self.nu);
-        Ok(with_common!(self, params, kernel).check()?)
-    }
-
-    fn svr(&self, kernel: Kernel) -> Result<SvrValidParams, CliError> {
-        let params = Svr::params().c(self.cost);
+    /// One-class (`-s 2`), ε-SVR (`-s 3`) or ν-SVR (`-s 4`) checked parameters.
+    fn dual(&self, kernel: Kernel) -> Result<DualValidParams, CliError> {
+        let params = match self.svm_type {
+            2 => NuOneClass::params(),
+            3 => EpsilonSvr::params(),
+            _ => NuSvr::params(),
+        }
+        .c(self.cost)
+        .nu(self.nu)
+        .epsilon(self.epsilon)
+        .probability(self.probability);
         Ok(with_common!(self, params, kernel).check()?)
     }
 }
@@ -355,78 +366,26 @@ fn fit(
     context: &Context<'_>,
 ) -> Result<Trained, CliError> {
     let kernel = options.kernel(x.n_cols())?;
-    match options.svm_type {
-        0 => {
-            let params = options.svc(kernel)?;
-            let measure = match params.loss() {
-                Loss::Hinge => GapMeasure::Absolute,
-                Loss::SquaredHinge => GapMeasure::Relative,
-            };
-            let mut m = monitor(&context.cancel, options.quiet, params.solver().tol, measure);
-            let model = params.fit_weighted(x, y, weights, &mut m)?;
-            Ok(Trained::Svc(model))
-        }
-        2 => {
-            let params = options.one_class(kernel)?;
-            let mut m = monitor(&context.cancel, options.quiet, 1e-3, GapMeasure::Relative);
-            let model = params.fit_with_monitor(x, &mut m)?;
-            let stats = model.stats().cloned();
-            let coef: Vec<f64> = model.alpha().iter().map(|a| 2.0 * a).collect();
-            let rho = 1.0 + model.offset() - model.score_constant;
-            Ok(Trained::Other(
-                libsvm_of(
-                    SvmType::OneClass,
-                    kernel,
-                    model.support_vectors(),
-                    coef,
-                    rho,
-                ),
-                stats,
-            ))
-        }
-        _ => {
-            let params = options.svr(kernel)?;
-            let mut m = monitor(&context.cancel, options.quiet, 1e-3, GapMeasure::Relative);
-            let model = params.fit_with_monitor(x, y, &mut m)?;
-            let stats = model.stats().cloned();
-            let (mean, scale) = model.y_standardisation();
-            let coef: Vec<f64> = model.dual_coef().iter().map(|c| c * scale).collect();
-            let rho = -(model.intercept() * scale + mean);
-            Ok(Trained::Other(
-                libsvm_of(
-                    SvmType::EpsilonSvr,
-                    kernel,
-                    model.support_vectors(),
-                    coef,
-                    rho,
-                ),
-                stats,
-            ))
-        }
+    if options.svm_type <= 1 {
+        let params = options.svc(kernel)?;
+        let measure = match params.loss() {
+            Loss::Hinge => GapMeasure::Absolute,
+            Loss::SquaredHinge => GapMeasure::Relative,
+        };
+        let mut m = monitor(&context.cancel, options.quiet, params.solver().tol, measure);
+        let model = params.fit_weighted(x, y, weights, &mut m)?;
+        return Ok(Trained::Svc(model));
     }
-}
-
-/// A one-class or regression model as a LIBSVM file's content.
-fn libsvm_of(
-    svm_type: SvmType,
-    kernel: Kernel,
-    vectors: &crate::data::FeatureMatrix,
-    coef: Vec<f64>,
-    rho: f64,
-) -> LibsvmModel {
-    let vectors = vectors.view().to_csr();
-    LibsvmModel {
-        svm_type,
-        kernel,
-        labels: Vec::new(),
-        rho: vec![rho],
-        prob_a: Vec::new(),
-        prob_b: Vec::new(),
-        prob_density_marks: Vec::new(),
-        n_support: Vec::new(),
-        sv_coef: coef,
-        vectors,
-    }
+    let params = options.dual(kernel)?;
+    let mut m = monitor(
+        &context.cancel,
+        options.quiet,
+        params.solver().tol,
+        GapMeasure::Absolute,
+    );
+    let model = params.fit_weighted(x, y, None, &mut m)?;
+    let stats = model.stats().cloned();
+    Ok(Trained::Other(model.to_libsvm()?, stats))
 }
 
 impl Trained {
@@ -460,6 +419,12 @@ pub(crate) fn run(argv: &[String], context: &mut Context<'_>) -> Result<(), CliE
     let (x, y) = read_data(&options.training_file)?;
     let weights = class_weights(&options, &y, context);
     if let Some(folds) = options.folds {
+        if folds > 1 && folds as usize > x.n_rows() {
+            // LIBSVM's svm_cross_validation says so too.
+            context.warn(
+                "WARNING: # folds > # data. Will use # folds = # data instead (i.e., leave-one-out cross validation)",
+            );
+        }
         for line in cross_validate(&options, &x, &y, weights.as_deref(), folds, context)? {
             context.say(false, &line)?;
         }
@@ -471,10 +436,9 @@ pub(crate) fn run(argv: &[String], context: &mut Context<'_>) -> Result<(), CliE
     classes.dedup();
     let kind = match options.svm_type {
         0 => format!("C-SVC ({} loss)", options.loss),
-        2 => "one-class SVM".into(),
-        _ => "SVR".into(),
+        s => SVM_TYPES[s as usize].into(),
     };
-    let class_count = if options.svm_type == 0 {
+    let class_count = if options.svm_type <= 1 {
         format!(", {} classes", classes.len())
     } else {
         String::new()
@@ -556,7 +520,7 @@ fn cross_validate(
     }
     let n = x.n_rows();
     let folds = (folds as usize).min(n.max(1));
-    let assignment = if options.svm_type == 0 {
+    let assignment = if options.svm_type <= 1 {
         stratified_folds(y, folds, 0)
     } else {
         shuffled_folds(n, folds, 0)
@@ -584,7 +548,7 @@ fn cross_validate(
             predicted[r] = v;
         }
     }
-    if options.svm_type == 3 {
+    if options.svm_type >= 3 {
         let mse = predicted
             .iter()
             .zip(y)
@@ -646,7 +610,7 @@ mod tests {
             "-s", "2", "-n", "0.3", "-a", "mfw", "-m", "50", "-j", "1", "d.svm",
         ]);
         assert_eq!(o.threads, Some(1));
-        o.one_class(kernel).unwrap();
+        assert_eq!(o.dual(kernel).unwrap().kind(), crate::DualKind::OneClass);
         let p = options(&["-a", "mfw", "-m", "50", "--loss", "squared_hinge", "d.svm"])
             .svc(kernel)
             .unwrap();

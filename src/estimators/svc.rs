@@ -8,9 +8,10 @@ use crate::error::{FwsvmError, Result};
 use crate::kernel::{Kernel, KernelMatrix};
 use crate::model::SvcModel;
 use crate::parallel::with_threads;
+use crate::problem::dual::DualProblem;
 use crate::problem::{BoxProblem, SimplexProblem};
 use crate::solver::{
-    Algorithm, Init, Monitor, NoMonitor, SolverParams, Stopping, solve, solve_box,
+    Algorithm, Init, Monitor, NoMonitor, SolverParams, Stopping, solve, solve_box, solve_dual,
 };
 
 /// The loss on the margin violations ξ_i = max(0, 1 − y_i f(x_i)), which decides the model.
@@ -211,6 +212,8 @@ pub struct SvcParams {
     n_threads: Option<usize>,
     warm_start: Option<Vec<f64>>,
     probability: bool,
+    /// `Some(ν)`: the ν-SVC (C plays no part).
+    nu: Option<f64>,
 }
 
 impl Default for SvcParams {
@@ -224,6 +227,7 @@ impl Default for SvcParams {
             n_threads: None,
             warm_start: None,
             probability: false,
+            nu: None,
         }
     }
 }
@@ -238,6 +242,14 @@ impl SvcParams {
     /// The loss (see [`Loss`]): the squared hinge by default.
     pub fn loss(mut self, loss: Loss) -> Self {
         self.loss = loss;
+        self
+    }
+
+    /// `Some(ν)`, ν ∈ (0, 1]: the ν-SVC (LIBSVM's `-s 1`, scikit-learn's `NuSVC`) instead of
+    /// the C-SVC: ν bounds the fraction of margin errors from above and of support vectors
+    /// from below, and C is not used. Hinge loss only.
+    pub fn nu(mut self, nu: Option<f64>) -> Self {
+        self.nu = nu;
         self
     }
 
@@ -273,6 +285,20 @@ impl SvcParams {
         }
         self.kernel.validate()?;
         self.solver.validate()?;
+        if let Some(nu) = self.nu {
+            if !(nu > 0.0 && nu <= 1.0) {
+                return Err(FwsvmError::param(
+                    "nu",
+                    format!("must be in (0, 1], got {nu}"),
+                ));
+            }
+            if self.loss != Loss::Hinge {
+                return Err(FwsvmError::param(
+                    "loss",
+                    "the nu-SVC is a hinge-loss model; the squared hinge has no nu form",
+                ));
+            }
+        }
         if self.loss == Loss::Hinge {
             if !matches!(self.solver.algorithm, Algorithm::Swap | Algorithm::Swap2o) {
                 return Err(FwsvmError::param(
@@ -381,6 +407,11 @@ impl SvcValidParams {
     /// Whether fits also compute class probabilities.
     pub fn probability(&self) -> bool {
         self.0.probability
+    }
+
+    /// ν of a ν-SVC (`None`: the C-SVC).
+    pub fn nu(&self) -> Option<f64> {
+        self.0.nu
     }
 
     /// These parameters without probabilities or a warm start (the cross-validation fits').
@@ -625,6 +656,9 @@ impl SvcValidParams {
             }
             None => &params.solver,
         };
+        if let Some(nu) = params.nu {
+            return self.fit_nu(x, rows, y_pm, c, nu, solver, monitor);
+        }
         if params.loss == Loss::Hinge {
             // f = Σ y α k + b as solved: no rescaling.
             let problem = BoxProblem::hinge_svc(KernelMatrix::new(params.kernel, x_used), y_pm, c)?;
@@ -676,6 +710,55 @@ impl SvcValidParams {
     }
 }
 
+impl SvcValidParams {
+    /// The ν-SVC on `rows` (LIBSVM's `solve_nu_svc`): the bounds are the weights (c / C), the
+    /// variables go to the solver sorted by class (its two constraints are per class; the
+    /// feasible start fills each class in row order either way), and f = Σ y α/r k − ρ/r.
+    #[allow(clippy::too_many_arguments)]
+    fn fit_nu(
+        &self,
+        x: Features<'_>,
+        rows: &[usize],
+        y_pm: &[f64],
+        c: &[f64],
+        nu: f64,
+        solver: &SolverParams,
+        monitor: &mut (dyn Monitor + Send),
+    ) -> Result<BinaryFit> {
+        let params = &self.0;
+        let mut order: Vec<usize> = (0..rows.len()).collect();
+        order.sort_by_key(|&k| y_pm[k] < 0.0);
+        let sorted_rows: Vec<usize> = order.iter().map(|&k| rows[k]).collect();
+        let data = if params.kernel == Kernel::Precomputed {
+            x.select_square(&sorted_rows)
+        } else {
+            x.select_rows(&sorted_rows)
+        };
+        let y_sorted: Vec<f64> = order.iter().map(|&k| y_pm[k]).collect();
+        let w: Vec<f64> = order.iter().map(|&k| c[k] / params.c).collect();
+        let problem = DualProblem::nu_svc(
+            KernelMatrix::new(params.kernel, data.view()),
+            &y_sorted,
+            &w,
+            nu,
+        )?;
+        let solution = solve_dual(&problem, solver, monitor)?;
+        let mut alpha = vec![0.0; rows.len()];
+        for (p, &k) in order.iter().enumerate() {
+            alpha[k] = solution.alpha[p];
+        }
+        let (rho, r) = (solution.rho, solution.r);
+        Ok(BinaryFit::from_alpha(
+            rows,
+            y_pm,
+            &alpha,
+            |_| (1.0 / r, -rho / r),
+            solution.stats,
+            solution.history,
+        ))
+    }
+}
+
 /// Wraps a binary fit (rows of `x`) as a [`SvcModel`].
 fn build_model(
     x: Features<'_>,
@@ -717,6 +800,9 @@ impl SvcValidParams {
         out.insert("C".into(), p.c.into());
         out.insert("loss".into(), p.loss.name().into());
         out.insert("probability".into(), p.probability.into());
+        if let Some(nu) = p.nu {
+            out.insert("nu".into(), nu.into());
+        }
         out.extend(crate::model_file::solver_params(&p.solver));
         out
     }

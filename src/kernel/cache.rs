@@ -47,7 +47,7 @@ pub enum Column<'c> {
     F32(&'c [f32]),
 }
 
-impl Column<'_> {
+impl<'c> Column<'c> {
     /// Entry i, widened to `f64`.
     #[inline(always)]
     pub fn get(&self, i: usize) -> f64 {
@@ -68,6 +68,14 @@ impl Column<'_> {
     /// Whether the column is empty (m = 0).
     pub fn is_empty(&self) -> bool {
         self.len() == 0
+    }
+
+    /// Entries `range` of the column.
+    pub fn slice(&self, range: std::ops::Range<usize>) -> Column<'c> {
+        match *self {
+            Column::F64(c) => Column::F64(&c[range]),
+            Column::F32(c) => Column::F32(&c[range]),
+        }
     }
 }
 

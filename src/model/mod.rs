@@ -2,6 +2,7 @@
 //! vectors, plus what each model type adds (classes and one-vs-one votes, the SVR's target
 //! scale, the one-class ball's threshold, statistics).
 
+mod dual;
 mod expansion;
 mod one_class;
 mod ovo;
@@ -10,6 +11,7 @@ mod row_blocks;
 mod svc;
 mod svr;
 
+pub use dual::DualModel;
 pub(crate) use expansion::check_query_features;
 pub use expansion::{KernelExpansion, decision_values};
 pub use one_class::OneClassModel;

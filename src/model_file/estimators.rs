@@ -38,8 +38,8 @@ pub fn load(path: impl AsRef<Path>) -> Result<Model> {
 
 fn from_archive(archive: ModelArchive, name: &str) -> Result<Model> {
     Ok(match archive.estimator {
-        Estimator::Svc => Model::Svc(svc_from(&archive, name)?),
-        Estimator::Svr => Model::Svr(svr_from(&archive, name)?),
+        Estimator::Svc | Estimator::NuSvc => Model::Svc(svc_from(&archive, name)?),
+        Estimator::Svr | Estimator::NuSvr => Model::Svr(svr_from(&archive, name)?),
         Estimator::OneClass => Model::OneClass(one_class_from(&archive, name)?),
         other => {
             return Err(format_error(
@@ -293,7 +293,12 @@ impl Reader<'_> {
     }
 
     fn kernel(&self) -> Result<Kernel> {
-        let params = &self.archive.params;
+        // The fit's kernel settings when the file has them (parameters may have been changed
+        // after the fit), else the parameters.
+        let params = match self.archive.scalars.get("_kernel_fit_") {
+            Some(Value::Object(fitted)) => fitted,
+            _ => &self.archive.params,
+        };
         let kernel = params
             .get("kernel")
             .and_then(Value::as_str)
@@ -456,6 +461,13 @@ fn put_scalars(archive: &mut ModelArchive, values: &[(&str, f64)], stats: Option
 
 fn one_class_from(archive: &ModelArchive, name: &str) -> Result<OneClassModel> {
     let r = Reader { archive, name };
+    if archive.params.get("loss").and_then(|l| l.as_str()) == Some("hinge") {
+        return Err(super::format_error(
+            name,
+            "holds LIBSVM's one-class nu-SVM (loss 'hinge'), which Python's fwsvm.load_model \
+             reads; OneClassModel is the enclosing ball",
+        ));
+    }
     Ok(OneClassModel {
         kernel: r.kernel()?,
         vectors: r.vectors()?,

@@ -979,7 +979,11 @@ impl SvcModel {
             }
         }
         Ok(LibsvmModel {
-            svm_type: SvmType::CSvc,
+            svm_type: if self.params.contains_key("nu") {
+                SvmType::NuSvc
+            } else {
+                SvmType::CSvc
+            },
             kernel: self.kernel,
             labels: order.iter().map(|&c| self.classes[c]).collect(),
             rho,
@@ -1112,7 +1116,12 @@ impl SvcModel {
             label_order: sorted_of,
             stats: Vec::new(),
             history: Vec::new(),
-            params: serde_json::Map::new(),
+            // A ν-SVC file is written back as one (its ν is not in the file).
+            params: if file.svm_type == SvmType::NuSvc {
+                std::iter::once(("nu".to_string(), serde_json::Value::Null)).collect()
+            } else {
+                serde_json::Map::new()
+            },
         };
         model.check()?;
         Ok(model)

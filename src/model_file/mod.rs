@@ -73,6 +73,10 @@ pub(crate) enum Estimator {
     Svr,
     /// `OneClassSVM`.
     OneClass,
+    /// `NuSVC` (an SVC file with ν).
+    NuSvc,
+    /// `NuSVR` (an SVR file with ν).
+    NuSvr,
     /// `CrammerSingerSVC` (Python only: no Rust model).
     CrammerSinger,
     /// `SGDSVC` (Python only).
@@ -84,11 +88,18 @@ pub(crate) enum Estimator {
 }
 
 impl Estimator {
+    /// Whether the file holds a classifier (classes and one-vs-one layout).
+    pub(crate) fn is_classifier(self) -> bool {
+        matches!(self, Estimator::Svc | Estimator::NuSvc)
+    }
+
     pub(crate) fn name(self) -> &'static str {
         match self {
             Estimator::Svc => "SVC",
             Estimator::Svr => "SVR",
             Estimator::OneClass => "OneClassSVM",
+            Estimator::NuSvc => "NuSVC",
+            Estimator::NuSvr => "NuSVR",
             Estimator::CrammerSinger => "CrammerSingerSVC",
             Estimator::SgdSvc => "SGDSVC",
             Estimator::Nystroem => "Nystroem",
@@ -101,6 +112,8 @@ impl Estimator {
             Estimator::Svc,
             Estimator::Svr,
             Estimator::OneClass,
+            Estimator::NuSvc,
+            Estimator::NuSvr,
             Estimator::CrammerSinger,
             Estimator::SgdSvc,
             Estimator::Nystroem,

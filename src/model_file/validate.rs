@@ -32,9 +32,11 @@ const SHARED_PARAMS: [&str; 16] = [
 /// Every constructor parameter of `estimator` (its Python class's `get_params()`).
 fn known_param(estimator: Estimator, key: &str) -> bool {
     match estimator {
-        Estimator::Svc | Estimator::Svr | Estimator::OneClass => {
-            SHARED_PARAMS.contains(&key) || own_params(estimator).contains(&key)
-        }
+        Estimator::Svc
+        | Estimator::Svr
+        | Estimator::OneClass
+        | Estimator::NuSvc
+        | Estimator::NuSvr => SHARED_PARAMS.contains(&key) || own_params(estimator).contains(&key),
         Estimator::CrammerSinger => [
             "C",
             "kernel",
@@ -99,13 +101,23 @@ fn own_params(estimator: Estimator) -> &'static [&'static str] {
             "break_ties",
             "warm_start",
         ],
-        Estimator::Svr | Estimator::OneClass => &["nu"],
+        Estimator::NuSvc => &[
+            "nu",
+            "probability",
+            "class_weight",
+            "decision_function_shape",
+            "break_ties",
+        ],
+        Estimator::Svr => &["nu", "epsilon", "loss"],
+        Estimator::NuSvr => &["nu"],
+        Estimator::OneClass => &["nu", "loss"],
         _ => &[],
     }
 }
 
 /// The fitted attributes every estimator saves (arrays or JSON scalars).
-const SHARED_ATTRIBUTES: [&str; 9] = [
+const SHARED_ATTRIBUTES: [&str; 10] = [
+    "_kernel_fit_",
     "support_",
     "support_vectors_",
     "dual_coef_",
@@ -120,7 +132,11 @@ const SHARED_ATTRIBUTES: [&str; 9] = [
 /// Every fitted attribute `estimator` saves. Nothing else may be set on a loaded estimator.
 fn known_attribute(estimator: Estimator, key: &str) -> bool {
     match estimator {
-        Estimator::Svc | Estimator::Svr | Estimator::OneClass => {
+        Estimator::Svc
+        | Estimator::Svr
+        | Estimator::OneClass
+        | Estimator::NuSvc
+        | Estimator::NuSvr => {
             SHARED_ATTRIBUTES.contains(&key) || own_attributes(estimator).contains(&key)
         }
         Estimator::CrammerSinger => [
@@ -166,9 +182,12 @@ fn known_attribute(estimator: Estimator, key: &str) -> bool {
 /// The attribute that may be saved sparse (as its `.csr.` parts).
 fn sparse_attribute(estimator: Estimator) -> Option<&'static str> {
     match estimator {
-        Estimator::Svc | Estimator::Svr | Estimator::OneClass | Estimator::CrammerSinger => {
-            Some("support_vectors_")
-        }
+        Estimator::Svc
+        | Estimator::Svr
+        | Estimator::OneClass
+        | Estimator::NuSvc
+        | Estimator::NuSvr
+        | Estimator::CrammerSinger => Some("support_vectors_"),
         Estimator::Nystroem => Some("components_"),
         Estimator::SgdSvc | Estimator::RandomFourier => None,
     }
@@ -177,7 +196,7 @@ fn sparse_attribute(estimator: Estimator) -> Option<&'static str> {
 /// The fitted attributes only some of the kernel SVMs save.
 fn own_attributes(estimator: Estimator) -> &'static [&'static str] {
     match estimator {
-        Estimator::Svc => &[
+        Estimator::Svc | Estimator::NuSvc => &[
             "classes_",
             "intercept_",
             "n_support_",
@@ -189,8 +208,22 @@ fn own_attributes(estimator: Estimator) -> &'static [&'static str] {
             "probB_",
             "_label_order",
         ],
-        Estimator::Svr => &["intercept_", "y_mean_", "y_scale_", "_nu", "epsilon_"],
-        Estimator::OneClass => &["_C", "_score_constant", "radius_", "offset_"],
+        Estimator::Svr | Estimator::NuSvr => &[
+            "intercept_",
+            "y_mean_",
+            "y_scale_",
+            "_nu",
+            "epsilon_",
+            "fit_status_",
+        ],
+        Estimator::OneClass => &[
+            "_C",
+            "_score_constant",
+            "radius_",
+            "offset_",
+            "intercept_",
+            "fit_status_",
+        ],
         _ => &[],
     }
 }
@@ -247,6 +280,9 @@ pub(crate) fn check(archive: &ModelArchive, name: &str) -> Result<()> {
             ));
         }
     }
+    if let Some(fitted) = archive.scalars.get("_kernel_fit_") {
+        check_fitted_kernel(fitted).map_err(|why| format_error(name, why))?;
+    }
     for key in archive.arrays.keys() {
         let attr = key.split_once(".csr.").map_or(key.as_str(), |(a, _)| a);
         if !attribute(attr) {
@@ -260,13 +296,52 @@ pub(crate) fn check(archive: &ModelArchive, name: &str) -> Result<()> {
         }
     }
     match estimator {
-        Estimator::Svc | Estimator::Svr | Estimator::OneClass => check_shapes(archive),
+        Estimator::Svc
+        | Estimator::Svr
+        | Estimator::OneClass
+        | Estimator::NuSvc
+        | Estimator::NuSvr => check_shapes(archive),
         Estimator::CrammerSinger => check_crammer_singer(archive),
         Estimator::SgdSvc => check_sgd(archive),
         Estimator::Nystroem => check_nystroem(archive),
         Estimator::RandomFourier => check_random_fourier(archive),
     }
     .map_err(|why| format_error(name, why))
+}
+
+/// `_kernel_fit_`, the kernel settings of the fit: null (a callable kernel) or
+/// `{"kernel": name, "degree": n ≥ 0, "coef0": finite}`.
+fn check_fitted_kernel(value: &Value) -> std::result::Result<(), String> {
+    let Value::Object(map) = value else {
+        return match value {
+            Value::Null => Ok(()),
+            other => Err(format!("_kernel_fit_ must be an object, got {other}")),
+        };
+    };
+    let known = ["kernel", "degree", "coef0"];
+    if map.len() != 3 || !known.iter().all(|k| map.contains_key(*k)) {
+        return Err(format!(
+            "_kernel_fit_ must hold kernel, degree and coef0, got {value}"
+        ));
+    }
+    let kernel_ok = map["kernel"].as_str().is_some_and(|k| {
+        [
+            "linear",
+            "rbf",
+            "poly",
+            "sigmoid",
+            "laplacian",
+            "precomputed",
+        ]
+        .contains(&k)
+    });
+    let degree_ok = map["degree"]
+        .as_i64()
+        .is_some_and(|d| (0..=i64::from(u32::MAX)).contains(&d));
+    if !kernel_ok || !degree_ok || finite(&map["coef0"]).is_none() {
+        return Err(format!("invalid _kernel_fit_ {value}"));
+    }
+    Ok(())
 }
 
 /// The values the model computes with; the rest are the Python estimator's business.
@@ -281,7 +356,7 @@ fn check_params(
         other => return Err(format!("kernel must be a string, got {other}")),
     };
     let kernels: &[&str] = match estimator {
-        Estimator::Svc | Estimator::Svr => &[
+        Estimator::Svc | Estimator::Svr | Estimator::NuSvc | Estimator::NuSvr => &[
             "linear",
             "rbf",
             "poly",
@@ -342,17 +417,35 @@ fn check_params(
                 l => return Err(format!("unknown loss {l}")),
             }
         }
+        Estimator::NuSvc | Estimator::NuSvr => {
+            positive("C", true)?;
+            positive("nu", false)?;
+            if finite(get("nu")).is_some_and(|nu| nu > 1.0) {
+                return Err(format!("nu must be in (0, 1], got {}", get("nu")));
+            }
+        }
         Estimator::Svr => {
             positive("C", true)?;
             if get("nu") != &Value::String("auto".into()) {
                 positive("nu", true)?;
             }
+            match get("epsilon") {
+                Value::Null => {}
+                e if finite(e).is_some_and(|e| e >= 0.0) => {}
+                e => return Err(format!("epsilon must be a finite number ≥ 0, got {e}")),
+            }
         }
         Estimator::OneClass => {
             positive("C", true)?;
             positive("nu", true)?;
-            if finite(get("nu")).is_some_and(|nu| nu >= 1.0) {
-                return Err(format!("nu must be in (0, 1), got {}", get("nu")));
+            // LIBSVM's model (loss "hinge") takes ν = 1; the ball needs ν < 1.
+            let limit = if get("loss") == &Value::String("hinge".into()) {
+                1.0
+            } else {
+                1.0 - f64::EPSILON
+            };
+            if finite(get("nu")).is_some_and(|nu| nu > limit) {
+                return Err(format!("nu must be in (0, 1], got {}", get("nu")));
             }
         }
         Estimator::CrammerSinger | Estimator::Nystroem => positive("C", true)?,
@@ -547,9 +640,9 @@ fn check_shapes(archive: &ModelArchive) -> std::result::Result<(), String> {
             }
             n_pairs
         }
-        (None, None) if archive.estimator != Estimator::Svc => {
+        (None, None) if !archive.estimator.is_classifier() => {
             if dual.shape()[0] != 1
-                || (archive.estimator == Estimator::Svr
+                || (matches!(archive.estimator, Estimator::Svr | Estimator::NuSvr)
                     && intercept.as_ref().map(Vec::len) != Some(1))
             {
                 return Err(fail(format!(

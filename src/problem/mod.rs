@@ -14,6 +14,7 @@
 //! from the base kernel through a [`ColumnCache`](crate::kernel::ColumnCache) and the signs,
 //! shift and ridge are applied on the fly.
 
+pub mod dual;
 pub mod hinge;
 pub mod one_class;
 pub mod svc;

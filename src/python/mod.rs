@@ -54,6 +54,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(svc::fit_platt, m)?)?;
     m.add_function(wrap_pyfunction!(svc::fit_one_class, m)?)?;
     m.add_function(wrap_pyfunction!(svc::fit_svr, m)?)?;
+    m.add_function(wrap_pyfunction!(svc::fit_dual, m)?)?;
     m.add_function(wrap_pyfunction!(svc::ovo_decision_function, m)?)?;
     m.add_function(wrap_pyfunction!(svc::data_variance, m)?)?;
     m.add_function(wrap_pyfunction!(predict::decision_values, m)?)?;

@@ -233,9 +233,19 @@ pub(crate) struct FitArgs {
     /// The SVC's loss (`None`: the squared hinge, the simplex problems' loss).
     #[pyo3(default)]
     loss: Option<String>,
-    /// The SVR's ν.
+    /// ν: of the ν-SVC (with the hinge loss), ν-SVR and one-class (`fit_dual`), or the price of
+    /// the L2-SVR's tube (`fit_svr`).
     #[pyo3(default)]
     nu: Option<f64>,
+    /// The ε-SVR's tube half-width.
+    #[pyo3(default)]
+    epsilon: Option<f64>,
+    /// Which of LIBSVM's other duals `fit_dual` solves: "one_class", "epsilon_svr", "nu_svr".
+    #[pyo3(default)]
+    dual: Option<String>,
+    /// `fit_dual` of a regression: also LIBSVM's Laplace scale (`-b 1`).
+    #[pyo3(default)]
+    probability: bool,
 }
 
 impl FitArgs {
@@ -264,9 +274,12 @@ impl FitArgs {
             shrinking: true,
             working_set: None,
         };
+        let loss: Loss = self.loss.as_deref().unwrap_or("squared_hinge").parse()?;
         Ok(Svc::params()
             .c(self.c)
-            .loss(self.loss.as_deref().unwrap_or("squared_hinge").parse()?)
+            .loss(loss)
+            // ν makes the hinge-loss SVC the ν-SVC; with the squared hinge it is the L2-SVR's.
+            .nu(self.nu.filter(|_| loss == Loss::Hinge))
             .kernel(kernel_from(
                 &self.kernel,
                 self.gamma,
@@ -551,6 +564,60 @@ pub(crate) fn fit_svr<'py>(
     )?;
     put(&out, "beta_upper", support.iter().map(|&i| a[i]))?;
     put(&out, "beta_lower", support.iter().map(|&i| a[i + m]))?;
+    Ok(out)
+}
+
+/// Fits one of LIBSVM's one-class ν-SVM, ε-SVR or ν-SVR (`params["dual"]`) with optional
+/// sample weights. Returns the support (training rows), coefficients, ρ, ε (given or learned),
+/// the Laplace σ when asked, and the statistics.
+#[pyfunction]
+#[pyo3(signature = (x, y, params, *, sample_weight=None, cancel=None))]
+pub(crate) fn fit_dual<'py>(
+    py: Python<'py>,
+    x: FeaturesArg<'py>,
+    y: Option<PyReadonlyArray1<'py, f64>>,
+    params: FitArgs,
+    sample_weight: Option<PyReadonlyArray1<'py, f64>>,
+    cancel: Option<PyRef<'py, CancelToken>>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let (verbose, record_history) = (params.verbose, params.record_history);
+    let svc = params.params(None)?;
+    let builder = match params.dual.as_deref() {
+        Some("one_class") => crate::NuOneClass::params(),
+        Some("epsilon_svr") => crate::EpsilonSvr::params(),
+        Some("nu_svr") => crate::NuSvr::params(),
+        other => {
+            return Err(pyo3::exceptions::PyValueError::new_err(format!(
+                "unknown dual {other:?}; expected 'one_class', 'epsilon_svr' or 'nu_svr'"
+            )));
+        }
+    };
+    let valid = builder
+        .c(params.c)
+        .nu(params.nu.unwrap_or(0.5))
+        .epsilon(params.epsilon.unwrap_or(0.1))
+        .probability(params.probability)
+        .kernel(svc.kernel())
+        .solver(svc.solver().clone())
+        .n_threads(params.n_threads)
+        .check()?;
+    let features = x.view()?;
+    let y = y.as_ref().map(|y| y.as_slice()).transpose()?.unwrap_or(&[]);
+    let weights = sample_weight.as_ref().map(|w| w.as_slice()).transpose()?;
+    let mut monitor = fit_monitor(cancel, verbose, valid.solver(), Loss::Hinge);
+    let model = py.detach(|| valid.fit_weighted(features, y, weights, &mut monitor))?;
+    let stats = model.stats().expect("a fitted model has statistics");
+    monitor.finish(stats);
+    let out = PyDict::new(py);
+    put(&out, "support", model.support().iter().map(|&i| i as i64))?;
+    put(&out, "coef", model.dual_coef().iter().copied())?;
+    out.set_item("rho", model.rho())?;
+    out.set_item("epsilon", model.epsilon())?;
+    out.set_item("sigma", model.sigma())?;
+    put_stats(&out, stats)?;
+    if record_history {
+        put_history(&out, model.history())?;
+    }
     Ok(out)
 }
 

@@ -30,6 +30,7 @@ use std::fmt;
 use std::str::FromStr;
 use std::time::Duration;
 
+pub use box_smo::dual_smo::{DualSolution, solve_dual};
 pub use crammer_singer::{CrammerSingerSolution, solve_crammer_singer};
 pub use dcd::solve as solve_linear;
 pub use engine::solve;

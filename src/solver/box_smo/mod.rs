@@ -6,5 +6,6 @@
 #[allow(unused_imports)]
 use super::*;
 
+pub(crate) mod dual_smo;
 pub(crate) mod smo;
 pub(crate) mod smo_blocked;

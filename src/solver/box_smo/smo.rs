@@ -809,12 +809,12 @@ impl Extremes {
 }
 
 /// A pairwise update of v: the columns of i and j and y_i Δα_i, y_j Δα_j.
-type Update<'c> = (Column<'c>, Column<'c>, f64, f64);
+pub(super) type Update<'c> = (Column<'c>, Column<'c>, f64, f64);
 
 /// v ← v − (w_i k(·, x_i) + w_j k(·, x_j)) (when `update` is given), fused with the search for
 /// argmax_{I_up} v (first index on ties) and min_{I_low} v; in parallel chunks merged in order,
 /// so the result does not depend on the thread count.
-fn pass(v: &mut [f64], up: &[f64], low: &[f64], update: Option<Update<'_>>) -> Extremes {
+pub(super) fn pass(v: &mut [f64], up: &[f64], low: &[f64], update: Option<Update<'_>>) -> Extremes {
     let n = v.len();
     let chunk = n.div_ceil(current_num_threads()).max(CHUNK);
     let work = n * if update.is_some() { 3 } else { 1 };
@@ -957,8 +957,20 @@ fn partner(
     i: usize,
     gmax: f64,
 ) -> Option<usize> {
+    partner_with_gain(col_i, v, low, diag, diag[i], gmax).map(|(j, _)| j)
+}
+
+/// [`partner`] given k_ii, with the partner's gain: slices of the same length (a segment of
+/// the variables, with its part of i's column and of the kernel diagonal).
+pub(super) fn partner_with_gain(
+    col_i: Column<'_>,
+    v: &[f64],
+    low: &[f64],
+    diag: &[f64],
+    kii: f64,
+    gmax: f64,
+) -> Option<(usize, Gain)> {
     let n = v.len();
-    let kii = diag[i];
     let chunk = n.div_ceil(current_num_threads()).max(CHUNK);
     let parts = map_ranges(n, chunk, 2 * n, |lo, hi| {
         let (v, low, diag) = (&v[lo..hi], &low[lo..hi], &diag[lo..hi]);
@@ -975,11 +987,11 @@ fn partner(
             best = (j, (num, den));
         }
     }
-    best.0
+    best.0.map(|j| (j, best.1))
 }
 
 /// The gain b²/a of a partner as the fraction (b², a); −1 marks no candidate.
-type Gain = (f64, f64);
+pub(super) type Gain = (f64, f64);
 
 crate::simd::multiversion! {
     avx512;

@@ -1,0 +1,387 @@
+//! LIBSVM's one-class ν-SVM, ε-SVR and ν-SVR (`-s 2`, `-s 3`, `-s 4`) as builders →
+//! checked parameters → [`DualModel`], solved by the box SMO of [`crate::solver::solve_dual`].
+//! (ν-SVC, `-s 1`, is [`Svc`](crate::Svc) with [`SvcParams::nu`](crate::SvcParams::nu): it
+//! shares the classifier's one-vs-one layout, votes and probabilities.)
+//!
+//! The models, parameters and defaults are LIBSVM's and scikit-learn's (`SVR(epsilon=0.1)`,
+//! `NuSVR(nu=0.5, C=1)`, `OneClassSVM(nu=0.5)`), with the same optimum: decision values agree
+//! with theirs to the tolerance.
+//!
+//! ```
+//! use fwsvm::{DenseMatrix, EpsilonSvr, Kernel, NuOneClass};
+//!
+//! let x = DenseMatrix::from_rows(&[[0.0], [1.0], [2.0], [3.0], [4.0]]).unwrap();
+//! let y = [0.0, 1.0, 2.0, 3.0, 4.0];
+//! let model = EpsilonSvr::params().c(10.0).epsilon(0.1).kernel(Kernel::Linear).fit(&x, &y).unwrap();
+//! let fitted = model.predict(&x).unwrap();
+//! assert!(fitted.iter().zip(&y).all(|(f, t)| (f - t).abs() <= 0.1 + 1e-3));
+//!
+//! let inliers = NuOneClass::params().nu(0.5).kernel(Kernel::rbf(0.5)).fit(&x, &[]).unwrap();
+//! assert_eq!(inliers.predict(&x).unwrap().len(), 5);
+//! ```
+
+use std::time::Duration;
+
+use crate::data::Features;
+use crate::error::{FwsvmError, Result};
+use crate::kernel::{Kernel, KernelMatrix};
+use crate::model::DualModel;
+use crate::parallel::with_threads;
+use crate::params::solver_setters;
+use crate::problem::dual::{DualKind, DualProblem};
+use crate::solver::{Algorithm, Init, Monitor, NoMonitor, SolverParams, Stopping, solve_dual};
+
+/// Entry point of the ε-SVR: `EpsilonSvr::params().c(1.0).epsilon(0.1).fit(&x, &y)`.
+#[derive(Debug, Clone, Copy)]
+pub struct EpsilonSvr;
+
+impl EpsilonSvr {
+    /// LIBSVM's defaults: C = 1, ε = 0.1, RBF kernel with γ = 1, tol 1e-3.
+    pub fn params() -> DualParams {
+        DualParams::new(DualKind::EpsilonSvr)
+    }
+}
+
+/// Entry point of the ν-SVR: `NuSvr::params().c(1.0).nu(0.5).fit(&x, &y)`.
+#[derive(Debug, Clone, Copy)]
+pub struct NuSvr;
+
+impl NuSvr {
+    /// scikit-learn's defaults: C = 1, ν = 0.5, RBF kernel with γ = 1, tol 1e-3.
+    pub fn params() -> DualParams {
+        DualParams::new(DualKind::NuSvr)
+    }
+}
+
+/// Entry point of the one-class ν-SVM: `NuOneClass::params().nu(0.5).fit(&x, &[])`.
+#[derive(Debug, Clone, Copy)]
+pub struct NuOneClass;
+
+impl NuOneClass {
+    /// scikit-learn's defaults: ν = 0.5, RBF kernel with γ = 1, tol 1e-3.
+    pub fn params() -> DualParams {
+        DualParams::new(DualKind::OneClass)
+    }
+}
+
+/// Unchecked hyper-parameters of a one-class ν-SVM, ε-SVR or ν-SVR (a consuming builder).
+#[derive(Debug, Clone, PartialEq)]
+pub struct DualParams {
+    kind: DualKind,
+    c: f64,
+    nu: f64,
+    epsilon: f64,
+    tol: Option<f64>,
+    kernel: Kernel,
+    solver: SolverParams,
+    n_threads: Option<usize>,
+    probability: bool,
+}
+
+impl DualParams {
+    fn new(kind: DualKind) -> Self {
+        DualParams {
+            kind,
+            c: 1.0,
+            nu: 0.5,
+            epsilon: 0.1,
+            tol: None,
+            kernel: Kernel::rbf(1.0),
+            solver: SolverParams::default(),
+            n_threads: None,
+            probability: false,
+        }
+    }
+
+    /// The penalty C > 0 of the regressions (one-class has none).
+    pub fn c(mut self, c: f64) -> Self {
+        self.c = c;
+        self
+    }
+
+    /// ν ∈ (0, 1] of ν-SVR and one-class: a bound on the fraction of margin errors and of
+    /// support vectors.
+    pub fn nu(mut self, nu: f64) -> Self {
+        self.nu = nu;
+        self
+    }
+
+    /// ε ≥ 0 of the ε-SVR: the half-width of the tube without loss.
+    pub fn epsilon(mut self, epsilon: f64) -> Self {
+        self.epsilon = epsilon;
+        self
+    }
+
+    /// Regressions: also fit the Laplace scale of the residuals on 5-fold cross-validation
+    /// (LIBSVM's `-b 1`, its `probA`).
+    pub fn probability(mut self, probability: bool) -> Self {
+        self.probability = probability;
+        self
+    }
+
+    solver_setters!();
+
+    /// Validates every parameter.
+    ///
+    /// # Errors
+    /// [`FwsvmError::InvalidParameter`] naming the first invalid one.
+    pub fn check(&self) -> Result<DualValidParams> {
+        if !(self.c.is_finite() && self.c > 0.0) {
+            return Err(FwsvmError::param(
+                "C",
+                format!("must be a positive finite number, got {}", self.c),
+            ));
+        }
+        if self.kind != DualKind::EpsilonSvr && !(self.nu > 0.0 && self.nu <= 1.0) {
+            return Err(FwsvmError::param(
+                "nu",
+                format!("must be in (0, 1], got {}", self.nu),
+            ));
+        }
+        if !(self.epsilon.is_finite() && self.epsilon >= 0.0) {
+            return Err(FwsvmError::param(
+                "epsilon",
+                format!("must be a non-negative finite number, got {}", self.epsilon),
+            ));
+        }
+        if self.probability && self.kind == DualKind::OneClass {
+            return Err(FwsvmError::param(
+                "probability",
+                "applies to the regressions (LIBSVM's Laplace scale), not to one-class",
+            ));
+        }
+        if self.n_threads == Some(0) {
+            return Err(FwsvmError::param(
+                "n_jobs",
+                "must be a positive number of threads",
+            ));
+        }
+        self.kernel.validate()?;
+        let mut valid = self.clone();
+        valid.solver.tol = valid.tol.unwrap_or(1e-3);
+        valid.solver.validate()?;
+        Ok(DualValidParams(valid))
+    }
+
+    /// Checks the parameters and fits; see [`DualValidParams::fit`].
+    ///
+    /// # Errors
+    /// As [`Self::check`] and [`DualValidParams::fit`].
+    pub fn fit<'x>(
+        &self,
+        x: impl TryInto<Features<'x>, Error: Into<FwsvmError>>,
+        y: &[f64],
+    ) -> Result<DualModel> {
+        self.check()?.fit(x, y)
+    }
+}
+
+/// Checked hyper-parameters of a one-class ν-SVM, ε-SVR or ν-SVR.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DualValidParams(DualParams);
+
+impl DualValidParams {
+    /// Which model.
+    pub fn kind(&self) -> DualKind {
+        self.0.kind
+    }
+
+    /// The kernel.
+    pub fn kernel(&self) -> Kernel {
+        self.0.kernel
+    }
+
+    /// The solver settings.
+    pub fn solver(&self) -> &SolverParams {
+        &self.0.solver
+    }
+
+    /// Fits on `x` (and targets `y` for the regressions; one-class ignores it).
+    ///
+    /// # Errors
+    /// [`FwsvmError::InvalidInput`] / [`FwsvmError::NonFinite`] for bad data.
+    pub fn fit<'x>(
+        &self,
+        x: impl TryInto<Features<'x>, Error: Into<FwsvmError>>,
+        y: &[f64],
+    ) -> Result<DualModel> {
+        self.fit_weighted(x.try_into().map_err(Into::into)?, y, None, &mut NoMonitor)
+    }
+
+    /// Fits with optional per-sample weights (bounds C·w_i, or w_i for one-class; samples of
+    /// weight 0 are left out, as scikit-learn does) and a [`Monitor`].
+    ///
+    /// # Errors
+    /// As [`Self::fit`], plus whatever the monitor returns.
+    pub fn fit_weighted(
+        &self,
+        x: Features<'_>,
+        y: &[f64],
+        sample_weight: Option<&[f64]>,
+        monitor: &mut (dyn Monitor + Send),
+    ) -> Result<DualModel> {
+        let m = x.n_rows();
+        let regression = self.0.kind != DualKind::OneClass;
+        if m == 0 {
+            return Err(FwsvmError::InvalidInput("X has no rows (0 samples)".into()));
+        }
+        if x.n_cols() == 0 {
+            return Err(FwsvmError::InvalidInput(
+                "X has no columns (0 features)".into(),
+            ));
+        }
+        x.check_finite("X")?;
+        if regression && y.len() != m {
+            return Err(FwsvmError::InvalidInput(format!(
+                "X has {m} rows but y has {} targets",
+                y.len()
+            )));
+        }
+        if let Some(w) = sample_weight {
+            if w.len() != m {
+                return Err(FwsvmError::InvalidInput(format!(
+                    "sample_weight has {} entries but X has {m} rows",
+                    w.len()
+                )));
+            }
+            if let Some(row) = w.iter().position(|v| !(v.is_finite() && *v >= 0.0)) {
+                return Err(FwsvmError::InvalidInput(format!(
+                    "sample_weight must be finite and non-negative, got {} at row {row}",
+                    w[row]
+                )));
+            }
+        }
+        let rows: Vec<usize> = (0..m)
+            .filter(|&i| sample_weight.is_none_or(|w| w[i] > 0.0))
+            .collect();
+        if rows.is_empty() {
+            return Err(FwsvmError::InvalidInput(
+                "every sample has zero weight".into(),
+            ));
+        }
+        let mut model = with_threads(self.0.n_threads, || {
+            self.fit_rows(x, y, &rows, sample_weight, monitor)
+        })??;
+        if self.0.probability && regression {
+            model.sigma = Some(with_threads(self.0.n_threads, || {
+                self.laplace_scale(x, y, &rows, sample_weight, monitor)
+            })??);
+        }
+        Ok(model)
+    }
+
+    /// The fit on `rows` of `x` (original indices in the model's support).
+    fn fit_rows(
+        &self,
+        x: Features<'_>,
+        y: &[f64],
+        rows: &[usize],
+        weights: Option<&[f64]>,
+        monitor: &mut (dyn Monitor + Send),
+    ) -> Result<DualModel> {
+        let p = &self.0;
+        let kept;
+        let x_used = if rows.len() == x.n_rows() {
+            x
+        } else {
+            kept = if p.kernel == Kernel::Precomputed {
+                x.select_square(rows)
+            } else {
+                x.select_rows(rows)
+            };
+            kept.view()
+        };
+        let w: Vec<f64> = rows
+            .iter()
+            .map(|&i| weights.map_or(1.0, |w| w[i]))
+            .collect();
+        let km = KernelMatrix::new(p.kernel, x_used);
+        let problem = match p.kind {
+            DualKind::OneClass => DualProblem::one_class(km, &w, p.nu)?,
+            DualKind::EpsilonSvr | DualKind::NuSvr => {
+                let z: Vec<f64> = rows.iter().map(|&i| y[i]).collect();
+                let c: Vec<f64> = w.iter().map(|&wi| p.c * wi).collect();
+                if p.kind == DualKind::EpsilonSvr {
+                    DualProblem::epsilon_svr(km, &z, &c, p.epsilon)?
+                } else {
+                    DualProblem::nu_svr(km, &z, &c, p.nu)?
+                }
+            }
+            DualKind::NuSvc => unreachable!("nu-SVC is fitted by Svc"),
+        };
+        let solution = solve_dual(&problem, &p.solver, monitor)?;
+        let n = rows.len();
+        let a = &solution.alpha;
+        let beta: Vec<f64> = if a.len() == 2 * n {
+            (0..n).map(|i| a[i] - a[i + n]).collect()
+        } else {
+            a.clone()
+        };
+        let local: Vec<usize> = (0..n).filter(|&i| beta[i] != 0.0).collect();
+        let support: Vec<usize> = local.iter().map(|&i| rows[i]).collect();
+        Ok(DualModel {
+            kind: p.kind,
+            kernel: p.kernel,
+            vectors: x.select_rows(&support),
+            coef: local.iter().map(|&i| beta[i]).collect(),
+            support,
+            rho: solution.rho,
+            epsilon: match p.kind {
+                DualKind::EpsilonSvr => p.epsilon,
+                DualKind::NuSvr => -solution.r,
+                _ => 0.0,
+            },
+            sigma: None,
+            stats: Some(solution.stats),
+            history: solution.history,
+        })
+    }
+
+    /// LIBSVM's `svm_svr_probability`: the mean absolute residual of 5-fold cross-validated
+    /// predictions, without the residuals beyond 5√2 times the first mean.
+    fn laplace_scale(
+        &self,
+        x: Features<'_>,
+        y: &[f64],
+        rows: &[usize],
+        weights: Option<&[f64]>,
+        monitor: &mut (dyn Monitor + Send),
+    ) -> Result<f64> {
+        let folds = crate::cross_validation::shuffled_folds(rows.len(), 5, self.0.solver.seed);
+        let inner = DualValidParams(DualParams {
+            probability: false,
+            solver: SolverParams {
+                verbose: false,
+                record_history: false,
+                ..self.0.solver.clone()
+            },
+            ..self.0.clone()
+        });
+        let mut residual = vec![0.0; rows.len()];
+        for k in 0..5 {
+            let (train, test): (Vec<usize>, Vec<usize>) =
+                (0..rows.len()).partition(|&t| folds[t] != k);
+            if test.is_empty() || train.is_empty() {
+                continue;
+            }
+            let train_rows: Vec<usize> = train.iter().map(|&t| rows[t]).collect();
+            let test_rows: Vec<usize> = test.iter().map(|&t| rows[t]).collect();
+            let model = inner.fit_rows(x, y, &train_rows, weights, monitor)?;
+            // With a precomputed kernel the held-out rows are their kernel values against
+            // every training row, as the model's decision function reads them.
+            let values = model.decision_function(x.select_rows(&test_rows).view())?;
+            for (&t, &f) in test.iter().zip(&values) {
+                residual[t] = y[rows[t]] - f;
+            }
+        }
+        let n = residual.len() as f64;
+        let mae = residual.iter().map(|r| r.abs()).sum::<f64>() / n;
+        let std = (2.0 * mae * mae).sqrt();
+        let kept: Vec<f64> = residual
+            .iter()
+            .map(|r| r.abs())
+            .filter(|&r| r <= 5.0 * std)
+            .collect();
+        Ok(kept.iter().sum::<f64>() / kept.len().max(1) as f64)
+    }
+}
