@@ -45,6 +45,12 @@ def models() -> dict[str, object]:
         "svc_sigmoid": fwsvm.SVC(kernel="sigmoid", gamma=0.1).fit(X, y2),
         "svr_rbf": fwsvm.SVR(gamma=0.5).fit(X, X[:, 0]),
         "one_class_rbf": fwsvm.OneClassSVM(gamma=0.5).fit(X),
+        "crammer_singer_rbf": fwsvm.CrammerSingerSVC(gamma=0.5, random_state=0).fit(X, y3),
+        "crammer_singer_sparse": fwsvm.CrammerSingerSVC(kernel="linear", max_iter=2000, random_state=0).fit(Xs, y3),
+        "sgd_binary": fwsvm.SGDSVC(random_state=0, max_epochs=3).fit(X, y2),
+        "sgd_3class": fwsvm.SGDSVC(random_state=0, max_epochs=3).fit(X, y3),
+        "nystroem_sparse": fwsvm.Nystroem(n_components=8, random_state=0).fit(Xs),
+        "fourier_laplacian": fwsvm.RandomFourierFeatures(kernel="laplacian", n_components=8, random_state=0).fit(X),
     }
     return out
 
@@ -111,7 +117,8 @@ def main() -> None:
         (ROOT / "data" / name).write_bytes(text.encode())
     for name, model in models().items():
         model.save(ROOT / "fwm" / f"{name}.fwm")
-        if not isinstance(model, fwsvm.OneClassSVM):  # no LIBSVM counterpart (an MEB model)
+        # One-class (an MEB model) and the estimators LIBSVM has not: no LIBSVM counterpart.
+        if hasattr(model, "save_libsvm_model") and not isinstance(model, fwsvm.OneClassSVM):
             model.save_libsvm_model(ROOT / "libsvm_model" / f"{name}.model")
     binary = (ROOT / "libsvm_model" / "svc_rbf_binary.model").read_text()
     for name, text in _libsvm_regressions(binary).items():

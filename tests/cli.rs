@@ -106,8 +106,8 @@ fn errors_are_one_line_and_inputs_are_never_overwritten() {
             "argument -c: invalid float value: 'abc'",
         ),
         (
-            vec!["train", "-s", "1", d],
-            "-s 1 (nu-SVC) is not implemented",
+            vec!["train", "-s", "5", d],
+            "argument -s: invalid choice: 5",
         ),
         (
             vec!["predict", d, d],
@@ -137,4 +137,69 @@ fn errors_are_one_line_and_inputs_are_never_overwritten() {
                 .starts_with("usage: ")
     );
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Issue 33: `scale` keeps per-feature statistics for the features that have entries or
+/// parameters only. A parameter file with index 10¹² asked for 7.28 TiB and data with index
+/// 2³¹ − 1 for 48 GiB; both now take kilobytes (the 1 GiB address-space limit proves it). A
+/// binary parameter file is a one-line error naming the file and the line.
+#[test]
+fn scale_follows_the_entries_not_the_largest_index() {
+    let dir = folder("scale");
+    let s = |p: &Path| p.to_str().unwrap().to_owned();
+    let (data, range, saved, binary) = (
+        dir.join("d.svm"),
+        dir.join("range"),
+        dir.join("saved"),
+        dir.join("binary"),
+    );
+    std::fs::write(&data, "1 1:0.5 2:3\n-1 1:-1 2147483647:2\n1 2:1\n").unwrap();
+    std::fs::write(&range, "x\n-1 1\n1 -2 2\n1000000000000 0 1\n").unwrap();
+    std::fs::write(&binary, b"x\n-1 1\n\xff\xfe\x80 1 2\n").unwrap();
+    // Under a 1 GiB address-space limit (the shell's ulimit applies to the binary alone).
+    let limited = |args: &[&str]| {
+        let mut command = format!("ulimit -v 1048576; exec '{}'", env!("CARGO_BIN_EXE_fwsvm"));
+        for a in args {
+            command.push_str(&format!(" '{a}'"));
+        }
+        Command::new("sh").args(["-c", &command]).output().unwrap()
+    };
+    let run = limited(&["scale", "-r", &s(&range), &s(&data)]);
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    assert_eq!(
+        String::from_utf8(run.stdout).unwrap(),
+        "1 1:0.25 1000000000000:-1 \n-1 1:-0.5 1000000000000:-1 \n1 1000000000000:-1 \n"
+    );
+    let stderr = String::from_utf8(run.stderr).unwrap();
+    assert_eq!(stderr.lines().count(), 2, "{stderr}"); // features 2 and 2³¹ − 1 are not in it
+    assert!(
+        stderr.contains("feature index 2147483647 appeared"),
+        "{stderr}"
+    );
+    let run = limited(&["scale", "-s", &s(&saved), &s(&data)]);
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    assert_eq!(
+        std::fs::read_to_string(&saved).unwrap(),
+        "x\n-1 1\n1 -1 0.5\n2 0 3\n2147483647 0 2\n"
+    );
+    for (file, why) in [
+        (s(&binary), "line 3: not text (invalid UTF-8)"),
+        ("/dev/zero".to_owned(), "line 1: line longer than 64 MiB"),
+    ] {
+        let run = limited(&["scale", "-r", &file, &s(&data)]);
+        let stderr = String::from_utf8(run.stderr).unwrap();
+        assert_eq!(run.status.code(), Some(1), "{stderr}");
+        assert_eq!(
+            stderr,
+            format!("fwsvm scale: error: {file}: {why}: not a scaling parameter file\n")
+        );
+    }
 }

@@ -255,9 +255,24 @@ fn models_round_trip_through_the_file() {
 #[test]
 fn files_written_by_python_load_and_crafted_ones_are_refused() {
     let corpus = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fuzz_corpus");
-    let mut loaded = 0;
+    let (mut loaded, mut python_only) = (0, 0);
     for entry in std::fs::read_dir(corpus.join("fwm")).unwrap() {
         let path = entry.unwrap().path();
+        // CrammerSingerSVC, SGDSVC, Nystroem and RandomFourierFeatures have no Rust model: their
+        // files pass the same checks and are refused by name.
+        let name = path.file_name().unwrap().to_string_lossy().to_string();
+        if ["crammer_singer", "sgd_", "nystroem", "fourier"]
+            .iter()
+            .any(|p| name.starts_with(p))
+        {
+            let err = model_file::load(&path).unwrap_err();
+            assert!(
+                err.to_string().contains("has no Rust model"),
+                "{name}: {err}"
+            );
+            python_only += 1;
+            continue;
+        }
         let model = model_file::load(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         let n_features = match &model {
             Model::Svc(m) => m.support_vectors().view().n_cols(),
@@ -273,7 +288,7 @@ fn files_written_by_python_load_and_crafted_ones_are_refused() {
         assert_eq!(n, 3);
         loaded += 1;
     }
-    assert!(loaded >= 8);
+    assert!(loaded >= 8 && python_only >= 6, "{loaded} {python_only}");
     for entry in std::fs::read_dir(corpus.join("regressions")).unwrap() {
         let path = entry.unwrap().path();
         if path.extension().is_some_and(|e| e == "fwm") {

@@ -232,3 +232,39 @@ label 1 -1\nnr_sv 1 1\nSV\n0.5 1:1 2:0.5\n-0.5 1:-1\n";
     // No message is empty.
     assert!(!error_of("").ends_with(": "));
 }
+
+/// Issue 33: `fwsvm predict` converts the file's content by value (support vectors reordered in
+/// place); the model is the one the borrowing conversion builds, for every label order of a
+/// file with four classes of different sizes.
+#[test]
+fn the_owned_conversion_equals_the_borrowing_one() {
+    let labels = [[4, 1, 3, 2], [1, 2, 3, 4], [2, 4, 1, 3], [3, 1, 2, 4]];
+    for order in labels {
+        let n_support = [2, 1, 3, 2];
+        let mut text = format!(
+            "svm_type c_svc\nkernel_type rbf\ngamma 0.5\nnr_class 4\ntotal_sv 8\nrho 0.1 0.2 0.3 0.4 0.5 0.6\nlabel {} {} {} {}\nnr_sv 2 1 3 2\nSV\n",
+            order[0], order[1], order[2], order[3]
+        );
+        let mut s = 0;
+        for (class, &n) in n_support.iter().enumerate() {
+            for _ in 0..n {
+                s += 1;
+                let coef = [0.25 * s as f64, -0.5 * class as f64, 0.125];
+                text.push_str(&format!(
+                    "{} {} {} {}:{} {}:{}\n",
+                    coef[0],
+                    coef[1],
+                    coef[2],
+                    1 + s % 3,
+                    s,
+                    4 + class,
+                    -(s as f64)
+                ));
+            }
+        }
+        let file = read_text(&text).unwrap();
+        let borrowed = SvcModel::from_libsvm(&file).unwrap();
+        let owned = SvcModel::from_libsvm_owned(file).unwrap();
+        assert_eq!(borrowed, owned, "labels {order:?}");
+    }
+}

@@ -384,3 +384,33 @@ def test_ctrl_c_stops_a_load_with_keyboard_interrupt(tmp_path) -> None:
     assert run.returncode == 0, run.stderr[-2000:]
     assert run.stdout.startswith("KeyboardInterrupt"), run.stdout + run.stderr[-2000:]
     assert run.stdout.splitlines()[-1] == "reader closed", run.stdout
+
+
+def test_offset_length_and_line_limit_are_checked_by_name() -> None:
+    # Issue 33: offset=-5 raised "OverflowError: can't convert negative int to unsigned".
+    import io
+
+    import fwsvm
+
+    data = b"1 1:1\n-1 2:1\n"
+    for kwargs, name in [(dict(offset=-5), "offset"), (dict(offset=1.5), "offset"), (dict(length=None), "length"),
+                         (dict(max_line_length=0), "max_line_length")]:
+        with pytest.raises(ValueError, match=name):
+            fwsvm.load_svmlight_file(io.BytesIO(data), n_features=3, **kwargs)
+    X, _ = fwsvm.load_svmlight_file(io.BytesIO(data), n_features=3, offset=0, length=-1)
+    assert X.shape == (2, 3)
+
+
+def test_float32_overflow_is_refused_naming_file_row_and_value(tmp_path) -> None:
+    # Issue 33: dtype=float32 turned 1e300 into inf silently.
+    import fwsvm
+
+    path = tmp_path / "big.svm"
+    path.write_bytes(b"1 1:1\n-1 2:1e300\n1 1:3e38\n")
+    with pytest.raises(ValueError, match=r"big\.svm: data row 2: the value 1e\+300 does not fit in float32"):
+        fwsvm.load_svmlight_file(path, dtype=np.float32)
+    X, _ = fwsvm.load_svmlight_file(path, dtype=np.float64)
+    assert X[1, 1] == 1e300
+    path.write_bytes(b"1 1:1\n-1 2:3e38\n")
+    X, _ = fwsvm.load_svmlight_file(path, dtype=np.float32)
+    assert np.isfinite(X.data).all() and X.dtype == np.float32

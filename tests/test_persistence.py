@@ -12,7 +12,17 @@ import pytest
 import scipy.sparse as sp
 from sklearn.datasets import load_diabetes, load_iris
 
-from fwsvm import SVC, SVR, ModelFormatError, OneClassSVM, load_model
+from fwsvm import (
+    SGDSVC,
+    SVC,
+    SVR,
+    CrammerSingerSVC,
+    ModelFormatError,
+    Nystroem,
+    OneClassSVM,
+    RandomFourierFeatures,
+    load_model,
+)
 from fwsvm.persistence import FORMAT_VERSION
 
 
@@ -25,9 +35,24 @@ def _fitted():
     yield "svc-precomputed", SVC(kernel="precomputed").fit(X @ X.T, y), X @ X.T
     yield "one-class", OneClassSVM(random_state=0).fit(X), X
     yield "svr", SVR(random_state=0).fit(Xd, yd), Xd
+    # Issue 33: every fitted estimator saves in the versioned format.
+    yield "crammer-singer", CrammerSingerSVC(C=2.0, random_state=0).fit(X, y), X
+    yield "crammer-singer-sparse", CrammerSingerSVC(kernel="poly", random_state=0).fit(sp.csr_matrix(X), y), \
+        sp.csr_matrix(X)
+    yield "sgd-binary", SGDSVC(random_state=0, tol=0.1).fit(X[y < 2], y[y < 2]), X
+    yield "sgd-multiclass", SGDSVC(loss="squared_hinge", tol=0.1, random_state=0).fit(
+        X, np.array(["a", "b", "c"])[y]), X
+    yield "nystroem", Nystroem(n_components=20, random_state=0).fit(X), X
+    yield "nystroem-sparse", Nystroem(kernel="laplacian", n_components=20, random_state=0).fit(
+        sp.csr_matrix(X)), sp.csr_matrix(X)
+    yield "fourier", RandomFourierFeatures(n_components=30, random_state=0).fit(X), X
+    yield "fourier-laplacian", RandomFourierFeatures(kernel="laplacian", gamma=0.5, n_components=30,
+                                                     random_state=0).fit(X), X
 
 
 def _outputs(est, X):
+    if not hasattr(est, "predict"):
+        return [est.transform(X)]
     out = [est.predict(X)]
     if hasattr(est, "decision_function"):
         out.append(est.decision_function(X))
@@ -145,3 +170,36 @@ def test_crafted_model_files_are_refused(tmp_path) -> None:
     model = SVC(gamma=0.5).fit(X, y)
     model.save(path)
     np.testing.assert_array_equal(load_model(path).predict(X), model.predict(X))
+
+
+@pytest.mark.parametrize("cls, fit, attribute, bad", [
+    (CrammerSingerSVC, lambda X, y: CrammerSingerSVC().fit(X, y), "dual_coef_", lambda a: a[:, :-1]),
+    (SGDSVC, lambda X, y: SGDSVC(tol=0.1).fit(X, y), "coef_", lambda a: a[:, :-1]),
+    (SGDSVC, lambda X, y: SGDSVC(tol=0.1).fit(X, y), "intercept_", lambda a: np.full_like(a, np.nan)),
+    (Nystroem, lambda X, y: Nystroem(n_components=10).fit(X), "normalization_", lambda a: a[:-1]),
+    (RandomFourierFeatures, lambda X, y: RandomFourierFeatures(n_components=10).fit(X), "random_offset_",
+     lambda a: a[:-1]),
+])
+def test_the_new_estimators_files_are_checked(tmp_path, cls, fit, attribute, bad) -> None:
+    # A shape or value that would index out of range or predict NaN is refused on save and on load.
+    import warnings
+
+    X, y = load_iris(return_X_y=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est = fit(X, y)
+    setattr(est, attribute, bad(getattr(est, attribute)))
+    with pytest.raises(ModelFormatError, match="inconsistent model|non-finite"):
+        est.save(tmp_path / "bad.fwm")
+    assert not (tmp_path / "bad.fwm").exists()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        good = _saved_as(tmp_path, fit(X, y))
+    with pytest.raises(ModelFormatError, match="holds a"):
+        SVC.load(good)
+
+
+def _saved_as(tmp_path, est):
+    path = tmp_path / "good.fwm"
+    est.save(path)
+    return path

@@ -37,6 +37,23 @@ def _source(f: Any) -> tuple[Any, str]:
     raise TypeError(f"expected a path, a file descriptor or a binary file object, got {type(f).__name__}")
 
 
+def _is_int(value: Any) -> bool:
+    return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
+
+
+def _check_narrowed(wide: np.ndarray, narrow: np.ndarray, indptr: np.ndarray, name: str) -> None:
+    """Refuses finite values that a narrower dtype (float32, float16) turns into ±inf."""
+    overflow = np.isinf(narrow) & np.isfinite(wide)
+    if not overflow.any():
+        return
+    k = int(np.argmax(overflow))
+    row = int(np.searchsorted(indptr, k, side="right")) - 1
+    raise ValueError(
+        f"{name}: data row {row + 1}: the value {float(wide[k])!r} does not fit in {narrow.dtype} "
+        f"(largest {float(np.finfo(narrow.dtype).max):.8g}); load with dtype=np.float64"
+    )
+
+
 def _zero_based_arg(zero_based: Any) -> str:
     if isinstance(zero_based, str):
         if zero_based != "auto":
@@ -94,8 +111,14 @@ def load_svmlight_files(
     """
     if isinstance(files, (str, os.PathLike, int)) or hasattr(files, "read"):
         files = [files]
-    if n_features is not None and (not isinstance(n_features, (int, np.integer)) or n_features < 1):
+    if n_features is not None and (not _is_int(n_features) or n_features < 1):
         raise ValueError(f"n_features must be a positive integer, got {n_features!r}")
+    if not _is_int(offset) or offset < 0:
+        raise ValueError(f"offset must be a non-negative integer (a byte position), got {offset!r}")
+    if not _is_int(length):
+        raise ValueError(f"length must be an integer (a byte count; -1 or 0: to the end), got {length!r}")
+    if max_line_length is not None and (not _is_int(max_line_length) or max_line_length < 1):
+        raise ValueError(f"max_line_length must be a positive integer or None, got {max_line_length!r}")
     if (offset != 0 or length > 0) and zero_based == "auto":
         # Byte ranges may not see the whole file, so "auto" cannot be decided (scikit-learn).
         zero_based = True
@@ -114,12 +137,16 @@ def load_svmlight_files(
              max_line_length=None if max_line_length is None else int(max_line_length)),
     )
     result: list[Any] = []
-    for part in parsed:
+    for part, name in zip(parsed, names):
         indptr = part["indptr"]
         n_rows = len(indptr) - 1
         indptr = indptr.astype(np.int32) if indptr[-1] <= _INT32_MAX else indptr.view(np.int64)
+        with np.errstate(over="ignore"):  # an overflow is refused below, naming the row
+            values = part["data"].astype(dtype, copy=False)
+        if dtype.itemsize < 8:
+            _check_narrowed(part["data"], values, indptr, name)
         X = sp.csr_matrix(
-            (part["data"].astype(dtype, copy=False), part["indices"].view(np.int32), indptr),
+            (values, part["indices"].view(np.int32), indptr),
             shape=(n_rows, part["n_features"]),
             copy=False,
         )

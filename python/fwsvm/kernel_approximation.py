@@ -30,11 +30,12 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from fwsvm import _core
 from fwsvm._native import features_arg, n_threads
+from fwsvm.persistence import SaveMixin
 from fwsvm.svm import _KERNELS, resolve_gamma
 
 
 
-class Nystroem(TransformerMixin, BaseEstimator):
+class Nystroem(SaveMixin, TransformerMixin, BaseEstimator):
     """Nyström approximation of a kernel: z(x) = K_SS^{−1/2} k(S, x) for landmarks S.
 
     Parameters
@@ -206,7 +207,7 @@ class Nystroem(TransformerMixin, BaseEstimator):
         return self._kernel(X, self.components_) @ self.normalization_
 
 
-class RandomFourierFeatures(TransformerMixin, BaseEstimator):
+class RandomFourierFeatures(SaveMixin, TransformerMixin, BaseEstimator):
     """Random Fourier features (Rahimi & Recht 2007) of a shift-invariant kernel:
     z(x) = √(2/D) cos(Wx + b).
 

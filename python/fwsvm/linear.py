@@ -18,10 +18,11 @@ from sklearn.utils.validation import validate_data
 
 from fwsvm import _core
 from fwsvm._native import features_arg, n_threads, run_interruptible
+from fwsvm.persistence import SaveMixin
 from fwsvm.svm import _seed, _verbosity, fit_weights
 
 
-class SGDSVC(LinearClassifierMixin, BaseEstimator):
+class SGDSVC(SaveMixin, LinearClassifierMixin, BaseEstimator):
     """Linear SVM trained by mini-batch stochastic subgradient descent (seed 004, Algorithm 2).
 
     Minimises the primal of the soft-margin SVM with an unregularised bias,

@@ -21,8 +21,14 @@ _MAX_DENSE_SV_VALUES = 1 << 24
 def load_model(path: str | os.PathLike[str]) -> Any:
     """Read an estimator written by ``est.save`` (or a Rust model's ``save``), whatever its
     class."""
+    from fwsvm.crammer_singer import CrammerSingerSVC
+    from fwsvm.kernel_approximation import Nystroem, RandomFourierFeatures
+    from fwsvm.linear import SGDSVC
+
     parts = persistence.read(path)
-    classes = {cls.__name__: cls for cls in (SVC, SVR, NuSVC, NuSVR, OneClassSVM)}
+    estimators = (SVC, SVR, NuSVC, NuSVR, OneClassSVM, CrammerSingerSVC, SGDSVC, Nystroem,
+                  RandomFourierFeatures)
+    classes = {cls.__name__: cls for cls in estimators}
     if parts[0] not in classes:
         raise persistence.ModelFormatError(f"{os.fspath(path)}: unknown estimator class {parts[0]!r}")
     return persistence.restore(classes[parts[0]], path, parts)

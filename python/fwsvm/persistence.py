@@ -126,12 +126,22 @@ def restore(cls: type, path: str | os.PathLike[str],
     return est
 
 
-class PersistenceMixin:
-    """``save(path)`` and ``load(path)`` for the estimators."""
+class SaveMixin:
+    """``save(path)`` and ``load(path)`` in the versioned format (``fwsvm.load_model`` reads
+    them too)."""
 
     def save(self, path: str | os.PathLike[str]) -> None:
         """Write this fitted estimator in fwsvm's versioned binary model format."""
         save(self, path)
+
+    @classmethod
+    def load(cls, path: str | os.PathLike[str]) -> Any:
+        """Read a model written by ``save``; it must be of this class."""
+        return restore(cls, path)
+
+
+class PersistenceMixin(SaveMixin):
+    """``save``/``load``, LIBSVM model files and scikit-learn conversion for the kernel SVMs."""
 
     def save_libsvm_model(self, path: str | os.PathLike[str]) -> None:
         """Write this fitted SVC, SVR or (rbf) OneClassSVM as a LIBSVM model file (for ``svm-predict``)."""
@@ -144,8 +154,3 @@ class PersistenceMixin:
         from fwsvm.interop import to_sklearn
 
         return to_sklearn(self)
-
-    @classmethod
-    def load(cls, path: str | os.PathLike[str]) -> Any:
-        """Read a model written by ``save``; it must be of this class."""
-        return restore(cls, path)

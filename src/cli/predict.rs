@@ -5,7 +5,7 @@ use super::files::{refuse_same_file, write_output};
 use super::format::{g6, g17};
 use super::train::{read_data, squared_correlation};
 use super::{CliError, Context};
-use crate::data::{CsrMatrix, FeatureMatrix, Features};
+use crate::data::{CsrMatrix, CsrView, FeatureMatrix, Features};
 use crate::model::{SvcModel, decision_values};
 use crate::model_file::{LibsvmModel, SvmType};
 
@@ -48,10 +48,17 @@ pub(crate) fn predict_file_model(
     file: &LibsvmModel,
     x: Features<'_>,
 ) -> Result<Vec<f64>, CliError> {
-    let vectors = widen(file.vectors.clone(), x.n_cols())?;
+    // The file's vectors as wide as the queries, borrowed (no copy of the entries).
+    let v = file.vectors.view();
+    let vectors = CsrView::new(
+        v.indptr(),
+        v.indices(),
+        v.data(),
+        x.n_cols().max(v.n_cols()),
+    )?;
     let values = decision_values(
         file.kernel,
-        Features::Sparse(vectors.view()),
+        Features::Sparse(vectors),
         &file.sv_coef,
         -file.rho[0],
         x,
@@ -88,10 +95,15 @@ pub(crate) fn run(argv: &[String], context: &mut Context<'_>) -> Result<(), CliE
     let x = widen(x, d)?;
     let features = Features::Sparse(x.view());
     let predictions: Vec<f64>;
-    if file.svm_type.is_classifier() {
-        let mut model = SvcModel::from_libsvm(&file)?;
-        if let FeatureMatrix::Sparse(v) = &model.vectors {
-            model.vectors = FeatureMatrix::Sparse(widen(v.clone(), d)?);
+    let svm_type = file.svm_type;
+    if svm_type.is_classifier() {
+        // The file's content moves into the model (its support vectors are not copied).
+        let mut model = SvcModel::from_libsvm_owned(file)?;
+        if let FeatureMatrix::Sparse(v) = &mut model.vectors
+            && v.n_cols() < d
+        {
+            let narrow = std::mem::replace(v, CsrMatrix::new(vec![0], Vec::new(), Vec::new(), 0)?);
+            *v = widen(narrow, d)?;
         }
         if probability {
             if model.probability_parameters().0.is_empty() {
@@ -130,7 +142,7 @@ pub(crate) fn run(argv: &[String], context: &mut Context<'_>) -> Result<(), CliE
             })?;
         }
     } else {
-        if probability && file.svm_type == SvmType::OneClass {
+        if probability && svm_type == SvmType::OneClass {
             return Err(CliError::plain(format!(
                 "{model_file}: -b 1 is not supported for one-class models in fwsvm"
             )));
@@ -157,7 +169,7 @@ pub(crate) fn run(argv: &[String], context: &mut Context<'_>) -> Result<(), CliE
                 .try_for_each(|v| writeln!(w, "{}", g17(*v)))
         })?;
     }
-    if matches!(file.svm_type, SvmType::EpsilonSvr | SvmType::NuSvr) {
+    if matches!(svm_type, SvmType::EpsilonSvr | SvmType::NuSvr) {
         let n = y.len() as f64;
         let mse = predictions
             .iter()

@@ -7,6 +7,7 @@ mod expansion;
 mod one_class;
 mod ovo;
 pub mod probability;
+mod row_blocks;
 mod svc;
 mod svr;
 
@@ -15,6 +16,9 @@ pub(crate) use expansion::check_query_features;
 pub use expansion::{KernelExpansion, decision_values};
 pub use one_class::OneClassModel;
 pub use ovo::{ovo_decision_values, ovo_votes};
+pub use row_blocks::{
+    TARGET_BLOCK_SECONDS, by_row_blocks, decision_values_until, ovo_decision_values_until,
+};
 pub use svc::SvcModel;
 pub use svr::SvrModel;
 

@@ -41,6 +41,15 @@ fn from_archive(archive: ModelArchive, name: &str) -> Result<Model> {
         Estimator::Svc | Estimator::NuSvc => Model::Svc(svc_from(&archive, name)?),
         Estimator::Svr | Estimator::NuSvr => Model::Svr(svr_from(&archive, name)?),
         Estimator::OneClass => Model::OneClass(one_class_from(&archive, name)?),
+        other => {
+            return Err(format_error(
+                name,
+                format!(
+                    "holds a {}, which has no Rust model (load it with Python's fwsvm.load_model)",
+                    other.name()
+                ),
+            ));
+        }
     })
 }
 
@@ -311,7 +320,7 @@ impl Reader<'_> {
 
     fn vectors(&self) -> Result<FeatureMatrix> {
         if let Some((indptr, indices, data, [_, n_cols])) =
-            csr_parts(self.archive).map_err(|e| self.fail(e))?
+            csr_parts(self.archive, "support_vectors_").map_err(|e| self.fail(e))?
         {
             return Ok(FeatureMatrix::Sparse(
                 CsrMatrix::new(indptr, indices, data, n_cols).map_err(|e| self.fail(e))?,

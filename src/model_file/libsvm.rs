@@ -728,8 +728,8 @@ fn read_vectors(
     total_sv: usize,
     n_coef: usize,
 ) -> Result<(Vec<f64>, CsrMatrix)> {
-    let (mut coef, mut indptr, mut indices, mut data) =
-        (Vec::new(), vec![0usize], Vec::new(), Vec::new());
+    let (mut coef, mut indptr) = (Vec::new(), vec![0usize]);
+    let mut entries = Entries::new(Entries::BLOCK);
     let mut n_cols = 0usize;
     let mut seen = 0usize;
     loop {
@@ -801,12 +801,10 @@ fn read_vectors(
             }
             last = Some(index);
             let value = number(value, &format!("feature {index}'s value"), name, line)?;
-            crate::error::try_reserve(&mut indices, 1, "support vectors")?;
-            indices.push((index - 1) as u32);
-            data.push(value);
+            entries.push((index - 1) as u32, value)?;
             n_cols = n_cols.max(index as usize);
         }
-        indptr.push(indices.len());
+        indptr.push(entries.len());
     }
     if seen != total_sv {
         return Err(fail(
@@ -815,8 +813,85 @@ fn read_vectors(
             format!("'total_sv {total_sv}' but the file has {seen} support vector lines"),
         ));
     }
+    let (indices, data) = entries.into_vecs()?;
     let vectors = CsrMatrix::new(indptr, indices, data, n_cols)?;
     Ok((coef, vectors))
+}
+
+/// The support vectors' entries as they are read, in blocks of [`Entries::BLOCK`]: a growing
+/// `Vec` doubles its capacity (a 288 MB file of 40 million entries held up to twice the
+/// entries, three times while copying); the blocks are joined once, at their exact size,
+/// each freed as it is copied. A block's arrays (32 and 64 MiB) are above the allocator's
+/// largest mmap threshold (glibc: 32 MiB), so a freed block goes back to the system at once
+/// instead of staying in the heap (with 12 MiB blocks the peak stayed at twice the entries).
+struct Entries {
+    /// Entries per block.
+    block: usize,
+    full: Vec<(Vec<u32>, Vec<f64>)>,
+    indices: Vec<u32>,
+    data: Vec<f64>,
+    len: usize,
+}
+
+impl Entries {
+    /// Entries per block (96 MiB).
+    const BLOCK: usize = 1 << 23;
+
+    fn new(block: usize) -> Self {
+        Entries {
+            block,
+            full: Vec::new(),
+            indices: Vec::new(),
+            data: Vec::new(),
+            len: 0,
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.len
+    }
+
+    fn push(&mut self, index: u32, value: f64) -> Result<()> {
+        if self.indices.len() == self.indices.capacity() {
+            if self.indices.len() >= self.block {
+                let indices = std::mem::take(&mut self.indices);
+                let data = std::mem::take(&mut self.data);
+                self.full.push((indices, data));
+            }
+            // Small files stay small: the first block grows by doubling up to BLOCK.
+            let want = if self.full.is_empty() {
+                self.indices.len().max(16).min(self.block)
+            } else {
+                self.block
+            };
+            crate::error::try_reserve(&mut self.indices, want, "support vectors")?;
+            crate::error::try_reserve(&mut self.data, want, "support vectors")?;
+        }
+        self.indices.push(index);
+        self.data.push(value);
+        self.len += 1;
+        Ok(())
+    }
+
+    /// All entries, in order, in two exactly sized vectors.
+    fn into_vecs(self) -> Result<(Vec<u32>, Vec<f64>)> {
+        if self.full.is_empty() {
+            return Ok((self.indices, self.data));
+        }
+        let (mut indices, mut data) = (Vec::new(), Vec::new());
+        indices
+            .try_reserve_exact(self.len)
+            .and_then(|()| data.try_reserve_exact(self.len))
+            .map_err(|_| crate::error::FwsvmError::OutOfMemory {
+                what: "support vectors",
+                bytes: self.len as u128 * 12,
+            })?;
+        for (i, d) in self.full.into_iter().chain([(self.indices, self.data)]) {
+            indices.extend_from_slice(&i);
+            data.extend_from_slice(&d);
+        }
+        Ok((indices, data))
+    }
 }
 
 /// A number as LIBSVM writes it (`%.17g` round-trips; so does the shortest form): plain
@@ -937,15 +1012,50 @@ impl SvcModel {
     /// # Errors
     /// [`FwsvmError::InvalidInput`] for a model that is not a classifier.
     pub fn from_libsvm(file: &LibsvmModel) -> Result<SvcModel> {
+        file.check()?;
+        Self::from_libsvm_parts(file, |perm| Ok(file.vectors.view().select_rows(perm)))
+    }
+
+    /// [`Self::from_libsvm`] taking the file's content: the support vectors are reordered in
+    /// place (class blocks rotated into sorted order), not copied, so a model of millions of
+    /// support vectors needs its size once, not twice.
+    ///
+    /// # Errors
+    /// As [`Self::from_libsvm`].
+    pub fn from_libsvm_owned(mut file: LibsvmModel) -> Result<SvcModel> {
+        file.check()?;
+        let vectors = std::mem::replace(
+            &mut file.vectors,
+            CsrMatrix::new(vec![0], Vec::new(), Vec::new(), 0)?,
+        );
+        let mut vectors = Some(vectors);
+        let starts = class_starts(&file.n_support);
+        Self::from_libsvm_parts(&file, |_| {
+            let mut order: Vec<usize> = (0..file.labels.len()).collect();
+            order.sort_by(|&a, &b| file.labels[a].total_cmp(&file.labels[b]));
+            let vectors = vectors
+                .take()
+                .unwrap_or_else(|| unreachable!("called once"));
+            sort_class_blocks(vectors, &starts, &order)
+        })
+    }
+
+    /// The conversion, with the support vectors reordered by `reorder(perm)` (file rows in the
+    /// model's order).
+    fn from_libsvm_parts(
+        file: &LibsvmModel,
+        reorder: impl FnOnce(&[usize]) -> Result<CsrMatrix>,
+    ) -> Result<SvcModel> {
         if !file.svm_type.is_classifier() {
             return Err(FwsvmError::InvalidInput(format!(
                 "a {} model is not a classifier",
                 file.svm_type.name()
             )));
         }
-        file.check()?;
         let k = file.labels.len();
-        let n_sv = file.n_support_vectors();
+        // From the counts: the owned conversion has taken the vectors out (check() has
+        // matched the counts against them).
+        let n_sv: usize = file.n_support.iter().sum();
         // Sorted class c is file position order[c]; file position p holds sorted class
         // sorted_of[p] (the model's label order).
         let mut order: Vec<usize> = (0..k).collect();
@@ -991,7 +1101,7 @@ impl SvcModel {
             prob_a.clear();
             prob_b.clear();
         }
-        let vectors = file.vectors.view().select_rows(&perm);
+        let vectors = reorder(&perm)?;
         let model = SvcModel {
             classes: order.iter().map(|&p| file.labels[p]).collect(),
             kernel: file.kernel,
@@ -1018,6 +1128,43 @@ impl SvcModel {
     }
 }
 
+/// `vectors` (rows grouped by class, class p's rows from `starts[p]`) with the class blocks in
+/// the order `order` (block `order[0]` first), moved in place by rotations: each class block is
+/// rotated to the front of what remains (O(classes × entries) moves, no second copy). Many
+/// classes are copied instead, row by row.
+fn sort_class_blocks(vectors: CsrMatrix, starts: &[usize], order: &[usize]) -> Result<CsrMatrix> {
+    let n_cols = vectors.n_cols();
+    if order.len() > 64 {
+        let perm: Vec<usize> = order
+            .iter()
+            .flat_map(|&p| starts[p]..starts[p + 1])
+            .collect();
+        return Ok(vectors.view().select_rows(&perm));
+    }
+    let (indptr, mut indices, mut data) = vectors.into_parts();
+    let entries = |p: usize| indptr[starts[p + 1]] - indptr[starts[p]];
+    let mut current: Vec<usize> = (0..order.len()).collect();
+    let mut at = 0;
+    for (c, &want) in order.iter().enumerate() {
+        let k = c + current[c..].iter().position(|&b| b == want).unwrap_or(0);
+        let span: usize = current[c..=k].iter().map(|&b| entries(b)).sum();
+        indices[at..at + span].rotate_right(entries(want));
+        data[at..at + span].rotate_right(entries(want));
+        current[c..=k].rotate_right(1);
+        at += entries(want);
+    }
+    let mut new_indptr = Vec::new();
+    crate::error::try_reserve(&mut new_indptr, indptr.len(), "support vectors")?;
+    new_indptr.push(0);
+    for &p in order {
+        for r in starts[p]..starts[p + 1] {
+            let last = new_indptr[new_indptr.len() - 1];
+            new_indptr.push(last + indptr[r + 1] - indptr[r]);
+        }
+    }
+    CsrMatrix::new(new_indptr, indices, data, n_cols)
+}
+
 /// Where each class's support vectors start (and, last, their total).
 fn class_starts(n_support: &[usize]) -> Vec<usize> {
     std::iter::once(0)
@@ -1039,4 +1186,29 @@ fn pairs(k: usize) -> impl Iterator<Item = (usize, usize, usize)> {
 /// Position of pair (i, j), i < j, in LIBSVM's order (0,1), (0,2), …, (1,2), ….
 pub(crate) fn pair_index(i: usize, j: usize, k: usize) -> usize {
     i * (2 * k - i - 1) / 2 + (j - i - 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Entries;
+
+    #[test]
+    fn entries_in_blocks_join_in_order_at_their_exact_size() {
+        for n in [0, 1, 5, 16, 17, 64, 100] {
+            let mut entries = Entries::new(16);
+            for i in 0..n {
+                entries.push(i as u32, f64::from(i) * 0.5).unwrap();
+            }
+            assert_eq!(entries.len(), n as usize);
+            let (indices, data) = entries.into_vecs().unwrap();
+            assert_eq!(indices, (0..n).map(|i| i as u32).collect::<Vec<_>>());
+            assert_eq!(data, (0..n).map(|i| f64::from(i) * 0.5).collect::<Vec<_>>());
+            if n > 16 {
+                assert_eq!(
+                    (indices.capacity(), data.capacity()),
+                    (n as usize, n as usize)
+                );
+            }
+        }
+    }
 }

@@ -17,7 +17,9 @@
 //!
 //! The attribute names and layouts are those of the Python estimators (`SVC`, `SVR`,
 //! `OneClassSVM`: scikit-learn's `support_`, `dual_coef_`, `intercept_`, ...), so a model saved
-//! by either language loads in the other.
+//! by either language loads in the other. `CrammerSingerSVC`, `SGDSVC`, `Nystroem` and
+//! `RandomFourierFeatures` are saved and checked the same way; they have no Rust model, so
+//! only Python loads them.
 //!
 //! # Why version 1 is kept
 //!
@@ -75,6 +77,14 @@ pub(crate) enum Estimator {
     NuSvc,
     /// `NuSVR` (an SVR file with ν).
     NuSvr,
+    /// `CrammerSingerSVC` (Python only: no Rust model).
+    CrammerSinger,
+    /// `SGDSVC` (Python only).
+    SgdSvc,
+    /// `Nystroem` (Python only).
+    Nystroem,
+    /// `RandomFourierFeatures` (Python only).
+    RandomFourier,
 }
 
 impl Estimator {
@@ -90,18 +100,27 @@ impl Estimator {
             Estimator::OneClass => "OneClassSVM",
             Estimator::NuSvc => "NuSVC",
             Estimator::NuSvr => "NuSVR",
+            Estimator::CrammerSinger => "CrammerSingerSVC",
+            Estimator::SgdSvc => "SGDSVC",
+            Estimator::Nystroem => "Nystroem",
+            Estimator::RandomFourier => "RandomFourierFeatures",
         }
     }
 
     pub(crate) fn from_name(name: &str) -> Option<Self> {
-        match name {
-            "SVC" => Some(Estimator::Svc),
-            "SVR" => Some(Estimator::Svr),
-            "OneClassSVM" => Some(Estimator::OneClass),
-            "NuSVC" => Some(Estimator::NuSvc),
-            "NuSVR" => Some(Estimator::NuSvr),
-            _ => None,
-        }
+        [
+            Estimator::Svc,
+            Estimator::Svr,
+            Estimator::OneClass,
+            Estimator::NuSvc,
+            Estimator::NuSvr,
+            Estimator::CrammerSinger,
+            Estimator::SgdSvc,
+            Estimator::Nystroem,
+            Estimator::RandomFourier,
+        ]
+        .into_iter()
+        .find(|e| e.name() == name)
     }
 }
 

@@ -29,7 +29,68 @@ const SHARED_PARAMS: [&str; 16] = [
     "record_history",
 ];
 
-/// The parameters only some estimators have.
+/// Every constructor parameter of `estimator` (its Python class's `get_params()`).
+fn known_param(estimator: Estimator, key: &str) -> bool {
+    match estimator {
+        Estimator::Svc
+        | Estimator::Svr
+        | Estimator::OneClass
+        | Estimator::NuSvc
+        | Estimator::NuSvr => SHARED_PARAMS.contains(&key) || own_params(estimator).contains(&key),
+        Estimator::CrammerSinger => [
+            "C",
+            "kernel",
+            "gamma",
+            "degree",
+            "coef0",
+            "tol",
+            "max_iter",
+            "cache_size",
+            "random_state",
+            "n_jobs",
+            "verbose",
+        ]
+        .contains(&key),
+        Estimator::SgdSvc => [
+            "C",
+            "loss",
+            "batch_size",
+            "max_epochs",
+            "learning_rate",
+            "eta0",
+            "decay",
+            "step_every",
+            "step_factor",
+            "average",
+            "tol",
+            "n_iter_no_change",
+            "fit_intercept",
+            "class_weight",
+            "random_state",
+            "n_jobs",
+            "verbose",
+        ]
+        .contains(&key),
+        Estimator::Nystroem => [
+            "kernel",
+            "gamma",
+            "degree",
+            "coef0",
+            "n_components",
+            "landmarks",
+            "C",
+            "coreset_sample",
+            "random_state",
+            "n_jobs",
+        ]
+        .contains(&key),
+        Estimator::RandomFourier => {
+            ["kernel", "gamma", "n_components", "random_state"].contains(&key)
+        }
+    }
+}
+
+/// The parameters only some of the kernel SVMs have.
 fn own_params(estimator: Estimator) -> &'static [&'static str] {
     match estimator {
         Estimator::Svc => &[
@@ -50,6 +111,7 @@ fn own_params(estimator: Estimator) -> &'static [&'static str] {
         Estimator::Svr => &["nu", "epsilon", "loss"],
         Estimator::NuSvr => &["nu"],
         Estimator::OneClass => &["nu", "loss"],
+        _ => &[],
     }
 }
 
@@ -67,8 +129,71 @@ const SHARED_ATTRIBUTES: [&str; 10] = [
     "convergence_",
 ];
 
-/// The fitted attributes only some estimators save. Nothing else may be set on a loaded
-/// estimator.
+/// Every fitted attribute `estimator` saves. Nothing else may be set on a loaded estimator.
+fn known_attribute(estimator: Estimator, key: &str) -> bool {
+    match estimator {
+        Estimator::Svc
+        | Estimator::Svr
+        | Estimator::OneClass
+        | Estimator::NuSvc
+        | Estimator::NuSvr => {
+            SHARED_ATTRIBUTES.contains(&key) || own_attributes(estimator).contains(&key)
+        }
+        Estimator::CrammerSinger => [
+            "classes_",
+            "support_",
+            "support_vectors_",
+            "dual_coef_",
+            "n_features_in_",
+            "_gamma",
+            "n_iter_",
+            "convergence_",
+        ]
+        .contains(&key),
+        Estimator::SgdSvc => [
+            "classes_",
+            "coef_",
+            "intercept_",
+            "n_iter_",
+            "objective_",
+            "converged_",
+            "eta0_",
+            "n_features_in_",
+        ]
+        .contains(&key),
+        Estimator::Nystroem => [
+            "components_",
+            "component_indices_",
+            "normalization_",
+            "gamma_",
+            "n_features_in_",
+        ]
+        .contains(&key),
+        Estimator::RandomFourier => [
+            "random_weights_",
+            "random_offset_",
+            "gamma_",
+            "n_features_in_",
+        ]
+        .contains(&key),
+    }
+}
+
+/// The attribute that may be saved sparse (as its `.csr.` parts).
+fn sparse_attribute(estimator: Estimator) -> Option<&'static str> {
+    match estimator {
+        Estimator::Svc
+        | Estimator::Svr
+        | Estimator::OneClass
+        | Estimator::NuSvc
+        | Estimator::NuSvr
+        | Estimator::CrammerSinger => Some("support_vectors_"),
+        Estimator::Nystroem => Some("components_"),
+        Estimator::SgdSvc | Estimator::RandomFourier => None,
+    }
+}
+
+/// The fitted attributes only some of the kernel SVMs save.
 fn own_attributes(estimator: Estimator) -> &'static [&'static str] {
     match estimator {
         Estimator::Svc | Estimator::NuSvc => &[
@@ -99,12 +224,14 @@ fn own_attributes(estimator: Estimator) -> &'static [&'static str] {
             "intercept_",
             "fit_status_",
         ],
+        _ => &[],
     }
 }
 
 /// Scalar attributes the estimators compute with: a finite number each.
-const NUMBERS: [&str; 12] = [
+const NUMBERS: [&str; 13] = [
     "_gamma",
+    "gamma_",
     "_nu",
     "_C",
     "_score_constant",
@@ -128,16 +255,14 @@ pub(crate) fn check(archive: &ModelArchive, name: &str) -> Result<()> {
     let estimator = archive.estimator;
     let params = &archive.params;
     let invalid = |why: String| format_error(name, format!("invalid parameters: {why}"));
-    let known = |k: &str| SHARED_PARAMS.contains(&k) || own_params(estimator).contains(&k);
-    if let Some(unknown) = params.keys().find(|k| !known(k)) {
+    if let Some(unknown) = params.keys().find(|k| !known_param(estimator, k)) {
         return Err(invalid(format!(
             "{} has no parameter {unknown:?}",
             estimator.name()
         )));
     }
     check_params(estimator, params).map_err(invalid)?;
-    let attribute =
-        |a: &str| SHARED_ATTRIBUTES.contains(&a) || own_attributes(estimator).contains(&a);
+    let attribute = |a: &str| known_attribute(estimator, a);
     let unexpected = |attr: &str| {
         format_error(
             name,
@@ -164,13 +289,24 @@ pub(crate) fn check(archive: &ModelArchive, name: &str) -> Result<()> {
             return Err(unexpected(attr));
         }
         if let Some((attr, part)) = key.split_once(".csr.")
-            && (attr != "support_vectors_"
+            && (Some(attr) != sparse_attribute(estimator)
                 || !["data", "indices", "indptr", "shape"].contains(&part))
         {
             return Err(format_error(name, format!("unknown sparse part {key:?}")));
         }
     }
-    check_shapes(archive).map_err(|why| format_error(name, why))
+    match estimator {
+        Estimator::Svc
+        | Estimator::Svr
+        | Estimator::OneClass
+        | Estimator::NuSvc
+        | Estimator::NuSvr => check_shapes(archive),
+        Estimator::CrammerSinger => check_crammer_singer(archive),
+        Estimator::SgdSvc => check_sgd(archive),
+        Estimator::Nystroem => check_nystroem(archive),
+        Estimator::RandomFourier => check_random_fourier(archive),
+    }
+    .map_err(|why| format_error(name, why))
 }
 
 /// `_kernel_fit_`, the kernel settings of the fit: null (a callable kernel) or
@@ -219,11 +355,36 @@ fn check_params(
         Value::String(k) => k.as_str(),
         other => return Err(format!("kernel must be a string, got {other}")),
     };
-    let precomputed_ok =
-        estimator != Estimator::OneClass || get("loss") == &Value::String("hinge".into());
-    if !(["linear", "rbf", "poly", "sigmoid", "laplacian"].contains(&kernel)
-        || (kernel == "precomputed" && precomputed_ok))
-    {
+    let kernels: &[&str] = match estimator {
+        Estimator::Svc | Estimator::Svr | Estimator::NuSvc | Estimator::NuSvr => &[
+            "linear",
+            "rbf",
+            "poly",
+            "sigmoid",
+            "laplacian",
+            "precomputed",
+        ],
+        // LIBSVM's one-class model (loss "hinge") takes kernel values; the ball needs k(x, x).
+        Estimator::OneClass if get("loss") == &Value::String("hinge".into()) => &[
+            "linear",
+            "rbf",
+            "poly",
+            "sigmoid",
+            "laplacian",
+            "precomputed",
+        ],
+        Estimator::OneClass | Estimator::Nystroem => {
+            &["linear", "rbf", "poly", "sigmoid", "laplacian"]
+        }
+        Estimator::CrammerSinger => &["linear", "rbf", "poly", "sigmoid"],
+        Estimator::RandomFourier => &["rbf", "laplacian"],
+        Estimator::SgdSvc => &[],
+    };
+    if estimator == Estimator::SgdSvc {
+        if params.contains_key("kernel") {
+            return Err("SGDSVC has no parameter \"kernel\"".into());
+        }
+    } else if !kernels.contains(&kernel) {
         return Err(format!("unknown kernel {kernel:?}"));
     }
     let degree = match get("degree") {
@@ -296,9 +457,26 @@ fn check_params(
                 return Err(format!("nu must be in (0, 1], got {}", get("nu")));
             }
         }
+        Estimator::CrammerSinger | Estimator::Nystroem => positive("C", true)?,
+        Estimator::SgdSvc => {
+            positive("C", true)?;
+            match get("loss") {
+                Value::Null => {}
+                Value::String(l) if l == "hinge" || l == "squared_hinge" => {}
+                l => return Err(format!("unknown loss {l}")),
+            }
+        }
+        Estimator::RandomFourier => {}
+    }
+    if matches!(estimator, Estimator::Nystroem | Estimator::RandomFourier) {
+        match get("n_components") {
+            Value::Null => {}
+            n if n.as_u64().is_some_and(|n| n >= 1) => {}
+            n => return Err(format!("n_components must be a positive integer, got {n}")),
+        }
     }
     for key in ["tol", "cache_size"] {
-        if !matches!(get(key), Value::Null) {
+        if !matches!(get(key), Value::Null) && estimator != Estimator::SgdSvc {
             positive(key, true)?;
         }
     }
@@ -341,15 +519,20 @@ fn finite_numbers(array: &NpyArray, what: &str) -> std::result::Result<Vec<f64>,
 pub(crate) type CsrParts = (Vec<usize>, Vec<u32>, Vec<f64>, [usize; 2]);
 
 /// The CSR support vectors from their parts, checked like any CSR input.
-pub(crate) fn csr_parts(archive: &ModelArchive) -> std::result::Result<Option<CsrParts>, String> {
-    let part = |p: &str| archive.arrays.get(&format!("support_vectors_.csr.{p}"));
+pub(crate) fn csr_parts(
+    archive: &ModelArchive,
+    attribute: &str,
+) -> std::result::Result<Option<CsrParts>, String> {
+    let part = |p: &str| archive.arrays.get(&format!("{attribute}.csr.{p}"));
     let parts = [part("data"), part("indices"), part("indptr"), part("shape")];
     if parts.iter().all(Option::is_none) {
         return Ok(None);
     }
-    let bad = |why: String| format!("sparse attribute 'support_vectors_' is corrupt: {why}");
+    let bad = |why: String| format!("sparse attribute '{attribute}' is corrupt: {why}");
     let [Some(data), Some(indices), Some(indptr), Some(shape)] = parts else {
-        return Err("sparse attribute 'support_vectors_' lacks one of its parts".into());
+        return Err(format!(
+            "sparse attribute '{attribute}' lacks one of its parts"
+        ));
     };
     let shape = integers(shape, "shape").map_err(bad)?;
     let [n_rows, n_cols] = shape[..] else {
@@ -415,17 +598,7 @@ fn check_shapes(archive: &ModelArchive) -> std::result::Result<(), String> {
     };
     let precomputed = archive.params.get("kernel") == Some(&Value::String("precomputed".into()));
     let n_features = archive.scalars.get("n_features_in_").and_then(finite);
-    let vectors_shape = match (arrays.get("support_vectors_"), csr_parts(archive)?) {
-        (Some(_), Some(_)) => return Err(fail("support_vectors_ is both dense and sparse".into())),
-        (Some(v), None) => {
-            if v.shape().len() != 2 || !v.is_numeric() {
-                return Err(fail(format!("support_vectors_ of shape {:?}", v.shape())));
-            }
-            Some([v.shape()[0], v.shape()[1]])
-        }
-        (None, Some((.., shape))) => Some(shape),
-        (None, None) => None,
-    };
+    let vectors_shape = matrix_shape(archive, "support_vectors_")?;
     if let Some([rows, cols]) = vectors_shape
         && !precomputed
         && (rows != n_sv || n_features.is_some_and(|n| n != cols as f64))
@@ -498,6 +671,179 @@ fn check_shapes(archive: &ModelArchive) -> std::result::Result<(), String> {
                 return Err(fail(format!("{key} of shape {:?}", p.shape())));
             }
         }
+    }
+    Ok(())
+}
+
+/// The shape of a 2-D attribute saved dense or sparse (`None`: absent); dense values must be
+/// numbers, sparse parts valid CSR.
+fn matrix_shape(
+    archive: &ModelArchive,
+    attribute: &str,
+) -> std::result::Result<Option<[usize; 2]>, String> {
+    let fail = |why: String| format!("inconsistent model: {why}");
+    Ok(
+        match (
+            archive.arrays.get(attribute),
+            csr_parts(archive, attribute)?,
+        ) {
+            (Some(_), Some(_)) => {
+                return Err(fail(format!("{attribute} is both dense and sparse")));
+            }
+            (Some(v), None) => {
+                if v.shape().len() != 2 || !v.is_numeric() {
+                    return Err(fail(format!("{attribute} of shape {:?}", v.shape())));
+                }
+                Some([v.shape()[0], v.shape()[1]])
+            }
+            (None, Some((.., shape))) => Some(shape),
+            (None, None) => None,
+        },
+    )
+}
+
+/// A required array attribute.
+fn required<'a>(archive: &'a ModelArchive, key: &str) -> std::result::Result<&'a NpyArray, String> {
+    archive
+        .arrays
+        .get(key)
+        .ok_or_else(|| format!("inconsistent model: {key} is missing"))
+}
+
+/// `n_features_in_`, which every model needs: a non-negative integer.
+fn n_features_in(archive: &ModelArchive) -> std::result::Result<usize, String> {
+    archive
+        .scalars
+        .get("n_features_in_")
+        .and_then(Value::as_u64)
+        .and_then(|n| usize::try_from(n).ok())
+        .ok_or_else(|| "inconsistent model: n_features_in_ is missing or not a count".into())
+}
+
+/// `classes_`: one-dimensional, at least two.
+fn n_classes(archive: &ModelArchive) -> std::result::Result<usize, String> {
+    let classes = required(archive, "classes_")?;
+    if classes.shape().len() != 1 || classes.len() < 2 {
+        return Err(format!(
+            "inconsistent model: classes_ of shape {:?}",
+            classes.shape()
+        ));
+    }
+    Ok(classes.len())
+}
+
+/// A 2-D numeric attribute of finite values with `shape` (`None`: any size on that axis).
+fn finite_matrix(
+    archive: &ModelArchive,
+    key: &str,
+    shape: [Option<usize>; 2],
+) -> std::result::Result<[usize; 2], String> {
+    let array = required(archive, key)?;
+    let got = array.shape();
+    if got.len() != 2
+        || shape
+            .iter()
+            .zip(got)
+            .any(|(want, &g)| want.is_some_and(|w| w != g))
+    {
+        return Err(format!(
+            "inconsistent model: {key} of shape {got:?}, expected {}",
+            shape_text(&shape)
+        ));
+    }
+    finite_numbers(array, key)?;
+    Ok([got[0], got[1]])
+}
+
+/// A 1-D numeric attribute of `len` finite values.
+fn finite_vector(archive: &ModelArchive, key: &str, len: usize) -> std::result::Result<(), String> {
+    let array = required(archive, key)?;
+    if array.shape() != [len] {
+        return Err(format!(
+            "inconsistent model: {key} of shape {:?}, expected ({len},)",
+            array.shape()
+        ));
+    }
+    finite_numbers(array, key).map(drop)
+}
+
+fn shape_text(shape: &[Option<usize>]) -> String {
+    let axes: Vec<String> = shape
+        .iter()
+        .map(|a| a.map_or("any".into(), |a| a.to_string()))
+        .collect();
+    format!("({})", axes.join(", "))
+}
+
+/// `CrammerSingerSVC`: one row of `dual_coef_` per class, one column per support vector.
+fn check_crammer_singer(archive: &ModelArchive) -> std::result::Result<(), String> {
+    let k = n_classes(archive)?;
+    let d = n_features_in(archive)?;
+    let support = required(archive, "support_")?;
+    if support.shape().len() != 1 || integers(support, "support_")?.iter().any(|&s| s < 0) {
+        return Err("inconsistent model: support_ is not a list of row indices".into());
+    }
+    let n_sv = support.len();
+    finite_matrix(archive, "dual_coef_", [Some(k), Some(n_sv)])?;
+    match matrix_shape(archive, "support_vectors_")? {
+        Some([rows, cols]) if rows == n_sv && cols == d => Ok(()),
+        Some([rows, cols]) => Err(format!(
+            "inconsistent model: support_vectors_ ({rows}, {cols}) against {n_sv} support vectors of {d} features"
+        )),
+        None => Err("inconsistent model: support_vectors_ is missing".into()),
+    }
+}
+
+/// `SGDSVC`: one weight row and intercept per problem (one for two classes, else one per
+/// class).
+fn check_sgd(archive: &ModelArchive) -> std::result::Result<(), String> {
+    let k = n_classes(archive)?;
+    let d = n_features_in(archive)?;
+    let problems = if k == 2 { 1 } else { k };
+    finite_matrix(archive, "coef_", [Some(problems), Some(d)])?;
+    finite_vector(archive, "intercept_", problems)
+}
+
+/// `Nystroem`: m landmarks of the data's width and the m × m normalisation.
+fn check_nystroem(archive: &ModelArchive) -> std::result::Result<(), String> {
+    let d = n_features_in(archive)?;
+    let [m, cols] = matrix_shape(archive, "components_")?
+        .ok_or("inconsistent model: components_ is missing")?;
+    if cols != d {
+        return Err(format!(
+            "inconsistent model: components_ ({m}, {cols}) against {d} features"
+        ));
+    }
+    finite_matrix(archive, "normalization_", [Some(m), Some(m)])?;
+    if let Some(indices) = archive.arrays.get("component_indices_")
+        && (indices.shape() != [m]
+            || integers(indices, "component_indices_")?
+                .iter()
+                .any(|&i| i < 0))
+    {
+        return Err(
+            "inconsistent model: component_indices_ is not one row index per landmark".into(),
+        );
+    }
+    if archive.scalars.get("gamma_").and_then(finite).is_none() {
+        return Err("inconsistent model: gamma_ is missing".into());
+    }
+    Ok(())
+}
+
+/// `RandomFourierFeatures`: W (features × D) and b (D), D = `n_components`.
+fn check_random_fourier(archive: &ModelArchive) -> std::result::Result<(), String> {
+    let d = n_features_in(archive)?;
+    let n_components = archive
+        .params
+        .get("n_components")
+        .and_then(Value::as_u64)
+        .and_then(|n| usize::try_from(n).ok())
+        .ok_or("inconsistent model: the n_components parameter is missing")?;
+    finite_matrix(archive, "random_weights_", [Some(d), Some(n_components)])?;
+    finite_vector(archive, "random_offset_", n_components)?;
+    if archive.scalars.get("gamma_").and_then(finite).is_none() {
+        return Err("inconsistent model: gamma_ is missing".into());
     }
     Ok(())
 }

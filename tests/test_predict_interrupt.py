@@ -1,0 +1,135 @@
+"""Issue 33: Ctrl-C stops a prediction within a fraction of a second. ``predict`` on 2·10⁶ rows
+ran 22.8 s before the KeyboardInterrupt arrived; ``_core.decision_values`` and
+``_core.ovo_decision_values`` now compute in row blocks of about 0.1 s and check the cancel
+token of ``run_interruptible`` between blocks. Each test runs in a fresh process that sends
+itself SIGINT once the native call has started (a wrapper sets an event when it is entered:
+no guessed sleep decides whether the work began)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+from fwsvm import _core
+from fwsvm._native import features_arg, run_interruptible
+
+_HARNESS = """
+import os, signal, threading, time
+import numpy as np
+import fwsvm
+from fwsvm import _core
+from fwsvm._native import features_arg, run_interruptible
+
+def interrupt_once_started(name):
+    original = getattr(_core, name)
+    started, sent = threading.Event(), {}
+    def traced(*args, **kwargs):
+        started.set()
+        return original(*args, **kwargs)
+    setattr(_core, name, traced)
+    def fire():
+        started.wait()
+        time.sleep(0.3)  # well inside the work, which takes many seconds
+        sent["at"] = time.perf_counter()
+        os.kill(os.getpid(), signal.SIGINT)
+    threading.Thread(target=fire, daemon=True).start()
+    return sent
+
+def report(call):
+    began = time.perf_counter()
+    try:
+        call()
+        print("finished after %.2f s" % (time.perf_counter() - began))
+    except KeyboardInterrupt:
+        print("KeyboardInterrupt %.3f s after SIGINT, %.2f s in" % (
+            time.perf_counter() - sent["at"], time.perf_counter() - began))
+"""
+
+
+def _run(body: str) -> str:
+    script = _HARNESS + textwrap.dedent(body)
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=600,
+                         env={"FWSVM_NUM_THREADS": "1", **__import__("os").environ})
+    assert run.returncode == 0, run.stderr[-2000:]
+    return run.stdout.strip()
+
+
+def _latency(out: str) -> float:
+    assert out.startswith("KeyboardInterrupt"), out
+    return float(out.split()[1])
+
+
+def test_ctrl_c_stops_decision_values() -> None:
+    # 4·10⁵ rows against 2,000 support vectors of 20 features: about 10 s in one call.
+    out = _run("""
+        rng = np.random.default_rng(0)
+        X, sv = rng.normal(size=(400_000, 20)), rng.normal(size=(2000, 20))
+        coef = rng.normal(size=2000)
+        sent = interrupt_once_started("decision_values")
+        report(lambda: run_interruptible(_core.decision_values, X, sv, coef, 0.0,
+                                         dict(kernel="rbf", gamma=0.05)))
+    """)
+    assert _latency(out) <= 0.5, out
+
+
+def test_ctrl_c_stops_one_vs_one_decision_values_on_sparse_rows() -> None:
+    out = _run("""
+        import scipy.sparse as sp
+        rng = np.random.default_rng(0)
+        X = sp.random(300_000, 50, density=0.4, format="csr", random_state=0)
+        sv = rng.normal(size=(1500, 50))
+        sent = interrupt_once_started("ovo_decision_values")
+        report(lambda: run_interruptible(
+            _core.ovo_decision_values, features_arg(X), sv, rng.normal(size=(2, 1500)),
+            np.zeros(3), [500, 500, 500], dict(kernel="rbf", gamma=0.05)))
+    """)
+    assert _latency(out) <= 0.5, out
+
+
+def test_ctrl_c_stops_crammer_singer_predict() -> None:
+    out = _run("""
+        rng = np.random.default_rng(0)
+        X, y = rng.normal(size=(3000, 20)), rng.integers(0, 3, 3000)
+        model = fwsvm.CrammerSingerSVC(C=10.0, max_iter=20000).fit(X, y)
+        Xt = rng.normal(size=(1_000_000, 20))
+        sent = interrupt_once_started("decision_values")
+        report(lambda: model.predict(Xt))
+    """)
+    assert _latency(out) <= 0.5, out
+
+
+def test_blocks_give_the_values_of_one_call() -> None:
+    rng = np.random.default_rng(1)
+    X, sv, coef = rng.normal(size=(20_000, 7)), rng.normal(size=(300, 7)), rng.normal(size=300)
+    kernel = dict(kernel="rbf", gamma=0.2)
+    whole = _core.decision_function(X, sv, coef, 0.5, kernel)
+    np.testing.assert_array_equal(run_interruptible(_core.decision_values, X, sv, coef, 0.5, kernel), whole)
+    import scipy.sparse as sp
+
+    Xs = sp.csr_matrix(np.where(np.abs(X) > 1, X, 0.0))
+    dual, icpt = rng.normal(size=(2, 300)), rng.normal(size=3)
+    whole = _core.ovo_decision_function(features_arg(Xs), sv, dual, icpt, [100, 150, 50], kernel)
+    blocks = run_interruptible(_core.ovo_decision_values, features_arg(Xs), sv, dual, icpt, [100, 150, 50], kernel)
+    np.testing.assert_array_equal(blocks, whole)
+    with pytest.raises(ValueError, match="features"):
+        _core.decision_values(np.ascontiguousarray(X[:, :3]), sv, coef, 0.0, kernel)
+
+
+@pytest.mark.xfail(reason="svm.py still calls _core.decision_function / ovo_decision_function; the estimators' "
+                          "rewrite switches them to _core.decision_values / ovo_decision_values (issue 33): "
+                          "remove this mark then", strict=False)
+@pytest.mark.parametrize("classes, function", [(2, "decision_values"), (4, "ovo_decision_values")])
+def test_ctrl_c_stops_svc_predict(classes: int, function: str) -> None:
+    out = _run(f"""
+        rng = np.random.default_rng(0)
+        X, y = rng.normal(size=(2000, 20)), rng.integers(0, {classes}, 2000)
+        model = fwsvm.SVC(C=10.0).fit(X, y)
+        Xt = rng.normal(size=(400_000, 20))
+        sent = interrupt_once_started("{function}")
+        report(lambda: model.predict(Xt))
+    """)
+    assert _latency(out) <= 0.5, out
