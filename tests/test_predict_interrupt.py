@@ -119,9 +119,6 @@ def test_blocks_give_the_values_of_one_call() -> None:
         _core.decision_values(np.ascontiguousarray(X[:, :3]), sv, coef, 0.0, kernel)
 
 
-@pytest.mark.xfail(reason="svm.py still calls _core.decision_function / ovo_decision_function; the estimators' "
-                          "rewrite switches them to _core.decision_values / ovo_decision_values (issue 33): "
-                          "remove this mark then", strict=False)
 @pytest.mark.parametrize("classes, function", [(2, "decision_values"), (4, "ovo_decision_values")])
 def test_ctrl_c_stops_svc_predict(classes: int, function: str) -> None:
     out = _run(f"""

@@ -108,6 +108,25 @@ def fit_dual(
     sample_weight: npt.NDArray[np.float64] | None = None,
     cancel: CancelToken | None = None,
 ) -> dict[str, Any]: ...
+def decision_values(
+    x: Features,
+    support_vectors: Features,
+    coef: npt.NDArray[np.float64],
+    intercept: float,
+    kernel: KernelParams,
+    *,
+    cancel: CancelToken | None = None,
+) -> npt.NDArray[np.float64]: ...
+def ovo_decision_values(
+    x: Features,
+    support_vectors: Features,
+    dual_coef: npt.NDArray[np.float64],
+    intercepts: npt.NDArray[np.float64],
+    n_support: list[int],
+    kernel: KernelParams,
+    *,
+    cancel: CancelToken | None = None,
+) -> npt.NDArray[np.float64]: ...
 def sigmoid_train(dec: npt.NDArray[np.float64], positive: npt.NDArray[np.bool_]) -> tuple[float, float]: ...
 def sigmoid_predict(
     f: npt.NDArray[np.float64], a: npt.NDArray[np.float64], b: npt.NDArray[np.float64]

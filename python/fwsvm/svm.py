@@ -749,7 +749,8 @@ class SVC(PersistenceMixin, ClassifierMixin, BaseEstimator):
             return dec
         # Dense and sparse queries work against dense or sparse support vectors alike.
         if len(self.classes_) == 2:
-            return _core.decision_function(
+            return run_interruptible(
+                _core.decision_values,
                 features_arg(X),
                 features_arg(self.support_vectors_),
                 np.ascontiguousarray(self.dual_coef_[0], dtype=np.float64),
@@ -775,7 +776,8 @@ class SVC(PersistenceMixin, ClassifierMixin, BaseEstimator):
     def _ovo_decision(self, X: Any, kernel_kw: dict[str, Any]) -> np.ndarray:
         if self.kernel == "linear":
             return np.asarray(X @ self.coef_.T) + self.intercept_
-        return _core.ovo_decision_function(
+        return run_interruptible(
+            _core.ovo_decision_values,
             features_arg(X),
             features_arg(self.support_vectors_),
             np.ascontiguousarray(self.dual_coef_, dtype=np.float64),
@@ -1078,10 +1080,12 @@ class OneClassSVM(PersistenceMixin, OutlierMixin, BaseEstimator):
         if self.loss == "hinge" and _uses_gram(self):
             return _test_kernel_values(self, X) @ self.dual_coef_[0]
         if self.loss == "hinge":
-            return _core.decision_function(
+            return run_interruptible(
+                _core.decision_values,
                 features_arg(X), features_arg(self.support_vectors_),
                 np.ascontiguousarray(self.dual_coef_[0]), 0.0, _kernel_params(self))
-        inner = _core.decision_function(
+        inner = run_interruptible(
+            _core.decision_values,
             features_arg(X),
             features_arg(self.support_vectors_),
             np.ascontiguousarray(2.0 * self.dual_coef_[0]),
@@ -1293,7 +1297,8 @@ class SVR(PersistenceMixin, RegressorMixin, BaseEstimator):
     def _standardised_decision(self, X: Any) -> np.ndarray:
         if _uses_gram(self):
             return _test_kernel_values(self, X) @ self.dual_coef_[0] + self.intercept_[0]
-        return _core.decision_function(
+        return run_interruptible(
+            _core.decision_values,
             features_arg(X),
             features_arg(self.support_vectors_),
             np.ascontiguousarray(self.dual_coef_[0]),
