@@ -100,6 +100,7 @@ pub fn solve_crammer_singer(
         for t in (1..m).rev() {
             order.swap(t, rng.below(t + 1));
         }
+        let mut moved = false;
         for &i in &order {
             if let Some(reason) =
                 tracker.checkpoint(monitor, dual, gap, m, cache.columns_computed())?
@@ -122,8 +123,15 @@ pub fn solve_crammer_singer(
             }
             let slope = c * (toward_value - away_value);
             let curvature = 2.0 * c * c * diag[i];
-            let step = if away != usize::MAX && toward != away && slope > 0.0 && curvature > 0.0 {
-                (slope / curvature).min(a[away])
+            // A block whose k(x_i, x_i) is 0 (an all-zero row under the linear kernel) has a
+            // linear objective along the step: the whole weight moves (with a zero curvature
+            // the block's gap never shrank and the solve ran until max_iter).
+            let step = if away != usize::MAX && toward != away && slope > 0.0 {
+                if curvature > 0.0 {
+                    (slope / curvature).min(a[away])
+                } else {
+                    a[away]
+                }
             } else {
                 0.0
             };
@@ -137,6 +145,7 @@ pub fn solve_crammer_singer(
             if step == 0.0 {
                 continue;
             }
+            moved = true;
             alpha[i * k_count + toward] += step;
             alpha[i * k_count + away] = if kind == StepKind::SwapDrop {
                 0.0
@@ -158,6 +167,11 @@ pub fn solve_crammer_singer(
             }
         }
         (gap, dual) = gap_and_dual(&alpha, &scores, y, k_count, c);
+        if !moved && gap > params.tol * (dual + gap).abs() {
+            // A whole pass without a representable step: the gap left is below what the
+            // steps resolve.
+            break ExitReason::NoProgress;
+        }
     };
     let beta: Vec<f64> = (0..k_count * m)
         .map(|idx| {
@@ -221,4 +235,34 @@ fn gap_and_dual(alpha: &[f64], scores: &[f64], y: &[usize], k_count: usize, c: f
         gap += c * (best - average);
     }
     (gap.max(0.0), c * linear - 0.5 * quadratic)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::data::DenseMatrix;
+    use crate::kernel::Kernel;
+    use crate::solver::NoMonitor;
+
+    /// All-zero rows under the linear kernel (k(x, x) = 0) used to stall the solve at a gap
+    /// it could not reduce until `max_iter` (forever with the default): their blocks now take
+    /// the whole step, and the fit converges.
+    #[test]
+    fn zero_rows_under_the_linear_kernel_converge() {
+        let mut x = vec![0.0; 40 * 3];
+        for i in (0..40).step_by(3) {
+            x[i * 3 + i % 3] = 1.0 + i as f64 / 40.0;
+        }
+        let x = DenseMatrix::new(x, 40, 3).unwrap();
+        let y: Vec<usize> = (0..40).map(|i| (i * 7) % 3).collect();
+        let kernel = KernelMatrix::new(Kernel::Linear, x.view().into());
+        let params = SolverParams {
+            tol: 1e-2,
+            max_iter: Some(1_000_000),
+            ..SolverParams::default()
+        };
+        let solution = solve_crammer_singer(&kernel, &y, 3, 1.0, &params, &mut NoMonitor).unwrap();
+        assert_eq!(solution.stats.exit_reason, ExitReason::Converged);
+        assert!(solution.stats.n_iter < 100_000, "{}", solution.stats.n_iter);
+    }
 }
