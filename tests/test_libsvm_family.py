@@ -210,3 +210,14 @@ def test_svr_probability_model_both_ways(tmp_path) -> None:
     yl, xl = libsvm.svm_read_problem(str(data))
     p, _, _ = libsvm.svm_predict(yl, xl, libsvm.svm_load_model(str(model)), "-b 1 -q")
     np.testing.assert_allclose(p, np.loadtxt(tmp_path / "p"), atol=1e-6)
+
+
+@pytest.mark.parametrize("name", ["NuSVC", "SVR", "NuSVR", "OneClassSVM"])
+def test_results_do_not_depend_on_the_thread_count(name) -> None:
+    X, y = make_friedman1(n_samples=2500, n_features=5, noise=0.5, random_state=1)
+    if name == "NuSVC":
+        y = (y > np.median(y)).astype(int)
+    one, two = (_fit(getattr(fwsvm, name)(n_jobs=n), X, y) for n in (1, 2))
+    np.testing.assert_array_equal(one.support_, two.support_)
+    np.testing.assert_array_equal(one.dual_coef_, two.dual_coef_)
+    np.testing.assert_array_equal(one.intercept_, two.intercept_)
