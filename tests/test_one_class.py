@@ -79,3 +79,18 @@ def test_sampling_reaches_the_same_ball() -> None:
     f, s = full.convergence_["objective"], sampled.convergence_["objective"]
     assert abs(f - s) <= 2e-6 * abs(f)
     np.testing.assert_allclose(sampled.decision_function(X[:200]), full.decision_function(X[:200]), atol=1e-3)
+
+
+def test_the_balls_default_tolerance_is_relative_to_what_the_fit_changes() -> None:
+    """Issue 32: tol bounds the duality gap relative to αᵀQα, not to R̃², which holds the
+    constant 1 + 1/C (≈ ν·n at the default C): measured against R̃² the default stopped after
+    about two thousand steps whatever the size."""
+    from sklearn.datasets import make_blobs
+
+    X, _ = make_blobs(4000, 5, centers=3, random_state=0)
+    fit = OneClassSVM(loss="squared_hinge", nu=0.1, gamma=0.5).fit(X)
+    c = fit.convergence_
+    assert c["exit_reason"] == "converged"
+    assert c["gap"] <= 1e-3 * c["quadratic"] * (1 + 1e-9)
+    tight = OneClassSVM(loss="squared_hinge", nu=0.1, gamma=0.5, tol=1e-9).fit(X)
+    assert (fit.predict(X) == tight.predict(X)).mean() >= 0.995

@@ -518,7 +518,9 @@ def solve(
         rho = float(sum(r["alpha_g"] for r in answers))
         objective = float(sum(r["alpha_b"] for r in answers)) - rho
         gap = float(sum(r["alpha_h"] for r in answers)) - min_h
-        rel = gap / abs(objective) if objective != 0 else gap
+        # Relative to αᵀQα (= |g| for the SVC; the ball's g holds the constant 1 + 1/C), as the
+        # in-process engine measures it (SimplexProblem::gap_reference).
+        rel = gap / abs(rho) if rho != 0 else gap
         measured = rel if stopping == "gap" else gap
         if measured <= tol:
             if certified:

@@ -940,16 +940,11 @@ class OneClassSVM(PersistenceMixin, OutlierMixin, BaseEstimator):
     kernel, gamma, degree, coef0, algorithm, tol, stopping, max_iter, cache_size, init, sample_size,
     random_state, n_jobs, verbose, record_history
         As in :class:`SVC` (``init="closest_pair"`` needs classes and is not available, and
-        ``algorithm="ky"`` solves the two-class problem only). ``tol`` bounds the duality gap
-        relative to the objective R̃² (the Core Vector Machine's (1 + ε) ball), which holds the
-        constant 1 + 1/C: with the default C = 1/(nu · n_samples) that constant dominates, and
-        at the default tol the fit stops after about two thousand steps whatever the size — a
-        sparse approximation of the optimum, whose optimum keeps nearly every row. On 10⁵ rows
-        of three Gaussian blobs its ``predict`` agreed with a tol=1e-9 fit on 82% of the rows
-        (99.95% at tol=1e-5, 57× slower; BENCHMARKS.md, "the one-class ball distributed").
-        ``stopping="absolute_gap", tol=1e-2`` bounds the gap itself, which the variable part
-        αᵀQα (0.17 there) is measured against: on 2·10⁴ such rows 99.98% agreement in 3.2 s,
-        against 90% in 0.2 s at the defaults.
+        ``algorithm="ky"`` solves the two-class problem only). For the ball, ``tol`` bounds the
+        duality gap relative to αᵀQα, the part of the objective R̃² = bᵀα − αᵀQα that the fit
+        changes (the rest, 1 + 1/C for the rbf kernel, is about ν·n_samples at the default C;
+        measured against it, a relative gap of 1e-3 stopped the fit after about two thousand
+        steps whatever the size, 82% agreement with the optimum on 10⁵ rows).
 
     Attributes
     ----------

@@ -135,6 +135,8 @@ pub fn solve(
         &run.totals,
     );
     stats.sampled_steps = sampled_steps;
+    stats.relative_gap =
+        crate::solver::tracker::relative(gap, problem.gap_reference(state.lin, state.quad));
     finish(params, monitor, stats, state.alpha, tracker.history, None)
 }
 
@@ -470,7 +472,7 @@ pub(crate) fn stopping_threshold(
     state: &State,
 ) -> f64 {
     match params.stopping {
-        Stopping::RelativeGap => params.tol * state.objective().abs(),
+        Stopping::RelativeGap => params.tol * problem.gap_reference(state.lin, state.quad),
         Stopping::AbsoluteGap => params.tol,
         Stopping::Meb => {
             // 1 + δ⁺ ≤ (1+ε)² with δ⁺ = Δ/R² (papers 000 §3.3.4, 003).

@@ -313,6 +313,8 @@ fn solve_from(
         &totals,
     );
     (stats.shrinks, stats.rejoins) = (built, rejoins);
+    stats.relative_gap =
+        crate::solver::tracker::relative(gap, problem.gap_reference(full.lin, full.quad));
     finish(params, monitor, stats, full.alpha, tracker.history, None)
 }
 
