@@ -207,6 +207,9 @@ def test_demo_takes_every_algorithm_and_compares_at_cross_validated_c(capsys, al
     ours = next(line for line in lines if line.startswith("fwsvm.SVC("))
     loss = "hinge" if algorithm in ("swap", "swap2o") else "squared_hinge"
     assert f"loss='{loss}', algorithm='{algorithm}'" in ours and "C search" in ours
+    # Issue 34: the line names the criterion that stopped the fit.
+    criterion = "largest KKT violation <= tol" if loss == "hinge" else "relative duality gap"
+    assert criterion in ours
     accuracy = float(ours.split("test accuracy ")[1].split(",")[0])
     assert accuracy > 0.9
     assert any(line.startswith("sklearn.svm.SVC(C=") for line in lines)
