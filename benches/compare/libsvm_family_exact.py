@@ -2,6 +2,7 @@
 tol 1e-6 (the issue-32 target: decision values within 1e-6 relative, support vectors ±1%).
 
     python benches/compare/libsvm_family_exact.py
+    python benches/compare/libsvm_family_exact.py --tol 1e-8 --only heart_scale
 
 Prints, per (model, data): the largest |Δf| over the training rows relative to the largest
 |f|, and the support-vector counts.
@@ -29,6 +30,12 @@ def _libsvm(name: str):
 
 
 def main() -> None:
+    import argparse
+
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--tol", type=float, default=1e-6)
+    ap.add_argument("--only", nargs="*", help="data sets to run (default: all)")
+    args = ap.parse_args()
     sets = {}
     for name in ("heart_scale", "a1a", "dna.scale"):
         if (DATA / name).exists():
@@ -43,12 +50,12 @@ def main() -> None:
     print(f"{'model':<12} {'data':<20} {'max rel df':>10} {'nSV':>14}")
     for name, params, names in cases:
         for data in names:
-            if data not in sets:
+            if data not in sets or (args.only and data not in args.only):
                 continue
             X, y = sets[data]
             one = name == "OneClassSVM"
-            ours = getattr(fwsvm, name)(tol=1e-6, **params)
-            ref = getattr(svm, name)(tol=1e-6, **params)
+            ours = getattr(fwsvm, name)(tol=args.tol, **params)
+            ref = getattr(svm, name)(tol=args.tol, **params)
             (ours.fit(X) if one else ours.fit(X, y)), (ref.fit(X) if one else ref.fit(X, y))
             f = np.ravel(ours.decision_function(X) if hasattr(ref, "decision_function") else ours.predict(X))
             g = np.ravel(ref.decision_function(X) if hasattr(ref, "decision_function") else ref.predict(X))

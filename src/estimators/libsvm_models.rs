@@ -256,11 +256,7 @@ impl DualValidParams {
         let x_used = if rows.len() == x.n_rows() {
             x
         } else {
-            kept = if p.kernel == Kernel::Precomputed {
-                x.select_square(rows)
-            } else {
-                x.select_rows(rows)
-            };
+            kept = crate::cross_validation::training_part(x, p.kernel, rows);
             kept.view()
         };
         let w: Vec<f64> = rows

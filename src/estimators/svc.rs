@@ -603,11 +603,7 @@ impl SvcValidParams {
         let x_used = if rows.len() == x.n_rows() && rows.iter().enumerate().all(|(k, &r)| k == r) {
             x
         } else {
-            kept = if params.kernel == Kernel::Precomputed {
-                x.select_square(rows)
-            } else {
-                x.select_rows(rows)
-            };
+            kept = crate::cross_validation::training_part(x, params.kernel, rows);
             kept.view()
         };
         // The solver settings, with the warm start's weights for these rows.
@@ -695,11 +691,7 @@ impl SvcValidParams {
         let mut order: Vec<usize> = (0..rows.len()).collect();
         order.sort_by_key(|&k| y_pm[k] < 0.0);
         let sorted_rows: Vec<usize> = order.iter().map(|&k| rows[k]).collect();
-        let data = if params.kernel == Kernel::Precomputed {
-            x.select_square(&sorted_rows)
-        } else {
-            x.select_rows(&sorted_rows)
-        };
+        let data = crate::cross_validation::training_part(x, params.kernel, &sorted_rows);
         let y_sorted: Vec<f64> = order.iter().map(|&k| y_pm[k]).collect();
         let w: Vec<f64> = order.iter().map(|&k| c[k] / params.c).collect();
         let problem = DualProblem::nu_svc(

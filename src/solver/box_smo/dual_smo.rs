@@ -18,11 +18,13 @@
 
 use super::engine::Totals;
 use super::monitor::Monitor;
-use super::smo::{Extremes, Gain, pair_update, partner_with_gain, pass, step_kind};
+use super::smo::{
+    Extremes, Gain, add_training_expansion, pair_update, partner_with_gain, pass, step_kind,
+};
 use super::tracker::Tracker;
 use super::{ExitReason, HistoryEntry, SolverParams, SolverStats, StepCounts};
 use crate::error::Result;
-use crate::kernel::{CachePrecision, Column, Kernel, KernelMatrix, QueryScratch};
+use crate::kernel::{CachePrecision, Column, Kernel, KernelMatrix};
 use crate::problem::dual::DualProblem;
 
 /// A solved dual: α per variable, LIBSVM's ρ (and r for the ν forms) and statistics.
@@ -251,19 +253,7 @@ impl<'p, 'a> State<'p, 'a> {
         let support: Vec<usize> = (0..m).filter(|&s| coef[s] != 0.0).collect();
         let weights: Vec<f64> = support.iter().map(|&s| coef[s]).collect();
         let mut f = vec![0.0; m];
-        let kernel = &self.problem.kernel;
-        if kernel.kernel() == Kernel::Precomputed {
-            let mut column = vec![0.0; m];
-            let mut scratch = QueryScratch::new();
-            for (&s, &w) in support.iter().zip(&weights) {
-                kernel.column(s, &mut column, &mut scratch);
-                for (o, &k) in f.iter_mut().zip(&column) {
-                    *o += w * k;
-                }
-            }
-        } else {
-            kernel.add_expansion(&kernel.data(), &support, &weights, &mut f);
-        }
+        add_training_expansion(&self.problem.kernel, &support, &weights, &mut f);
         for t in 0..self.v.len() {
             self.v[t] = -y[t] * p[t] + f[t % m];
         }
@@ -356,11 +346,7 @@ pub fn solve_dual(
     Ok(DualSolution {
         alpha: state.alpha,
         rho,
-        r: if problem.kind.two_constraints() {
-            r
-        } else {
-            0.0
-        },
+        r,
         stats,
         history: tracker.history,
     })

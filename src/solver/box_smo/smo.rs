@@ -1174,21 +1174,30 @@ fn recompute_gradient(problem: &BoxProblem<'_>, alpha: &[f64], v: &mut [f64]) ->
     let support: Vec<usize> = (0..alpha.len()).filter(|&s| alpha[s] > 0.0).collect();
     let coef: Vec<f64> = support.iter().map(|&s| -alpha[s] * y[s]).collect();
     v.copy_from_slice(y);
-    let kernel = problem.kernel();
+    add_training_expansion(problem.kernel(), &support, &coef, v);
+    (v.len() * support.len()) as u64
+}
+
+/// out[r] += Σ_s coef_s k(x_support[s], x_r) on every training row, exactly (`f64`, no
+/// cache); a precomputed kernel's data are the kernel values, so its columns are added.
+pub(super) fn add_training_expansion(
+    kernel: &KernelMatrix<'_>,
+    support: &[usize],
+    coef: &[f64],
+    out: &mut [f64],
+) {
     if kernel.kernel() == Kernel::Precomputed {
-        // The data are the kernel values: add the support vectors' columns.
-        let mut column = vec![0.0; v.len()];
+        let mut column = vec![0.0; out.len()];
         let mut scratch = crate::kernel::QueryScratch::new();
-        for (&s, &w) in support.iter().zip(&coef) {
+        for (&s, &w) in support.iter().zip(coef) {
             kernel.column(s, &mut column, &mut scratch);
-            for (o, &k) in v.iter_mut().zip(&column) {
+            for (o, &k) in out.iter_mut().zip(&column) {
                 *o += w * k;
             }
         }
     } else {
-        kernel.add_expansion(&kernel.data(), &support, &coef, v);
+        kernel.add_expansion(&kernel.data(), support, coef, out);
     }
-    (v.len() * support.len()) as u64
 }
 
 /// The dual objective Σα − ½αᵀQα, from αᵀQα = Σ α_t (1 − y_t v_t).
