@@ -125,21 +125,6 @@ def test_works_in_pipeline_grid_search_and_cross_validation() -> None:
     assert search.best_score_ > 0.85
 
 
-def test_many_classes_predict_in_row_blocks(monkeypatch) -> None:
-    # 1,000 classes: 499,500 pairs; the n × pairs matrix of decision values was 8 GB for 2,000
-    # rows. With tiny blocks forced, the votes and the ovr values equal the one-shot ones.
-    import fwsvm.svm as svm_module
-
-    rng = np.random.default_rng(0)
-    X = rng.normal(size=(120, 4))
-    y = np.repeat(np.arange(30), 4)
-    clf = SVC(gamma=0.5, random_state=0).fit(X, y)
-    whole_pred, whole_ovr = clf.predict(X), clf.decision_function(X)
-    monkeypatch.setattr(svm_module, "_OVO_BLOCK_VALUES", 500)  # one row per block
-    np.testing.assert_array_equal(clf.predict(X), whole_pred)
-    np.testing.assert_allclose(clf.decision_function(X), whole_ovr)
-
-
 def test_a_thousand_classes_fit_and_predict_in_bounded_memory() -> None:
     # scikit-learn's reproducer: 2,000 rows, 1,000 classes (499,500 pairs). A dict per pair
     # peaked at 2.1 GB during fit and predict's rows × pairs matrix aborted at 8 GB; the pairs

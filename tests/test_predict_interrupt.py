@@ -24,13 +24,13 @@ import fwsvm
 from fwsvm import _core
 from fwsvm._native import features_arg, run_interruptible
 
-def interrupt_once_started(name):
-    original = getattr(_core, name)
+def interrupt_once_started(name, owner=_core):
+    original = getattr(owner, name)
     started, sent = threading.Event(), {}
     def traced(*args, **kwargs):
         started.set()
         return original(*args, **kwargs)
-    setattr(_core, name, traced)
+    setattr(owner, name, traced)
     def fire():
         started.wait()
         time.sleep(0.3)  # well inside the work, which takes many seconds
@@ -119,14 +119,16 @@ def test_blocks_give_the_values_of_one_call() -> None:
         _core.decision_values(np.ascontiguousarray(X[:, :3]), sv, coef, 0.0, kernel)
 
 
-@pytest.mark.parametrize("classes, function", [(2, "decision_values"), (4, "ovo_decision_values")])
-def test_ctrl_c_stops_svc_predict(classes: int, function: str) -> None:
+@pytest.mark.parametrize("classes, method", [(2, "predict"), (4, "predict"), (4, "predict_proba")])
+def test_ctrl_c_stops_svc_predict(classes: int, method: str) -> None:
+    # SVC predicts through its Rust model's methods, called by run_interruptible in fwsvm.svm.
     out = _run(f"""
+        import fwsvm.svm
         rng = np.random.default_rng(0)
         X, y = rng.normal(size=(2000, 20)), rng.integers(0, {classes}, 2000)
-        model = fwsvm.SVC(C=10.0).fit(X, y)
+        model = fwsvm.SVC(C=10.0, probability={method == "predict_proba"}).fit(X, y)
         Xt = rng.normal(size=(400_000, 20))
-        sent = interrupt_once_started("{function}")
-        report(lambda: model.predict(Xt))
+        sent = interrupt_once_started("run_interruptible", fwsvm.svm)
+        report(lambda: model.{method}(Xt))
     """)
     assert _latency(out) <= 0.5, out

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from fwsvm import _core
-from fwsvm._native import features_arg
+from fwsvm._native import features_arg, run_interruptible
 from fwsvm.svm import SVC, _training_gram, _uses_gram
 
 # The per-pair statistics the in-process fit reports, one column entry per pair.
@@ -42,14 +42,16 @@ def _fit_pair(data: Any, rows_i: np.ndarray, rows_j: np.ndarray, weights: np.nda
 def fit_pairs(estimator: SVC, X: Any, y_index: np.ndarray, n_classes: int, kwargs: dict[str, Any],
               client: Any) -> dict[str, Any]:
     """The one-vs-one pairs of ``estimator``'s fit solved as tasks on ``client``, in the layout
-    of ``_core.fit_svc_ovo`` (columns with one entry per pair)."""
+    of ``_core.SvcModel.statistics`` (columns with one entry per pair) plus the pairs' supports
+    and coefficients (``i``, ``j``, ``offsets``, ``support``, ``coef``, ``intercept``)."""
     gram = _uses_gram(estimator)
     data = _training_gram(estimator, X) if gram else X
     weights = kwargs.get("sample_weight")
     kept = np.ones(len(y_index), dtype=bool) if weights is None else weights > 0
     members = [np.flatnonzero((y_index == c) & kept) for c in range(n_classes)]
     pairs = [(i, j) for i in range(n_classes) for j in range(i + 1, n_classes)]
-    task_kwargs = {key: value for key, value in kwargs.items() if key != "sample_weight"}
+    task_kwargs = {key: value for key, value in kwargs.items() if key not in ("sample_weight", "class_names")}
+    task_kwargs["probability"] = False
     # One thread per task: the cluster's workers are the parallelism (results do not depend
     # on the thread count).
     task_kwargs.update(n_threads=1, verbose=0)
@@ -85,16 +87,22 @@ def fit_pairs(estimator: SVC, X: Any, y_index: np.ndarray, n_classes: int, kwarg
 
 def fit(estimator: SVC, X: Any, y: Any, sample_weight: Any, client: Any) -> SVC:
     """Fits ``estimator`` with its one-vs-one pairs as tasks on ``client`` (two classes: one
-    fit, in this process)."""
+    fit, in this process), assembled by the same Rust code as the in-process fit."""
     if not isinstance(estimator, SVC):
         raise TypeError(f"fwsvm.dask.fit fits an fwsvm.SVC, got {type(estimator).__name__}")
 
-    def pairs_on_dask(self: SVC, X_: Any, X_core: Any, y_index: np.ndarray, classes: np.ndarray,
-                      kwargs: dict[str, Any]) -> dict[str, Any]:
-        return fit_pairs(self, X_, y_index, len(classes), kwargs, client)
+    def pairs_on_dask(self: SVC, X_core: Any, y_index: np.ndarray, n_classes: int, kwargs: dict[str, Any],
+                      weights: np.ndarray | None, warm: np.ndarray | None) -> tuple[Any, dict[str, Any]]:
+        if n_classes == 2:
+            return SVC._fit_core(self, X_core, y_index, n_classes, kwargs, weights, warm)
+        stats = fit_pairs(self, X, y_index, n_classes, dict(kwargs, sample_weight=weights), client)
+        columns = {key: stats.pop(key) for key in ("i", "j", "offsets", "support", "coef", "intercept")}
+        model = run_interruptible(_core.svc_model_from_pairs, X_core, y_index.astype(np.float64), columns, kwargs,
+                                  sample_weight=weights)
+        return model, stats
 
-    estimator._fit_pairs = types.MethodType(pairs_on_dask, estimator)  # type: ignore[method-assign]
+    estimator._fit_core = types.MethodType(pairs_on_dask, estimator)  # type: ignore[method-assign]
     try:
         return estimator.fit(X, y, sample_weight=sample_weight)
     finally:
-        del estimator._fit_pairs
+        del estimator._fit_core

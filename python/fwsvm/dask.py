@@ -49,7 +49,7 @@ from fwsvm import _core, _dfw
 from fwsvm._native import features_arg
 from fwsvm._dfw import LostShardError
 from fwsvm.search import SVCSearch, chain_tasks, gather_chains, score_fold
-from fwsvm.svm import SVC, OneClassSVM, ball_constants
+from fwsvm.svm import SVC, OneClassSVM, _remember_kernel, ball_constants
 
 __all__ = ["DaskSVCSearch", "DistributedOneClassSVM", "DistributedSVC", "LostShardError", "fit", "predict", "decision_function"]
 
@@ -618,19 +618,18 @@ class DistributedSVC(ClassifierMixin, _ShardedFit):
                     degree=self.degree, coef0=self.coef0, tol=float(self.tol), stopping=self.stopping)
         model.classes_ = classes
         model._gamma = gamma
-        model.support_ = support.astype(np.int32)
-        model.support_vectors_ = _support_vectors(result.vectors[order])
-        model.dual_coef_ = (ys * alpha * scale).reshape(1, -1)
-        model.intercept_ = np.array([float(np.sum(ys * alpha)) * scale])
-        model.n_support_ = np.array([int(np.sum(ys < 0)), int(np.sum(ys > 0))], dtype=np.int32)
-        model._alpha = alpha
-        model._warm_weights = None
         model.n_iter_ = np.array([result.n_steps], dtype=np.int64)
         model.history_ = None
         model.n_features_in_ = shape[1]
         model.shape_fit_ = shape
         model.fit_status_ = int(not result.converged)
-        model.probA_, model.probB_ = np.empty(0), np.empty(0)
+        model._warm_weights = None
+        _remember_kernel(model)
+        model._set_parts(dict(
+            support_=support, support_vectors_=_support_vectors(result.vectors[order]),
+            dual_coef_=(ys * alpha * scale).reshape(1, -1), intercept_=[float(np.sum(ys * alpha)) * scale],
+            n_support_=[int(np.sum(ys < 0)), int(np.sum(ys > 0))], _alpha=alpha,
+        ))
         model.convergence_ = self._convergence(result, retries, local_seconds, "squared_hinge")
         self._warn_unconverged(result)
         self.model_ = model

@@ -12,7 +12,7 @@ import scipy.sparse as sp
 
 from fwsvm import _core, persistence
 from fwsvm.libsvm_model import LibsvmModelError
-from fwsvm.svm import SVC, SVR, NuSVC, NuSVR, OneClassSVM
+from fwsvm.svm import SVC, SVR, NuSVC, NuSVR, OneClassSVM, _remember_kernel
 
 # Imported support vectors are densified up to this many values (128 MB), kept sparse beyond.
 _MAX_DENSE_SV_VALUES = 1 << 24
@@ -65,13 +65,8 @@ def load_libsvm_model(path: str | os.PathLike[str], n_features: int | None = Non
     if svm_type in ("c_svc", "nu_svc"):
         est = (SVC(**common, loss="hinge") if svm_type == "c_svc" else NuSVC(**common))
         est.classes_ = raw["classes"]
-        est.n_support_ = raw["n_support"]
-        est.dual_coef_ = raw["dual_coef"]
-        est.intercept_ = raw["intercept"]
-        est._label_order = raw["label_order"]
         est.fit_status_ = 0
         est.probability = len(raw["prob_a"]) > 0
-        est.probA_, est.probB_ = raw["prob_a"], raw["prob_b"]
     else:
         # LIBSVM's one-class, ε-SVR and ν-SVR: Σ coef k − ρ.
         est = {"one_class": OneClassSVM, "epsilon_svr": SVR, "nu_svr": NuSVR}[svm_type](**common)
@@ -83,12 +78,18 @@ def load_libsvm_model(path: str | os.PathLike[str], n_features: int | None = Non
         else:
             est.y_mean_, est.y_scale_ = 0.0, 1.0
             est.epsilon_ = float("nan")
-    est.support_ = np.arange(total_sv, dtype=np.int32)
-    est.support_vectors_ = sv
     est._gamma = gamma
     est.n_features_in_ = sv.shape[1]
     est.shape_fit_ = (total_sv, sv.shape[1])
-    est.n_iter_ = np.zeros(max(len(est.intercept_) if svm_type in ("c_svc", "nu_svc") else 1, 1), dtype=np.int64) \
-        if svm_type in ("c_svc", "nu_svc") else 0
+    _remember_kernel(est)
+    if svm_type in ("c_svc", "nu_svc"):
+        est.n_iter_ = np.zeros(max(len(raw["intercept"]), 1), dtype=np.int64)
+        est._set_parts(dict(support_=np.arange(total_sv), support_vectors_=sv, n_support_=raw["n_support"],
+                            dual_coef_=raw["dual_coef"], intercept_=raw["intercept"], probA_=raw["prob_a"],
+                            probB_=raw["prob_b"], _label_order=raw["label_order"]))
+    else:
+        est.support_ = np.arange(total_sv, dtype=np.int32)
+        est.support_vectors_ = sv
+        est.n_iter_ = 0
     est.convergence_ = {"exit_reason": "imported", "source": name}
     return est

@@ -65,7 +65,10 @@ def save(estimator: Any, path: str | os.PathLike[str]) -> None:
         raise ValueError(f"this {type(estimator).__name__} is not fitted yet")
     arrays: dict[str, tuple[str, tuple[int, ...], bytes]] = {}
     scalars: dict[str, Any] = {}
-    for name, value in vars(estimator).items():
+    # The estimator's fitted state as it pickles (a Rust model handle as its parts).
+    state = dict(estimator.__getstate__())
+    state.pop("_sklearn_version", None)
+    for name, value in state.items():
         if not (name.endswith("_") or name.startswith("_")) or name in estimator.get_params():
             continue
         if sp.issparse(value):
@@ -110,6 +113,7 @@ def restore(cls: type, path: str | os.PathLike[str],
         est._validate_params()
     except (TypeError, ValueError) as exc:
         raise ModelFormatError(f"{name}: invalid parameters: {exc}") from exc
+    state: dict[str, Any] = dict(scalars)
     sparse: dict[str, dict[str, np.ndarray]] = {}
     for key, (descr, shape, fortran, data) in arrays.items():
         value = np.frombuffer(data, dtype=np.dtype(descr)).reshape(shape, order="F" if fortran else "C").copy()
@@ -117,12 +121,15 @@ def restore(cls: type, path: str | os.PathLike[str],
         if part:
             sparse.setdefault(attr, {})[part] = value
         else:
-            setattr(est, key, value)
+            state[key] = value
     for attr, parts in sparse.items():
         # Rust checked the CSR invariants (scipy's routines trust them).
-        setattr(est, attr, sp.csr_matrix((parts["data"], parts["indices"], parts["indptr"]), shape=tuple(parts["shape"])))
-    for key, value in scalars.items():
-        setattr(est, key, value)
+        state[attr] = sp.csr_matrix((parts["data"], parts["indices"], parts["indptr"]), shape=tuple(parts["shape"]))
+    try:
+        # As unpickling restores it (an estimator holding a Rust model rebuilds it from its parts).
+        est.__setstate__(state)
+    except (TypeError, ValueError) as exc:
+        raise ModelFormatError(f"{name}: inconsistent model: {exc}") from exc
     return est
 
 

@@ -29,10 +29,6 @@ _ALGORITHMS = ("fw", "mfw", "swap", "swap2o", "bc", "ky", "dcd")
 _SIMPLEX_ALGORITHMS = ("fw", "mfw", "swap", "swap2o", "bc")
 
 
-# One-vs-one decision values computed at once for prediction, at most (16M: 128 MB).
-_OVO_BLOCK_VALUES = 1 << 24
-
-
 def _seed(random_state: Any) -> int:
     """The solver's seed. ``None`` gives a fixed seed, so the same data and parameters give the
     same model every run, as LIBSVM's; an int or a RandomState seeds it as in scikit-learn."""
@@ -194,38 +190,6 @@ def _test_kernel_values(est: Any, X: Any) -> np.ndarray:
         )
     K = X[:, est.support_]
     return np.asarray(K.toarray() if sp.issparse(K) else K, dtype=np.float64)
-
-
-def _ovo_from_kernel_values(K: np.ndarray, dual_coef: np.ndarray, intercept: np.ndarray, n_support: np.ndarray) -> np.ndarray:
-    """LIBSVM's one-vs-one decision values from kernel values against the support vectors."""
-    k = len(n_support)
-    starts = np.r_[0, np.cumsum(n_support)]
-    out = np.empty((K.shape[0], len(intercept)))
-    p = 0
-    for i in range(k):
-        for j in range(i + 1, k):
-            si, sj = slice(starts[i], starts[i + 1]), slice(starts[j], starts[j + 1])
-            out[:, p] = K[:, si] @ dual_coef[j - 1, si] + K[:, sj] @ dual_coef[i, sj] + intercept[p]
-            p += 1
-    return out
-
-
-def _linear_coef(support_vectors: Any, dual_coef: np.ndarray, n_support: np.ndarray) -> np.ndarray:
-    """w of each binary problem of a linear-kernel model, one row per pair in LIBSVM's order
-    (scikit-learn's ``coef_``): the expansion Σ dual_coef · sv summed once."""
-    def combine(rows: slice, coef: np.ndarray) -> np.ndarray:
-        return np.asarray(support_vectors[rows].T @ coef).ravel()
-
-    if dual_coef.shape[0] == 1:
-        return combine(slice(None), dual_coef[0])[None, :]
-    k = len(n_support)
-    starts = np.r_[0, np.cumsum(n_support)]
-    out = []
-    for i in range(k):
-        for j in range(i + 1, k):
-            si, sj = slice(starts[i], starts[i + 1]), slice(starts[j], starts[j + 1])
-            out.append(combine(si, dual_coef[j - 1, si]) + combine(sj, dual_coef[i, sj]))
-    return np.vstack(out) if out else np.zeros((0, support_vectors.shape[1]))
 
 
 class SVC(PersistenceMixin, ClassifierMixin, BaseEstimator):
@@ -545,74 +509,137 @@ class SVC(PersistenceMixin, ClassifierMixin, BaseEstimator):
             raise ValueError(
                 f"The number of classes has to be greater than one; got {len(classes)} class"
             )
-        # The cross-validation fits of probability=True apply class_weight again to user_weights.
-        user_weights, weights = fit_weights(sample_weight, X, self.class_weight, classes, y, y_index)
+        _, weights = fit_weights(sample_weight, X, self.class_weight, classes, y, y_index)
         self._gamma = 0.0 if _uses_gram(self) else self._resolve_gamma(X)
         _remember_kernel(self)
-        hinge = self.loss == "hinge"
         tol = self._effective_tol()
         X_core = features_arg(_training_gram(self, X)) if _uses_gram(self) else features_arg(X)
         kwargs = self._fit_kwargs(tol)
+        kwargs.update(probability=bool(self.probability),
+                      class_names=[_class_name(c) for c in classes] if self.verbose else None)
         sample_weight = None if weights is None else np.ascontiguousarray(weights, dtype=np.float64)
+        warm = self._warm_alpha(X.shape[0], classes) if len(classes) == 2 else None
+        self._model, stats = self._fit_core(X_core, y_index, len(classes), kwargs, sample_weight, warm)
         self.classes_ = classes
+        self._support_rows = X[self._model.support] if callable(self.kernel) else None
+        self.history_ = stats.pop("history", None)
         if len(classes) == 2:
-            result = run_interruptible(_core.fit_svc, X_core, np.where(y_index == 1, 1.0, -1.0), kwargs,
-                                       sample_weight=sample_weight, warm_start=self._warm_alpha(X.shape[0], classes))
-            self.support_ = result.pop("support").astype(np.int32)
-            self.dual_coef_ = result.pop("dual_coef").reshape(1, -1)
-            self.intercept_ = np.array([result.pop("intercept")], dtype=np.float64)
-            self.n_support_ = result.pop("n_support").astype(np.int32)
-            self._alpha = result.pop("alpha")
-            self.n_iter_ = np.array([result["n_iter"]], dtype=np.int64)
-            self.history_ = result.pop("history", None)
-            self.convergence_ = Convergence(result)
-            pairs = {key: np.array([result[key]]) for key in ("exit_reason", "relative_gap", "quadratic")}
-            self._warm_weights = None
-            if self.warm_start:
-                self._warm_weights = np.zeros(X.shape[0])
-                self._warm_weights[self.support_] = self._alpha
-                self._warm_setting = (self.loss, float(self.C))
+            self.history_ = None if self.history_ is None else self.history_[0]
+            self.convergence_ = Convergence(_first(stats))
         else:
-            pairs = self._fit_pairs(X, X_core, y_index, classes, dict(kwargs, sample_weight=sample_weight))
-            self._warm_weights = None
-            self.history_ = pairs.pop("history", None)
-            pairs["exit_reason"] = np.array(pairs["exit_reason"])
-            pairs["cache_precision"] = np.array(pairs["cache_precision"])
-            self._set_ovo_attributes(pairs, y_index, len(classes))
-        # scikit-learn's convention: no support vectors are kept for a precomputed kernel.
-        self.support_vectors_ = np.empty((0, 0)) if self.kernel == "precomputed" else X[self.support_]
-        reasons = pairs["exit_reason"]
+            first, second = np.triu_indices(len(classes), k=1)
+            stats = {"i": first, "j": second, **stats}
+            stats["exit_reason"] = np.array(stats["exit_reason"])
+            stats["cache_precision"] = np.array(stats["cache_precision"])
+            reasons = stats["exit_reason"]
+            self.convergence_ = Convergence({
+                "exit_reason": str(reasons[reasons != "converged"][0]) if np.any(reasons != "converged") else "converged",
+                "n_iter": int(np.sum(stats["n_iter"])),
+                "relative_gap": float(np.max(stats["relative_gap"])),
+                "seconds": float(np.sum(stats["seconds"])),
+                "pairs": stats,
+            })
+        self.n_iter_ = np.asarray(stats["n_iter"], dtype=np.int64)
+        self._warm_weights = None
+        if self.warm_start and len(classes) == 2:
+            self._warm_weights = np.zeros(X.shape[0])
+            self._warm_weights[self.support_] = self._model.alpha
+            self._warm_setting = (self.loss, float(self.C))
+        reasons = np.asarray(stats["exit_reason"])
         self.fit_status_ = int(not np.all(reasons == "converged"))
         self.shape_fit_ = X.shape
         self.convergence_["tol"] = tol
         self.convergence_["loss"] = self.loss
-        if not np.all(pairs["quadratic"] > 0):
+        if not np.all(np.asarray(stats["quadratic"]) > 0):
             warnings.warn(
                 f"The {self.kernel!r} kernel is not positive semi-definite for these parameters "
-                f"(αᵀQα ≤ 0): the {'hinge' if hinge else 'L2'}-SVM dual is not concave and the solution "
-                "is only a local optimum. Use a smaller C or gamma, or another kernel.",
+                f"(αᵀQα ≤ 0): the {'hinge' if self.loss == 'hinge' else 'L2'}-SVM dual is not concave and the "
+                "solution is only a local optimum. Use a smaller C or gamma, or another kernel.",
                 UserWarning,
                 stacklevel=2,
             )
-        _warn_unconverged(reasons, pairs["relative_gap"], tol)
-        self.probA_, self.probB_ = np.empty(0), np.empty(0)
-        if self.probability:
-            # Platt's sigmoids on 5-fold cross-validated decision values (in Rust).
-            self.probA_, self.probB_ = run_interruptible(
-                _core.fit_platt, X_core, y_index.astype(np.float64), dict(kwargs, verbose=0, record_history=False),
-                sample_weight=sample_weight)
+        _warn_unconverged(reasons, stats["relative_gap"], tol)
         return self
 
-    def _fit_pairs(self, X: Any, X_core: Any, y_index: np.ndarray, classes: np.ndarray,
-                   kwargs: dict[str, Any]) -> dict[str, Any]:
-        """The one-vs-one pairs solved in Rust (in parallel), as columns with one entry per pair
-        (see ``_set_ovo_attributes``). :class:`fwsvm.dask.DaskSVC` overrides it to solve the
+    def _fit_core(self, X_core: Any, y_index: np.ndarray, n_classes: int, kwargs: dict[str, Any],
+                  sample_weight: np.ndarray | None, warm: np.ndarray | None) -> tuple[Any, dict[str, Any]]:
+        """The fitted Rust model (``_core.SvcModel``: one-vs-one pairs solved in parallel) and
+        its solves' statistics as columns. :func:`fwsvm.dask.fit` overrides it to solve the
         pairs as tasks on a Dask cluster."""
-        params = dict(kwargs)
-        sample_weight = params.pop("sample_weight")
-        return run_interruptible(_core.fit_svc_ovo, X_core, y_index.astype(np.float64), params,
-                                 sample_weight=sample_weight,
-                                 class_names=[_class_name(c) for c in classes] if self.verbose else None)
+        model = run_interruptible(_core.fit_svc_model, X_core, y_index.astype(np.float64), kwargs,
+                                  sample_weight=sample_weight, warm_start=warm)
+        return model, model.statistics()
+
+    # The fitted model's parts, views of the Rust model (``_model``).
+    support_ = property(lambda self: self._model.support, doc="Indices of the support vectors, grouped by class.")
+    n_support_ = property(lambda self: self._model.n_support, doc="Support vectors per class.")
+    dual_coef_ = property(lambda self: self._model.dual_coef, doc="LIBSVM's (n_classes − 1, n_SV) coefficients.")
+    intercept_ = property(lambda self: self._model.intercept, doc="One intercept per pair of classes.")
+    probA_ = property(lambda self: self._model.prob_a, doc="Platt's A per pair (empty without probabilities).")
+    probB_ = property(lambda self: self._model.prob_b, doc="Platt's B per pair.")
+    _alpha = property(lambda self: self._model.alpha)
+    _label_order = property(lambda self: self._model.label_order)
+
+    @property
+    def support_vectors_(self) -> Any:
+        """The support vectors (empty for a precomputed kernel, as scikit-learn's)."""
+        if callable(self.kernel):
+            return self._support_rows
+        if self.kernel == "precomputed":
+            return np.empty((0, 0))
+        vectors = self._model.vectors
+        if isinstance(vectors, tuple):
+            data, indices, indptr, n_features = vectors
+            return sp.csr_matrix((data, indices, indptr), shape=(len(indptr) - 1, n_features))
+        return vectors
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(super().__getstate__())  # BaseEstimator's is the instance's own __dict__
+        if state.pop("_model", None) is not None:
+            parts = {name: getattr(self, name) for name in _SVC_PARTS}
+            # As before the model was Rust's: no label order of a fitted model, no α of a one-vs-one one.
+            state.update({name: value for name, value in parts.items()
+                          if not (name in ("_label_order", "_alpha") and len(value) == 0)})
+            state.pop("_support_rows", None)
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        parts = {name: state.pop(name) for name in _SVC_PARTS if name in state}
+        super().__setstate__(state)
+        if parts:
+            self._set_parts(parts)
+
+    def _set_parts(self, parts: dict[str, Any]) -> None:
+        """Build the Rust model from its parts (a pickle, a model file, a LIBSVM file, or a
+        fit assembled elsewhere), after the other fitted attributes are set."""
+        vectors = parts.get("support_vectors_")
+        gram = _uses_gram(self)
+        if callable(self.kernel):
+            self._support_rows = vectors
+        dual_coef = np.asarray(parts["dual_coef_"], dtype=np.float64)
+        self._model = _core.SvcModel.from_parts(dict(
+            n_classes=len(self.classes_), kernel=_kernel_params(self, "precomputed" if gram else None),
+            vectors=None if gram else features_arg(vectors), n_training=int(self.shape_fit_[0]) if gram else 0,
+            support=[int(s) for s in parts["support_"]], n_support=[int(n) for n in parts["n_support_"]],
+            dual_coef=np.ascontiguousarray(dual_coef.ravel()), intercept=[float(b) for b in parts["intercept_"]],
+            alpha=[float(a) for a in parts.get("_alpha", [])], prob_a=[float(a) for a in parts.get("probA_", [])],
+            prob_b=[float(b) for b in parts.get("probB_", [])],
+            label_order=[int(c) for c in parts.get("_label_order", [])],
+        ))
+
+    def _query(self, X: Any, method: str) -> Any:
+        """``method`` of the Rust model on checked rows (kernel values for a precomputed or
+        callable kernel), interruptible."""
+        columns = "features"
+        if callable(self.kernel):
+            X, columns = np.ascontiguousarray(self.kernel(X, self.support_vectors_), dtype=np.float64), "support_kernel"
+        elif self.kernel == "precomputed":
+            if X.shape[1] != self.shape_fit_[0]:
+                raise ValueError(f"X.shape[1] = {X.shape[1]} should be equal to {self.shape_fit_[0]}, "
+                                 "the number of samples at training time")
+            X, columns = (X.toarray() if sp.issparse(X) else X), "training_kernel"
+        return run_interruptible(getattr(self._model, method), features_arg(X), columns=columns,
+                                 n_threads=n_threads(self.n_jobs))
 
     def _check_proba(self) -> bool:
         if not self.probability:
@@ -632,20 +659,10 @@ class SVC(PersistenceMixin, ClassifierMixin, BaseEstimator):
         ndarray of shape (n_samples, n_classes)
             Columns in the order of ``classes_``; rows sum to 1.
         """
-        from fwsvm.probability import couple, pair_values, sigmoid_predict
-
         check_is_fitted(self)
         if len(self.probA_) == 0:
             raise NotFittedError("predict_proba needs a fit with probability=True (refit the model)")
-        k = len(self.classes_)
-        X = _check_query(self, X)
-        rows = max(1, _OVO_BLOCK_VALUES // max(k * k, 1))
-        blocks = [
-            couple(sigmoid_predict(pair_values(self, X[lo : lo + rows]), self.probA_, self.probB_), k,
-                   getattr(self, "_label_order", ()))
-            for lo in range(0, X.shape[0], rows)
-        ]
-        return np.concatenate(blocks) if blocks else np.zeros((0, k))
+        return self._query(_check_query(self, X), "predict_proba")
 
     @available_if(_check_proba)
     def predict_log_proba(self, X: Any) -> np.ndarray:
@@ -678,36 +695,6 @@ class SVC(PersistenceMixin, ClassifierMixin, BaseEstimator):
             previous = previous * (float(self.C) / C)
         return np.ascontiguousarray(np.pad(previous, (0, n_samples - len(previous))))
 
-    def _set_ovo_attributes(self, pairs: dict[str, Any], y_index: np.ndarray, n_classes: int) -> None:
-        """Assemble LIBSVM's one-vs-one layout from the per-pair solutions (columns, one entry
-        per pair; supports and coefficients concatenated at ``offsets``): the union of the
-        support vectors grouped by class, and a (K−1) × n_SV coefficient matrix where pair
-        (i, j) keeps class-i coefficients in row j−1 and class-j coefficients in row i."""
-        support, coef = pairs.pop("support"), pairs.pop("coef")
-        counts = np.diff(pairs.pop("offsets"))
-        union = np.unique(support)
-        union = union[np.lexsort((union, y_index[union]))]
-        position = np.empty(len(y_index), dtype=np.intp)
-        position[union] = np.arange(len(union))
-        i, j = np.repeat(pairs["i"], counts), np.repeat(pairs["j"], counts)
-        rows = np.where(y_index[support] == i, j - 1, i)
-        dual = np.zeros((n_classes - 1, len(union)))
-        dual[rows, position[support]] = coef
-        self.support_ = union.astype(np.int32)
-        self.dual_coef_ = dual
-        self.intercept_ = np.asarray(pairs.pop("intercept"), dtype=np.float64)
-        self.n_support_ = np.bincount(y_index[union], minlength=n_classes).astype(np.int32)
-        self.n_iter_ = np.asarray(pairs["n_iter"], dtype=np.int64)
-        reasons = pairs["exit_reason"]
-        fit_failed = bool(np.any(reasons != "converged"))
-        self.convergence_ = Convergence({
-            "exit_reason": str(reasons[reasons != "converged"][0]) if fit_failed else "converged",
-            "n_iter": int(self.n_iter_.sum()),
-            "relative_gap": float(np.max(pairs["relative_gap"])),
-            "seconds": float(np.sum(pairs["seconds"])),
-            "pairs": pairs,
-        })
-
     def _core_kernel(self) -> str:
         return "precomputed" if _uses_gram(self) else self.kernel
 
@@ -730,74 +717,20 @@ class SVC(PersistenceMixin, ClassifierMixin, BaseEstimator):
 
     def _decision_validated(self, X: Any) -> np.ndarray:
         """:meth:`decision_function` on rows ``_check_query`` has already checked."""
-        kernel_kw = _kernel_params(self)
-        if _uses_gram(self):
-            K = _test_kernel_values(self, X)
-            if len(self.classes_) == 2:
-                return K @ self.dual_coef_[0] + self.intercept_[0]
-            dec = _ovo_from_kernel_values(K, self.dual_coef_, self.intercept_, self.n_support_)
-            if self.decision_function_shape == "ovr":
-                return _ovr_decision_function(dec < 0, -dec, len(self.classes_))
-            return dec
-        if self.kernel == "linear":
-            # w once instead of one kernel value per support vector: O(nnz) per row.
-            dec = np.asarray(X @ self.coef_.T) + self.intercept_
-            if len(self.classes_) == 2:
-                return dec[:, 0]
-            if self.decision_function_shape == "ovr":
-                return _ovr_decision_function(dec < 0, -dec, len(self.classes_))
-            return dec
-        # Dense and sparse queries work against dense or sparse support vectors alike.
-        if len(self.classes_) == 2:
-            return run_interruptible(
-                _core.decision_values,
-                features_arg(X),
-                features_arg(self.support_vectors_),
-                np.ascontiguousarray(self.dual_coef_[0], dtype=np.float64),
-                float(self.intercept_[0]),
-                kernel_kw,
-            )
-        if self.decision_function_shape == "ovr":
-            # Row blocks: the one-vs-one values of all rows at once (n × K(K−1)/2) were 8 GB
-            # for 1,000 classes; a block's are at most _OVO_BLOCK_VALUES.
-            k = len(self.classes_)
-            return np.concatenate(
-                [_ovr_decision_function(dec < 0, -dec, k) for dec in self._ovo_blocks(X, kernel_kw)]
-            ) if X.shape[0] else np.zeros((0, k))
-        return self._ovo_decision(X, kernel_kw)
-
-    def _ovo_blocks(self, X: Any, kernel_kw: dict[str, Any]) -> Any:
-        """The one-vs-one decision values of consecutive row blocks of X."""
-        n_pairs = max(len(self.intercept_), 1)
-        rows = max(1, _OVO_BLOCK_VALUES // n_pairs)
-        for lo in range(0, X.shape[0], rows):
-            yield self._ovo_decision(X[lo : lo + rows], kernel_kw)
-
-    def _ovo_decision(self, X: Any, kernel_kw: dict[str, Any]) -> np.ndarray:
-        if self.kernel == "linear":
-            return np.asarray(X @ self.coef_.T) + self.intercept_
-        return run_interruptible(
-            _core.ovo_decision_values,
-            features_arg(X),
-            features_arg(self.support_vectors_),
-            np.ascontiguousarray(self.dual_coef_, dtype=np.float64),
-            np.ascontiguousarray(self.intercept_, dtype=np.float64),
-            [int(n) for n in self.n_support_],
-            kernel_kw,
-        )
+        dec = self._query(X, "decision_function")
+        if len(self.classes_) > 2 and self.decision_function_shape == "ovr":
+            return _ovr_decision_function(dec < 0, -dec, len(self.classes_))
+        return dec
 
     @property
     def coef_(self) -> np.ndarray:
         """Weights of the linear kernel's model: shape (1, n_features) for two classes,
         (n_classes·(n_classes − 1)/2, n_features) for one-vs-one, as in scikit-learn. Only
-        for ``kernel="linear"``; prediction uses it (O(nnz) per row, not one kernel value per
-        support vector)."""
+        for ``kernel="linear"``."""
         if self.kernel != "linear":
             raise AttributeError("coef_ is only available when using a linear kernel")
         check_is_fitted(self)
-        # Computed on each access (O(nnz of the support vectors), no more than one kernel
-        # expansion): a cache would go stale when the fitted arrays are replaced.
-        return _linear_coef(self.support_vectors_, self.dual_coef_, self.n_support_)
+        return self._model.linear_weights()
 
     def predict(self, X: Any) -> np.ndarray:
         """Predict class labels.
@@ -815,35 +748,22 @@ class SVC(PersistenceMixin, ClassifierMixin, BaseEstimator):
 
     def _predict_validated(self, X: Any) -> np.ndarray:
         """:meth:`predict` on rows ``_check_query`` has already checked."""
-        n_classes = len(self.classes_)
-        if n_classes == 2:
-            return self.classes_[(self._decision_validated(X) >= 0).astype(np.intp)]
-        if self.break_ties and self.decision_function_shape == "ovo":
-            raise ValueError("break_ties must be False when decision_function_shape is 'ovo'")
-        if self.break_ties:
+        if len(self.classes_) > 2 and self.break_ties:
+            if self.decision_function_shape == "ovo":
+                raise ValueError("break_ties must be False when decision_function_shape is 'ovo'")
             return self.classes_[np.argmax(self._decision_validated(X), axis=1)]
-        if _uses_gram(self):
-            blocks = [_ovo_from_kernel_values(_test_kernel_values(self, X), self.dual_coef_, self.intercept_,
-                                              self.n_support_)]
-        else:
-            blocks = self._ovo_blocks(X, _kernel_params(self))
-        first, second = np.triu_indices(n_classes, k=1)  # the pairs in LIBSVM's order
-        # A model read from a LIBSVM file breaks ties in the file's label order, as LIBSVM.
-        order = np.asarray(getattr(self, "_label_order", ()), dtype=np.intp)
-        if len(order) == 0:
-            order = np.arange(n_classes)
-        winners = []
-        for dec in blocks:
-            # Each pair votes for its first class where its value is ≥ 0; the votes of a block
-            # counted with one bincount over (row, class).
-            winner = np.where(dec >= 0, first, second)
-            flat = (np.arange(dec.shape[0])[:, None] * n_classes + winner).ravel()
-            votes = np.bincount(flat, minlength=dec.shape[0] * n_classes).reshape(dec.shape[0], n_classes)
-            # argmax returns the first maximum: ties go to the class listed first (LIBSVM's rule).
-            winners.append(order[np.argmax(votes[:, order], axis=1)])
-        if not winners:
-            return self.classes_[np.zeros(0, dtype=np.intp)]
-        return self.classes_[np.concatenate(winners)]
+        return self.classes_[self._query(X, "predict")]
+
+
+# The Rust model's parts under the names of scikit-learn's fitted attributes (pickles and model files).
+_SVC_PARTS = ("support_", "support_vectors_", "dual_coef_", "intercept_", "n_support_", "probA_", "probB_",
+              "_alpha", "_label_order")
+
+
+def _first(table: dict[str, Any]) -> dict[str, Any]:
+    """The one entry of each column of a single solve's statistics."""
+    first = {key: _first(value) if isinstance(value, dict) else value[0] for key, value in table.items()}
+    return {key: value.item() if isinstance(value, np.generic) else value for key, value in first.items()}
 
 
 def _fit_dual(est: Any, X: Any, y: Any, sample_weight: Any, dual: str, **extra: Any) -> dict[str, Any]:

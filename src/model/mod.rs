@@ -20,6 +20,7 @@ pub use row_blocks::{
     TARGET_BLOCK_SECONDS, by_row_blocks, decision_values_until, ovo_decision_values_until,
 };
 pub use svc::SvcModel;
+pub(crate) use svc::{CHUNK_VALUES, Query};
 pub use svr::SvrModel;
 
 /// A query matrix for prediction: converted (an `ndarray` view must be row-major) and checked

@@ -19,7 +19,7 @@ pub const TARGET_BLOCK_SECONDS: f64 = 0.1;
 
 /// Rows of `x` from `start` to `end` as a borrowed view (a sparse block re-bases its row
 /// pointers, `end − start + 1` values; the entries are not copied).
-fn block<'b>(
+pub(crate) fn rows_view<'b>(
     x: &Features<'b>,
     start: usize,
     end: usize,
@@ -73,7 +73,7 @@ pub fn by_row_blocks(
         }
         let end = (start + rows).min(n);
         let began = Instant::now();
-        let part = values(block(&x, start, end, &mut indptr)?)?;
+        let part = values(rows_view(&x, start, end, &mut indptr)?)?;
         debug_assert_eq!(part.len(), (end - start) * per_row);
         out.extend_from_slice(&part);
         let seconds = began.elapsed().as_secs_f64();

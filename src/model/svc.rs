@@ -1,6 +1,6 @@
 //! [`SvcModel`]: a fitted SVC, binary or one-vs-one multiclass (hinge or squared hinge).
 
-use super::{decision_values, ovo_decision_values, ovo_votes};
+use super::{decision_values_until, ovo_decision_values_until, ovo_votes};
 use crate::data::{FeatureMatrix, Features};
 use crate::error::{FwsvmError, Result};
 use crate::kernel::Kernel;
@@ -173,27 +173,7 @@ impl SvcModel {
         &self,
         x: impl TryInto<Features<'x>, Error: Into<FwsvmError>>,
     ) -> Result<Vec<f64>> {
-        if self.prob_a.is_empty() {
-            return Err(FwsvmError::InvalidInput(
-                "this model has no probabilities: fit it with probability enabled".into(),
-            ));
-        }
-        let k = self.classes.len();
-        let n_pairs = k * (k - 1) / 2;
-        let values = self.decision_function(x)?;
-        let n = values.len() / n_pairs;
-        let mut out = crate::error::try_filled(n * k, 0.0, "class probabilities")?;
-        let mut pairwise = vec![0.0; n_pairs];
-        for (row, probs) in out.chunks_mut(k).enumerate() {
-            for (p, r) in pairwise.iter_mut().enumerate() {
-                // Pair values positive for the pair's first class (two classes: −f).
-                let f = values[row * n_pairs + p];
-                let f = if k == 2 { -f } else { f };
-                *r = super::probability::sigmoid_predict(f, self.prob_a[p], self.prob_b[p]);
-            }
-            super::probability::couple(&pairwise, k, &self.label_order, probs);
-        }
-        Ok(out)
+        self.proba_until(super::query(x)?, Query::Features, &|| false, CHUNK_VALUES)
     }
 
     /// The kernel.
@@ -214,7 +194,8 @@ impl SvcModel {
 
     /// Decision values: for two classes f(x) for every row (positive: `classes()[1]`); for
     /// K > 2 classes an n × K(K−1)/2 row-major matrix of the pairs' values in the order
-    /// (0,1), (0,2), … (positive: the pair's first class).
+    /// (0,1), (0,2), … (positive: the pair's first class). A model with a precomputed kernel
+    /// takes kernel values against the training rows.
     ///
     /// # Errors
     /// [`FwsvmError::InvalidInput`] if the feature count differs, [`FwsvmError::NonFinite`]
@@ -223,34 +204,180 @@ impl SvcModel {
         &self,
         x: impl TryInto<Features<'x>, Error: Into<FwsvmError>>,
     ) -> Result<Vec<f64>> {
-        let x = super::query(x)?;
+        self.values_until(super::query(x)?, Query::Features, &|| false)
+    }
+
+    /// [`Self::decision_function`] of `x` as `query` says its columns are, in row blocks that
+    /// `stop` can end ([`FwsvmError::Interrupted`]).
+    pub(crate) fn values_until(
+        &self,
+        x: Features<'_>,
+        query: Query,
+        stop: &dyn Fn() -> bool,
+    ) -> Result<Vec<f64>> {
+        let n_sv = self.support.len();
         let unit;
-        let (kernel, vectors) = if self.kernel == Kernel::Precomputed {
-            // The queries are kernel values against the training rows: the support vectors as
-            // unit vectors e_s (s = the training row) read them exactly under the linear kernel.
-            unit = FeatureMatrix::Sparse(super::unit_vectors(&self.support, x.n_cols())?);
-            (Kernel::Linear, &unit)
-        } else {
-            (self.kernel, &self.vectors)
+        let (kernel, vectors) = match query {
+            Query::Features if self.kernel != Kernel::Precomputed => {
+                if self.kernel == Kernel::Linear
+                    && let Some(w) = self.linear_weights_if_cheaper(&x)?
+                {
+                    return linear_values_until(&w, &self.intercept, x, stop);
+                }
+                (self.kernel, self.vectors.view())
+            }
+            // The queries are kernel values: the support vectors as unit vectors e_s (s = the
+            // training row, or the support vector's position) read them exactly under the
+            // linear kernel.
+            Query::Features | Query::TrainingKernel => {
+                unit = FeatureMatrix::Sparse(super::unit_vectors(&self.support, x.n_cols())?);
+                (Kernel::Linear, unit.view())
+            }
+            Query::SupportKernel => {
+                if x.n_cols() != n_sv {
+                    return Err(FwsvmError::InvalidInput(format!(
+                        "the kernel values have {} columns, but the model has {n_sv} support \
+                         vectors",
+                        x.n_cols()
+                    )));
+                }
+                let positions: Vec<usize> = (0..n_sv).collect();
+                unit = FeatureMatrix::Sparse(super::unit_vectors(&positions, n_sv)?);
+                (Kernel::Linear, unit.view())
+            }
         };
         if self.classes.len() == 2 {
-            decision_values(
-                kernel,
-                vectors.view(),
-                &self.dual_coef,
-                self.intercept[0],
-                x,
-            )
+            decision_values_until(kernel, vectors, &self.dual_coef, self.intercept[0], x, stop)
         } else {
-            ovo_decision_values(
+            ovo_decision_values_until(
                 kernel,
-                vectors.view(),
+                vectors,
                 &self.dual_coef,
                 &self.intercept,
                 &self.n_support,
                 x,
+                stop,
             )
         }
+    }
+
+    /// The weight vector w of each pair of classes (one row per pair, LIBSVM's order; one row
+    /// for two classes) of a linear-kernel model: Σ coef_s x_s over the pair's support vectors,
+    /// an n_pairs × n_features row-major matrix (scikit-learn's `coef_`).
+    ///
+    /// # Errors
+    /// [`FwsvmError::InvalidInput`] for another kernel, [`FwsvmError::OutOfMemory`] if the matrix
+    /// cannot be allocated.
+    pub fn linear_weights(&self) -> Result<Vec<f64>> {
+        if self.kernel != Kernel::Linear {
+            return Err(FwsvmError::InvalidInput(
+                "weights exist for the linear kernel only".into(),
+            ));
+        }
+        let k = self.classes.len();
+        let d = self.vectors.view().n_cols();
+        let n_pairs = k * (k - 1) / 2;
+        let mut w = crate::error::try_filled(n_pairs.saturating_mul(d), 0.0, "linear weights")?;
+        let sv = self.vectors.view();
+        let n_sv = self.support.len();
+        let starts: Vec<usize> = std::iter::once(0)
+            .chain(self.n_support.iter().scan(0, |acc, &n| {
+                *acc += n;
+                Some(*acc)
+            }))
+            .collect();
+        let mut p = 0;
+        for i in 0..k {
+            for j in (i + 1)..k {
+                let row = &mut w[p * d..(p + 1) * d];
+                // Pair (i, j): class i's coefficients in row j − 1, class j's in row i (two
+                // classes: both in the one row).
+                for (class, coef_row) in [(i, j - 1), (j, i)] {
+                    let coef = &self.dual_coef[coef_row * n_sv..(coef_row + 1) * n_sv];
+                    for s in starts[class]..starts[class + 1] {
+                        sv.row_axpy(s, coef[s], row);
+                    }
+                }
+                p += 1;
+            }
+        }
+        Ok(w)
+    }
+
+    /// [`Self::linear_weights`] when evaluating them costs less than the expansion (fewer pairs
+    /// than support vectors) and they take at most 2²⁴ values; else `None`.
+    fn linear_weights_if_cheaper(&self, x: &Features<'_>) -> Result<Option<Vec<f64>>> {
+        let k = self.classes.len();
+        let n_pairs = k * (k - 1) / 2;
+        let d = self.vectors.view().n_cols();
+        if n_pairs >= self.support.len() || n_pairs.saturating_mul(d) > 1 << 24 || x.n_rows() == 0 {
+            return Ok(None);
+        }
+        self.linear_weights().map(Some)
+    }
+
+    /// Predicted classes as indices into [`Self::classes`] (votes of the pairs for K > 2,
+    /// ties to the class listed first in the label order), in row blocks `stop` can end, with
+    /// at most `budget` one-vs-one values at once ([`CHUNK_VALUES`]).
+    pub(crate) fn predict_until(
+        &self,
+        x: Features<'_>,
+        query: Query,
+        stop: &dyn Fn() -> bool,
+        budget: usize,
+    ) -> Result<Vec<usize>> {
+        let k = self.classes.len();
+        let mut out = Vec::with_capacity(x.n_rows());
+        for_row_chunks(x, k, budget, |rows| {
+            let values = self.values_until(rows, query, stop)?;
+            if k == 2 {
+                out.extend(values.iter().map(|&f| usize::from(f >= 0.0)));
+            } else {
+                out.extend(ovo_votes(&values, k, &self.label_order));
+            }
+            Ok(())
+        })?;
+        Ok(out)
+    }
+
+    /// Class probabilities (see [`Self::predict_proba`]) in row blocks `stop` can end, with at
+    /// most `budget` one-vs-one values at once.
+    pub(crate) fn proba_until(
+        &self,
+        x: Features<'_>,
+        query: Query,
+        stop: &dyn Fn() -> bool,
+        budget: usize,
+    ) -> Result<Vec<f64>> {
+        if self.prob_a.is_empty() {
+            return Err(FwsvmError::InvalidInput(
+                "this model has no probabilities: fit it with probability enabled".into(),
+            ));
+        }
+        let k = self.classes.len();
+        let n_pairs = k * (k - 1) / 2;
+        let mut out = Vec::new();
+        crate::error::try_reserve(
+            &mut out,
+            x.n_rows().saturating_mul(k),
+            "class probabilities",
+        )?;
+        let mut pairwise = vec![0.0; n_pairs];
+        let mut probs = vec![0.0; k];
+        for_row_chunks(x, k, budget, |rows| {
+            let values = self.values_until(rows, query, stop)?;
+            for row in values.chunks(n_pairs) {
+                for (p, r) in pairwise.iter_mut().enumerate() {
+                    // Pair values positive for the pair's first class (two classes: −f).
+                    let f = if k == 2 { -row[p] } else { row[p] };
+                    *r = super::probability::sigmoid_predict(f, self.prob_a[p], self.prob_b[p]);
+                }
+                super::probability::couple(&pairwise, k, &self.label_order, &mut probs);
+                out.extend_from_slice(&probs);
+            }
+            Ok(())
+        })?;
+        Ok(out)
     }
 
     /// Predicted labels.
@@ -261,16 +388,145 @@ impl SvcModel {
         &self,
         x: impl TryInto<Features<'x>, Error: Into<FwsvmError>>,
     ) -> Result<Vec<f64>> {
-        let values = self.decision_function(x)?;
-        if self.classes.len() == 2 {
-            return Ok(values
-                .into_iter()
-                .map(|f| self.classes[usize::from(f >= 0.0)])
-                .collect());
+        let classes =
+            self.predict_until(super::query(x)?, Query::Features, &|| false, CHUNK_VALUES)?;
+        Ok(classes.into_iter().map(|c| self.classes[c]).collect())
+    }
+}
+
+/// What the columns of a query hold.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Query {
+    /// Features (kernel values against the training rows for a precomputed kernel).
+    Features,
+    /// Kernel values against the training rows.
+    TrainingKernel,
+    /// Kernel values against the support vectors, in the model's order (a kernel function
+    /// the caller evaluates).
+    SupportKernel,
+}
+
+/// The one-vs-one decision values prediction holds at once, at most (128 MB): 1,000 classes
+/// have 499,500 pairs, and 2,000 rows' values were 8 GB in one piece.
+pub(crate) const CHUNK_VALUES: usize = 1 << 24;
+
+/// `f(rows)` over consecutive row ranges of `x` small enough that their one-vs-one values
+/// (K(K−1)/2 per row) stay below `budget` (at least one row).
+fn for_row_chunks(
+    x: Features<'_>,
+    k: usize,
+    budget: usize,
+    mut f: impl FnMut(Features<'_>) -> Result<()>,
+) -> Result<()> {
+    let n_pairs = (k * (k - 1) / 2).max(1);
+    let rows = (budget / n_pairs).max(1);
+    let mut indptr = Vec::new();
+    let mut start = 0;
+    while start < x.n_rows() {
+        let end = (start + rows).min(x.n_rows());
+        f(super::row_blocks::rows_view(&x, start, end, &mut indptr)?)?;
+        start = end;
+    }
+    Ok(())
+}
+
+/// x·w_p + intercept_p for every row of `x` and pair p (`w`: one row of weights per pair),
+/// in the layout of [`SvcModel::decision_function`], in row blocks `stop` can end.
+fn linear_values_until(
+    w: &[f64],
+    intercept: &[f64],
+    x: Features<'_>,
+    stop: &dyn Fn() -> bool,
+) -> Result<Vec<f64>> {
+    let n_pairs = intercept.len();
+    let d = x.n_cols();
+    if w.len() != n_pairs * d {
+        return Err(FwsvmError::InvalidInput(format!(
+            "X has {d} features, but the model was trained with {}",
+            w.len() / n_pairs.max(1)
+        )));
+    }
+    super::by_row_blocks(x, n_pairs, n_pairs * d.max(1), stop, |rows| {
+        let mut out = Vec::with_capacity(rows.n_rows() * n_pairs);
+        for r in 0..rows.n_rows() {
+            for (p, b) in intercept.iter().enumerate() {
+                out.push(rows.row_dot(r, &w[p * d..(p + 1) * d]) + b);
+            }
         }
-        Ok(ovo_votes(&values, self.classes.len(), &self.label_order)
-            .into_iter()
-            .map(|c| self.classes[c])
-            .collect())
+        Ok(out)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::params::Svc;
+
+    #[test]
+    fn predictions_in_row_chunks_equal_the_whole() {
+        // 30 classes (435 pairs): a budget of 500 values makes every row its own chunk.
+        let (n, d) = (120, 4);
+        let mut state = 7u64;
+        let x: Vec<f64> = (0..n * d)
+            .map(|_| {
+                state = state
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                (state >> 11) as f64 / (1u64 << 53) as f64 - 0.5
+            })
+            .collect();
+        let y: Vec<f64> = (0..n).map(|i| (i / 4) as f64).collect();
+        let rows = crate::data::DenseView::new(&x, n, d).unwrap();
+        let model = Svc::params()
+            .kernel(Kernel::Rbf { gamma: 0.5 })
+            .probability(true)
+            .check()
+            .unwrap()
+            .fit(rows, &y)
+            .unwrap();
+        let q = Features::Dense(rows);
+        let never = || false;
+        let whole = model
+            .predict_until(q, Query::Features, &never, usize::MAX)
+            .unwrap();
+        let chunked = model
+            .predict_until(q, Query::Features, &never, 500)
+            .unwrap();
+        assert_eq!(whole, chunked);
+        let whole = model
+            .proba_until(q, Query::Features, &never, usize::MAX)
+            .unwrap();
+        let chunked = model.proba_until(q, Query::Features, &never, 500).unwrap();
+        assert_eq!(whole, chunked);
+    }
+
+    #[test]
+    fn linear_weights_give_the_expansion_values() {
+        let (n, d) = (60, 3);
+        let x: Vec<f64> = (0..n * d)
+            .map(|i| ((i * 37 % 11) as f64) / 7.0 - 0.7)
+            .collect();
+        let y: Vec<f64> = (0..n).map(|i| (i % 3) as f64).collect();
+        let rows = crate::data::DenseView::new(&x, n, d).unwrap();
+        let model = Svc::params()
+            .kernel(Kernel::Linear)
+            .check()
+            .unwrap()
+            .fit(rows, &y)
+            .unwrap();
+        let via_w = model.decision_function(rows).unwrap();
+        let expansion = ovo_decision_values_until(
+            Kernel::Linear,
+            model.vectors.view(),
+            &model.dual_coef,
+            &model.intercept,
+            &model.n_support,
+            Features::Dense(rows),
+            &|| false,
+        )
+        .unwrap();
+        for (a, b) in via_w.iter().zip(&expansion) {
+            assert!((a - b).abs() <= 1e-9 * (1.0 + b.abs()), "{a} vs {b}");
+        }
     }
 }

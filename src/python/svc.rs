@@ -123,7 +123,10 @@ pub(crate) fn fit_svc<'py>(
 }
 
 /// The per-step history as a dict of arrays under "history".
-fn put_history(out: &Bound<'_, PyDict>, h: &[crate::solver::HistoryEntry]) -> PyResult<()> {
+pub(super) fn put_history(
+    out: &Bound<'_, PyDict>,
+    h: &[crate::solver::HistoryEntry],
+) -> PyResult<()> {
     let py = out.py();
     let hist = PyDict::new(py);
     let column = |f: fn(&crate::solver::HistoryEntry) -> f64| {
@@ -244,9 +247,13 @@ pub(crate) struct FitArgs {
     /// Which of LIBSVM's other duals `fit_dual` solves: "one_class", "epsilon_svr", "nu_svr".
     #[pyo3(default)]
     dual: Option<String>,
-    /// `fit_dual` of a regression: also LIBSVM's Laplace scale (`-b 1`).
+    /// Probabilities: Platt's sigmoids for `fit_svc_model`, LIBSVM's Laplace scale (`-b 1`)
+    /// for `fit_dual` of a regression.
     #[pyo3(default)]
-    probability: bool,
+    pub(crate) probability: bool,
+    /// How progress lines name the classes (`fit_svc_model`).
+    #[pyo3(default)]
+    pub(crate) class_names: Option<Vec<String>>,
 }
 
 impl FitArgs {
@@ -290,142 +297,72 @@ impl FitArgs {
             .solver(solver)
             .n_threads(self.n_threads)
             .warm_start(warm_start)
+            .probability(self.probability && loss == Loss::Hinge)
             .check()?)
     }
 }
 
-/// Fits one-vs-one; `y` holds class indices 0..K as floats (`class_names`: how progress lines
-/// name them). Returns the pairs as columns (see `ovo_table`) in the order (0,1), (0,2), ….
-#[pyfunction]
-#[pyo3(signature = (x, y, params, *, sample_weight=None, class_names=None, cancel=None))]
-pub(crate) fn fit_svc_ovo<'py>(
+/// The statistics of solves as columns (one entry per solve: per pair of classes of a
+/// one-vs-one fit), with the per-step histories under "history" when they were recorded. A dict
+/// per pair cost ≈ 4 KB: 2 GB for 1,000 classes.
+pub(super) fn stats_table<'py>(
     py: Python<'py>,
-    x: FeaturesArg<'py>,
-    y: PyReadonlyArray1<'py, f64>,
-    params: FitArgs,
-    sample_weight: Option<PyReadonlyArray1<'py, f64>>,
-    class_names: Option<Vec<String>>,
-    cancel: Option<PyRef<'py, CancelToken>>,
+    stats: &[crate::solver::SolverStats],
+    histories: &[Vec<crate::solver::HistoryEntry>],
 ) -> PyResult<Bound<'py, PyDict>> {
-    let (verbose, record_history) = (params.verbose, params.record_history);
-    let params = params.params(None)?;
-    let features = x.view()?;
-    let y = y.as_slice()?;
-    let weights = sample_weight.as_ref().map(|w| w.as_slice()).transpose()?;
-    let mut monitor = fit_monitor(cancel, verbose, params.solver(), params.loss())
-        .with_class_names(class_names.unwrap_or_default());
-    let fit = py.detach(|| params.fit_ovo(features, y, weights, &mut monitor))?;
-    ovo_table(py, fit.pairs, record_history)
-}
-
-/// One value per pair of classes.
-type Pair<'py> = Bound<'py, numpy::PyArray1<f64>>;
-
-/// Platt's (probA, probB) per pair of classes for `fwsvm.SVC(probability=True)`: 5-fold
-/// stratified cross-validation on `y` (class labels) with the fit's parameters (see
-/// `SvcValidParams::fit_probability`).
-#[pyfunction]
-#[pyo3(signature = (x, y, params, *, sample_weight=None, cancel=None))]
-pub(crate) fn fit_platt<'py>(
-    py: Python<'py>,
-    x: FeaturesArg<'py>,
-    y: PyReadonlyArray1<'py, f64>,
-    params: FitArgs,
-    sample_weight: Option<PyReadonlyArray1<'py, f64>>,
-    cancel: Option<PyRef<'py, CancelToken>>,
-) -> PyResult<(Pair<'py>, Pair<'py>)> {
-    let verbose = params.verbose;
-    let params = params.params(None)?;
-    let features = x.view()?;
-    let y = y.as_slice()?;
-    let weights = sample_weight.as_ref().map(|w| w.as_slice()).transpose()?;
-    let mut monitor = fit_monitor(cancel, verbose, params.solver(), params.loss());
-    let (a, b) = py.detach(|| {
-        with_threads(params.n_threads(), || {
-            params.fit_probability(features, y, weights, 5, &mut monitor)
-        })
-    })??;
-    Ok((a.into_pyarray(py), b.into_pyarray(py)))
-}
-
-/// The pairs of a one-vs-one fit as columns (one array per field, one entry per pair; the
-/// support vectors and coefficients of all pairs concatenated, pair p's at
-/// `offsets[p]..offsets[p + 1]`). A dict per pair cost ≈ 4 KB: 2 GB for 1,000 classes.
-fn ovo_table<'py>(
-    py: Python<'py>,
-    pairs: Vec<crate::multiclass::PairFit>,
-    record_history: bool,
-) -> PyResult<Bound<'py, PyDict>> {
+    use crate::solver::SolverStats;
     let out = PyDict::new(py);
-    let ints = |f: &dyn Fn(&crate::multiclass::PairFit) -> u64| {
-        pairs
+    let ints = |f: &dyn Fn(&SolverStats) -> u64| {
+        stats
             .iter()
             .map(|p| f(p) as i64)
             .collect::<Vec<_>>()
             .into_pyarray(py)
     };
-    let floats = |f: &dyn Fn(&crate::multiclass::PairFit) -> f64| {
-        pairs.iter().map(f).collect::<Vec<_>>().into_pyarray(py)
-    };
-    let names = |f: &dyn Fn(&crate::multiclass::PairFit) -> &'static str| -> PyResult<_> {
+    let floats =
+        |f: &dyn Fn(&SolverStats) -> f64| stats.iter().map(f).collect::<Vec<_>>().into_pyarray(py);
+    let names = |f: &dyn Fn(&SolverStats) -> &'static str| -> PyResult<_> {
         let list = PyList::empty(py);
-        for p in &pairs {
+        for p in stats {
             list.append(pyo3::types::PyString::intern(py, f(p)))?;
         }
         Ok(list)
     };
-    out.set_item("i", ints(&|p| p.i as u64))?;
-    out.set_item("j", ints(&|p| p.j as u64))?;
-    let mut offsets = Vec::with_capacity(pairs.len() + 1);
-    offsets.push(0i64);
-    let (mut support, mut coef) = (Vec::new(), Vec::new());
-    for p in &pairs {
-        support.extend(p.support.iter().map(|&s| s as i64));
-        coef.extend_from_slice(&p.coef);
-        offsets.push(support.len() as i64);
-    }
-    out.set_item("offsets", offsets.into_pyarray(py))?;
-    out.set_item("support", support.into_pyarray(py))?;
-    out.set_item("coef", coef.into_pyarray(py))?;
-    out.set_item("intercept", floats(&|p| p.intercept))?;
-    out.set_item("exit_reason", names(&|p| p.stats.exit_reason.name())?)?;
-    out.set_item("n_iter", ints(&|p| p.stats.n_iter))?;
-    out.set_item("gap", floats(&|p| p.stats.gap))?;
-    out.set_item("relative_gap", floats(&|p| p.stats.relative_gap))?;
-    out.set_item("objective", floats(&|p| p.stats.objective))?;
-    out.set_item("quadratic", floats(&|p| p.stats.quadratic))?;
-    out.set_item("n_active", ints(&|p| p.stats.n_active as u64))?;
-    out.set_item("columns_computed", ints(&|p| p.stats.columns_computed))?;
-    out.set_item("cache_hits", ints(&|p| p.stats.cache_hits))?;
-    out.set_item("cache_capacity", ints(&|p| p.stats.cache_capacity as u64))?;
-    out.set_item(
-        "cache_precision",
-        names(&|p| p.stats.cache_precision.name())?,
-    )?;
-    out.set_item("resyncs", ints(&|p| p.stats.resyncs))?;
-    out.set_item("shrinks", ints(&|p| p.stats.shrinks))?;
-    out.set_item("rejoins", ints(&|p| p.stats.rejoins))?;
-    out.set_item("kernel_evaluations", ints(&|p| p.stats.kernel_evaluations))?;
-    out.set_item("sampled_steps", ints(&|p| p.stats.sampled_steps))?;
-    out.set_item("seconds", floats(&|p| p.stats.seconds))?;
+    out.set_item("exit_reason", names(&|p| p.exit_reason.name())?)?;
+    out.set_item("n_iter", ints(&|p| p.n_iter))?;
+    out.set_item("gap", floats(&|p| p.gap))?;
+    out.set_item("relative_gap", floats(&|p| p.relative_gap))?;
+    out.set_item("objective", floats(&|p| p.objective))?;
+    out.set_item("quadratic", floats(&|p| p.quadratic))?;
+    out.set_item("n_active", ints(&|p| p.n_active as u64))?;
+    out.set_item("columns_computed", ints(&|p| p.columns_computed))?;
+    out.set_item("cache_hits", ints(&|p| p.cache_hits))?;
+    out.set_item("cache_capacity", ints(&|p| p.cache_capacity as u64))?;
+    out.set_item("cache_precision", names(&|p| p.cache_precision.name())?)?;
+    out.set_item("resyncs", ints(&|p| p.resyncs))?;
+    out.set_item("shrinks", ints(&|p| p.shrinks))?;
+    out.set_item("rejoins", ints(&|p| p.rejoins))?;
+    out.set_item("kernel_evaluations", ints(&|p| p.kernel_evaluations))?;
+    out.set_item("sampled_steps", ints(&|p| p.sampled_steps))?;
+    out.set_item("seconds", floats(&|p| p.seconds))?;
     let steps = PyDict::new(py);
-    steps.set_item("toward", ints(&|p| p.stats.steps.toward))?;
-    steps.set_item("away", ints(&|p| p.stats.steps.away))?;
-    steps.set_item("drop", ints(&|p| p.stats.steps.drop))?;
-    steps.set_item("swap_add", ints(&|p| p.stats.steps.swap_add))?;
-    steps.set_item("swap_drop", ints(&|p| p.stats.steps.swap_drop))?;
-    steps.set_item("corrective", ints(&|p| p.stats.steps.corrective))?;
-    steps.set_item("inner", ints(&|p| p.stats.steps.inner))?;
-    steps.set_item("coordinate", ints(&|p| p.stats.steps.coordinate))?;
+    steps.set_item("toward", ints(&|p| p.steps.toward))?;
+    steps.set_item("away", ints(&|p| p.steps.away))?;
+    steps.set_item("drop", ints(&|p| p.steps.drop))?;
+    steps.set_item("swap_add", ints(&|p| p.steps.swap_add))?;
+    steps.set_item("swap_drop", ints(&|p| p.steps.swap_drop))?;
+    steps.set_item("corrective", ints(&|p| p.steps.corrective))?;
+    steps.set_item("inner", ints(&|p| p.steps.inner))?;
+    steps.set_item("coordinate", ints(&|p| p.steps.coordinate))?;
     out.set_item("steps", steps)?;
-    if record_history {
-        let histories = PyList::empty(py);
-        for p in &pairs {
+    if histories.iter().any(|h| !h.is_empty()) {
+        let list = PyList::empty(py);
+        for h in histories {
             let d = PyDict::new(py);
-            put_history(&d, &p.history)?;
-            histories.append(d.get_item("history")?)?;
+            put_history(&d, h)?;
+            list.append(d.get_item("history")?)?;
         }
-        out.set_item("history", histories)?;
+        out.set_item("history", list)?;
     }
     Ok(out)
 }

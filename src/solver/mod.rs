@@ -370,9 +370,10 @@ impl SolverParams {
 }
 
 /// Why the solver stopped.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum ExitReason {
     /// The stopping rule was met.
+    #[default]
     Converged,
     /// `max_iter` steps were taken first.
     MaxIterations,
@@ -471,7 +472,7 @@ impl StepCounts {
 }
 
 /// What the solver did and where it ended.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct SolverStats {
     /// Why it stopped.
     pub exit_reason: ExitReason,

@@ -1,0 +1,443 @@
+//! `fwsvm._core.SvcModel`: the fitted classifier that `fwsvm.SVC` and `fwsvm.NuSVC` hold, a
+//! handle on [`crate::model::SvcModel`].
+//!
+//! The model is Rust's: one-vs-one layout, votes, Platt probabilities, linear weights and
+//! LIBSVM model files are implemented once, in the crate. The estimator's fitted attributes
+//! (`support_`, `dual_coef_`, `intercept_`, …) are read-only NumPy views of this object's
+//! arrays (the index arrays are converted copies). Classes are indices 0..K: Python maps
+//! them to its labels.
+
+use numpy::ndarray::{ArrayView1, ArrayView2};
+use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1};
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyTuple};
+
+use super::convert::{FeaturesArg, KernelArgs};
+use super::svc::{CancelToken, FitArgs, fit_monitor, stats_table};
+use crate::data::{CsrMatrix, FeatureMatrix, Features};
+use crate::kernel::Kernel;
+use crate::model::{CHUNK_VALUES, Query, SvcModel};
+use crate::parallel::with_threads;
+use crate::solver::SolverStats;
+
+/// A fitted SVC (binary or one-vs-one), classes numbered 0..K.
+#[pyclass(module = "fwsvm._core", name = "SvcModel", frozen)]
+pub(crate) struct SvcHandle {
+    pub(crate) model: SvcModel,
+}
+
+/// A read-only NumPy view of `values` (shape `shape`) kept alive by `owner`.
+fn view<'py, D: numpy::ndarray::Dimension>(
+    owner: &Bound<'py, SvcHandle>,
+    values: numpy::ndarray::ArrayView<'_, f64, D>,
+) -> Bound<'py, numpy::PyArray<f64, D>> {
+    // SAFETY: the model is frozen (never mutated after construction), so the memory stays where
+    // it is for as long as `owner`, which the array keeps as its base, is alive.
+    #[allow(unsafe_code)]
+    let array = unsafe { numpy::PyArray::borrow_from_array(&values, owner.clone().into_any()) };
+    array.readwrite().make_nonwriteable();
+    array
+}
+
+/// A model with a precomputed kernel keeps no rows: queries are kernel values, read through
+/// the training indices.
+fn drop_gram_rows(mut model: SvcModel) -> SvcModel {
+    if model.kernel == Kernel::Precomputed {
+        let n_sv = model.support.len();
+        let n_cols = model.vectors.view().n_cols();
+        model.vectors = FeatureMatrix::Sparse(
+            CsrMatrix::new(vec![0; n_sv + 1], Vec::new(), Vec::new(), n_cols)
+                .expect("an empty CSR matrix is valid"),
+        );
+    }
+    model
+}
+
+/// The stop check of a cancel token.
+fn stop_flag(cancel: Option<PyRef<'_, CancelToken>>) -> impl Fn() -> bool + Send + Sync + use<> {
+    let flag = cancel.map(|t| t.flag.clone());
+    move || {
+        flag.as_ref()
+            .is_some_and(|f| f.load(std::sync::atomic::Ordering::Relaxed))
+    }
+}
+
+/// What a query's columns hold: "features", "training_kernel" (a precomputed kernel's
+/// values) or "support_kernel" (a kernel function's values against the support vectors).
+fn query_of(columns: &str) -> PyResult<Query> {
+    Ok(match columns {
+        "features" => Query::Features,
+        "training_kernel" => Query::TrainingKernel,
+        "support_kernel" => Query::SupportKernel,
+        other => {
+            return Err(pyo3::exceptions::PyValueError::new_err(format!(
+                "unknown query columns {other:?}"
+            )));
+        }
+    })
+}
+
+/// The parts of an SVC model as Python holds them (`from_parts`): LIBSVM's layout.
+#[derive(FromPyObject)]
+#[pyo3(from_item_all)]
+pub(crate) struct SvcParts<'py> {
+    n_classes: usize,
+    kernel: KernelArgs,
+    /// The support vectors; `None` for a precomputed kernel (then `n_training` columns).
+    #[pyo3(default)]
+    vectors: Option<FeaturesArg<'py>>,
+    #[pyo3(default)]
+    n_training: usize,
+    support: Vec<usize>,
+    n_support: Vec<usize>,
+    dual_coef: PyReadonlyArray1<'py, f64>,
+    intercept: Vec<f64>,
+    #[pyo3(default)]
+    alpha: Vec<f64>,
+    #[pyo3(default)]
+    prob_a: Vec<f64>,
+    #[pyo3(default)]
+    prob_b: Vec<f64>,
+    #[pyo3(default)]
+    label_order: Vec<usize>,
+}
+
+/// The pairs of a one-vs-one fit solved elsewhere (`fwsvm.dask.fit`), as columns: pair p is
+/// (i[p], j[p]) with support rows and coefficients at `offsets[p]..offsets[p + 1]`.
+#[derive(FromPyObject)]
+#[pyo3(from_item_all)]
+pub(crate) struct PairColumns {
+    i: Vec<usize>,
+    j: Vec<usize>,
+    offsets: Vec<usize>,
+    support: Vec<usize>,
+    coef: Vec<f64>,
+    intercept: Vec<f64>,
+}
+
+/// Fits `fwsvm.SVC`/`NuSVC` on class indices `y` (0..K as floats): one binary model for two
+/// classes, one-vs-one for more, Platt's probabilities when `params["probability"]`.
+#[pyfunction]
+#[pyo3(signature = (x, y, params, *, sample_weight=None, warm_start=None, cancel=None))]
+pub(crate) fn fit_svc_model<'py>(
+    py: Python<'py>,
+    x: FeaturesArg<'py>,
+    y: PyReadonlyArray1<'py, f64>,
+    params: FitArgs,
+    sample_weight: Option<PyReadonlyArray1<'py, f64>>,
+    warm_start: Option<PyReadonlyArray1<'py, f64>>,
+    cancel: Option<PyRef<'py, CancelToken>>,
+) -> PyResult<SvcHandle> {
+    let warm = warm_start
+        .map(|w| w.as_slice().map(<[f64]>::to_vec))
+        .transpose()?;
+    let (verbose, names) = (params.verbose, params.class_names.clone());
+    let params = params.params(warm)?;
+    let features = x.view()?;
+    let y = y.as_slice()?;
+    let weights = sample_weight.as_ref().map(|w| w.as_slice()).transpose()?;
+    let mut monitor = fit_monitor(cancel, verbose, params.solver(), params.loss())
+        .with_class_names(names.unwrap_or_default());
+    let model = py.detach(|| params.fit_weighted(features, y, weights, &mut monitor))?;
+    if let [only] = model.stats() {
+        monitor.finish(only);
+    }
+    Ok(SvcHandle {
+        model: drop_gram_rows(model),
+    })
+}
+
+/// The model of one-vs-one pairs solved elsewhere (`fwsvm.dask.fit`), assembled as the
+/// in-process fit assembles its own: `x` the training rows (or Gram matrix), `y` class indices;
+/// Platt's probabilities fitted here when `params["probability"]`.
+#[pyfunction]
+#[pyo3(signature = (x, y, pairs, params, *, sample_weight=None, cancel=None))]
+pub(crate) fn svc_model_from_pairs<'py>(
+    py: Python<'py>,
+    x: FeaturesArg<'py>,
+    y: PyReadonlyArray1<'py, f64>,
+    pairs: PairColumns,
+    params: FitArgs,
+    sample_weight: Option<PyReadonlyArray1<'py, f64>>,
+    cancel: Option<PyRef<'py, CancelToken>>,
+) -> PyResult<SvcHandle> {
+    let verbose = params.verbose;
+    let params = params.params(None)?;
+    let y = y.as_slice()?;
+    let n_pairs = pairs.i.len();
+    if [pairs.j.len(), pairs.intercept.len(), pairs.offsets.len()]
+        != [n_pairs, n_pairs, n_pairs + 1]
+        || pairs.offsets.last() != Some(&pairs.support.len())
+        || pairs.support.len() != pairs.coef.len()
+    {
+        return Err(pyo3::exceptions::PyValueError::new_err(
+            "inconsistent pair columns",
+        ));
+    }
+    let mut classes: Vec<f64> = y.to_vec();
+    classes.sort_by(f64::total_cmp);
+    classes.dedup();
+    let fit = crate::multiclass::OvoFit {
+        classes,
+        pairs: (0..n_pairs)
+            .map(|p| {
+                let range = pairs.offsets[p]..pairs.offsets[p + 1];
+                crate::multiclass::PairFit {
+                    i: pairs.i[p],
+                    j: pairs.j[p],
+                    support: pairs.support[range.clone()].to_vec(),
+                    coef: pairs.coef[range].to_vec(),
+                    intercept: pairs.intercept[p],
+                    stats: SolverStats::default(),
+                    history: Vec::new(),
+                }
+            })
+            .collect(),
+    };
+    let features = x.view()?;
+    let mut model = fit.into_model(features, y, &params)?;
+    if params.probability() {
+        let weights = sample_weight.as_ref().map(|w| w.as_slice()).transpose()?;
+        let mut monitor = fit_monitor(cancel, verbose, params.solver(), params.loss());
+        let (a, b) = py.detach(|| {
+            with_threads(params.n_threads(), || {
+                params.fit_probability(features, y, weights, 5, &mut monitor)
+            })
+        })??;
+        model.prob_a = a;
+        model.prob_b = b;
+    }
+    Ok(SvcHandle {
+        model: drop_gram_rows(model),
+    })
+}
+
+#[pymethods]
+impl SvcHandle {
+    /// A model from its parts (a model file, a pickle, or a fit assembled in Python).
+    #[staticmethod]
+    fn from_parts(parts: SvcParts<'_>) -> PyResult<Self> {
+        let kernel = parts.kernel.kernel()?;
+        let n_sv = parts.support.len();
+        let vectors = match &parts.vectors {
+            Some(v) => match v.view()? {
+                Features::Dense(d) => FeatureMatrix::Dense(crate::data::DenseMatrix::new(
+                    d.as_slice().to_vec(),
+                    d.n_rows(),
+                    d.n_cols(),
+                )?),
+                Features::Sparse(s) => FeatureMatrix::Sparse(CsrMatrix::new(
+                    s.indptr().iter().map(|p| p - s.indptr()[0]).collect(),
+                    s.indices().to_vec(),
+                    s.data().to_vec(),
+                    s.n_cols(),
+                )?),
+            },
+            None => FeatureMatrix::Sparse(CsrMatrix::new(
+                vec![0; n_sv + 1],
+                Vec::new(),
+                Vec::new(),
+                parts.n_training,
+            )?),
+        };
+        let model = SvcModel {
+            classes: (0..parts.n_classes).map(|c| c as f64).collect(),
+            kernel,
+            vectors,
+            support: parts.support,
+            n_support: parts.n_support,
+            dual_coef: parts.dual_coef.as_slice()?.to_vec(),
+            intercept: parts.intercept,
+            alpha: parts.alpha,
+            prob_a: parts.prob_a,
+            prob_b: parts.prob_b,
+            label_order: parts.label_order,
+            stats: Vec::new(),
+            history: Vec::new(),
+            params: serde_json::Map::new(),
+        };
+        model.check()?;
+        Ok(SvcHandle { model })
+    }
+
+    /// Decision values: (n,) for two classes, (n, K(K−1)/2) one-vs-one values for more.
+    #[pyo3(signature = (x, *, columns="features", n_threads=None, cancel=None))]
+    fn decision_function<'py>(
+        &self,
+        py: Python<'py>,
+        x: FeaturesArg<'py>,
+        columns: &str,
+        n_threads: Option<usize>,
+        cancel: Option<PyRef<'py, CancelToken>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let (x, q, stop) = (x.view()?, query_of(columns)?, stop_flag(cancel));
+        let n = x.n_rows();
+        let values = py.detach(|| {
+            with_threads(n_threads, || {
+                x.check_finite("X")?;
+                self.model.values_until(x, q, &stop)
+            })
+        })??;
+        let array = PyArray1::from_vec(py, values);
+        if self.model.classes.len() == 2 {
+            return Ok(array.into_any());
+        }
+        Ok(array.reshape([n, self.model.intercept.len()])?.into_any())
+    }
+
+    /// Predicted classes (indices 0..K): LIBSVM's votes for more than two classes.
+    #[pyo3(signature = (x, *, columns="features", n_threads=None, cancel=None))]
+    fn predict<'py>(
+        &self,
+        py: Python<'py>,
+        x: FeaturesArg<'py>,
+        columns: &str,
+        n_threads: Option<usize>,
+        cancel: Option<PyRef<'py, CancelToken>>,
+    ) -> PyResult<Bound<'py, PyArray1<i64>>> {
+        let (x, q, stop) = (x.view()?, query_of(columns)?, stop_flag(cancel));
+        let classes = py.detach(|| {
+            with_threads(n_threads, || {
+                x.check_finite("X")?;
+                self.model.predict_until(x, q, &stop, CHUNK_VALUES)
+            })
+        })??;
+        Ok(PyArray1::from_iter(
+            py,
+            classes.into_iter().map(|c| c as i64),
+        ))
+    }
+
+    /// Class probabilities (n, K): Platt's sigmoids coupled as LIBSVM's `-b 1`.
+    #[pyo3(signature = (x, *, columns="features", n_threads=None, cancel=None))]
+    fn predict_proba<'py>(
+        &self,
+        py: Python<'py>,
+        x: FeaturesArg<'py>,
+        columns: &str,
+        n_threads: Option<usize>,
+        cancel: Option<PyRef<'py, CancelToken>>,
+    ) -> PyResult<Bound<'py, PyArray2<f64>>> {
+        let (x, q, stop) = (x.view()?, query_of(columns)?, stop_flag(cancel));
+        let n = x.n_rows();
+        let probs = py.detach(|| {
+            with_threads(n_threads, || {
+                x.check_finite("X")?;
+                self.model.proba_until(x, q, &stop, CHUNK_VALUES)
+            })
+        })??;
+        PyArray1::from_vec(py, probs).reshape([n, self.model.classes.len()])
+    }
+
+    /// The linear kernel's weights, one row per pair of classes (scikit-learn's `coef_`).
+    fn linear_weights<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray2<f64>>> {
+        let w = py.detach(|| self.model.linear_weights())?;
+        let d = self.model.vectors.view().n_cols();
+        PyArray1::from_vec(py, w).reshape([self.model.intercept.len(), d])
+    }
+
+    /// How the solves ran, as columns with one entry per solve (per pair of classes), and
+    /// their histories under "history" when recorded; no entries for a model read from a file
+    /// or assembled from parts.
+    fn statistics<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        stats_table(py, &self.model.stats, &self.model.history)
+    }
+
+    /// Number of classes.
+    #[getter]
+    fn n_classes(&self) -> usize {
+        self.model.classes.len()
+    }
+
+    /// Training indices of the support vectors (int32), grouped by class.
+    #[getter]
+    fn support<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<i32>> {
+        PyArray1::from_iter(py, self.model.support.iter().map(|&s| s as i32))
+    }
+
+    /// Support vectors per class (int32).
+    #[getter]
+    fn n_support<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<i32>> {
+        PyArray1::from_iter(py, self.model.n_support.iter().map(|&s| s as i32))
+    }
+
+    /// (K−1) × n_SV coefficients (a read-only view).
+    #[getter]
+    fn dual_coef<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyArray2<f64>>> {
+        let m = &slf.get().model;
+        let shape = (m.classes.len() - 1, m.support.len());
+        let values = ArrayView2::from_shape(shape, &m.dual_coef)
+            .map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))?;
+        Ok(view(slf, values))
+    }
+
+    /// One intercept per pair of classes (a read-only view).
+    #[getter]
+    fn intercept<'py>(slf: &Bound<'py, Self>) -> Bound<'py, PyArray1<f64>> {
+        view(slf, ArrayView1::from(&slf.get().model.intercept[..]))
+    }
+
+    /// The dual weights of a binary fit (a read-only view; empty for one-vs-one).
+    #[getter]
+    fn alpha<'py>(slf: &Bound<'py, Self>) -> Bound<'py, PyArray1<f64>> {
+        view(slf, ArrayView1::from(&slf.get().model.alpha[..]))
+    }
+
+    /// Platt's A per pair (a read-only view; empty without probabilities).
+    #[getter]
+    fn prob_a<'py>(slf: &Bound<'py, Self>) -> Bound<'py, PyArray1<f64>> {
+        view(slf, ArrayView1::from(&slf.get().model.prob_a[..]))
+    }
+
+    /// Platt's B per pair (a read-only view).
+    #[getter]
+    fn prob_b<'py>(slf: &Bound<'py, Self>) -> Bound<'py, PyArray1<f64>> {
+        view(slf, ArrayView1::from(&slf.get().model.prob_b[..]))
+    }
+
+    /// The classes in a LIBSVM file's label order (empty: sorted).
+    #[getter]
+    fn label_order<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<i64>> {
+        PyArray1::from_iter(py, self.model.label_order.iter().map(|&c| c as i64))
+    }
+
+    /// The number of columns of the support vectors (of the Gram matrix for a precomputed
+    /// kernel).
+    #[getter]
+    fn n_features(&self) -> usize {
+        self.model.vectors.view().n_cols()
+    }
+
+    /// The support vectors: a read-only (n_SV, n_features) view for dense rows, or the CSR
+    /// parts `(data, indices, indptr, n_features)` for sparse ones.
+    #[getter]
+    fn vectors<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+        let py = slf.py();
+        match &slf.get().model.vectors {
+            FeatureMatrix::Dense(d) => {
+                let values = ArrayView2::from_shape((d.n_rows(), d.n_cols()), d.as_slice())
+                    .map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))?;
+                Ok(view(slf, values).into_any())
+            }
+            FeatureMatrix::Sparse(s) => {
+                let v = s.view();
+                let parts = (
+                    view(slf, ArrayView1::from(v.data())),
+                    PyArray1::from_iter(py, v.indices().iter().map(|&i| i as i32)),
+                    PyArray1::from_iter(py, v.indptr().iter().map(|&p| p as i64)),
+                    s.n_cols(),
+                );
+                Ok(PyTuple::new(
+                    py,
+                    [
+                        parts.0.into_any(),
+                        parts.1.into_any(),
+                        parts.2.into_any(),
+                        parts.3.into_pyobject(py)?.into_any(),
+                    ],
+                )?
+                .into_any())
+            }
+        }
+    }
+}
