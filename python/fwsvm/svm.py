@@ -962,22 +962,19 @@ class OneClassSVM(PersistenceMixin, OutlierMixin, BaseEstimator):
                              "for a precomputed or callable one")
         if self.nu >= 1.0:
             raise ValueError(f"the ball's nu must be below 1, got {self.nu}")
-        m = X.shape[0]
-        C = float(self.C) if self.C is not None else 1.0 / (self.nu * m)
-        result = run_interruptible(_core.fit_one_class, features_arg(X), _fit_params(self, C, self.kernel, self.tol))
+        C = float(self.C) if self.C is not None else 1.0 / (self.nu * X.shape[0])
+        # The ball, its score constant and the offset (the ν-quantile of the training scores) in Rust.
+        result = run_interruptible(_core.fit_dual, features_arg(X), None,
+                                   _fit_params(self, C, self.kernel, self.tol, dual="ball", nu=float(self.nu)))
         self.history_ = result.pop("history", None)
-        alpha = result.pop("alpha")
         self.support_ = result.pop("support").astype(np.int32)
         self.support_vectors_ = X[self.support_]
-        self.dual_coef_ = alpha.reshape(1, -1)
-        r2, self._score_constant = ball_constants(result["objective"], result["quadratic"], alpha, C)
-        self._C = C
-        self.radius_ = float(np.sqrt(max(r2, 0.0)))
+        self.dual_coef_ = result.pop("alpha").reshape(1, -1)
+        self._score_constant, self._C = result.pop("score_constant"), C
+        self.radius_, self.offset_ = result.pop("radius"), result.pop("offset")
         self.shape_fit_ = X.shape
         self.n_iter_ = int(result["n_iter"])
         self.convergence_ = Convergence(result)
-        self.offset_ = 0.0
-        self.offset_ = float(np.quantile(self.score_samples(X), self.nu))
         if result["exit_reason"] in ("max_iter", "time_limit"):
             warnings.warn(
                 f"Solver terminated early ({result['exit_reason']}) with relative duality gap "
@@ -1165,40 +1162,23 @@ class SVR(PersistenceMixin, RegressorMixin, BaseEstimator):
             return self
         if sample_weight is not None:
             raise ValueError("sample_weight applies to LIBSVM's models, not to loss='squared_epsilon_insensitive'")
-        with np.errstate(over="ignore", invalid="ignore"):
-            self.y_mean_ = float(y.mean())
-            scale = float(y.std())
-        if not (np.isfinite(self.y_mean_) and np.isfinite(scale)):
-            raise ValueError(
-                "y is too large to standardise: its mean or standard deviation overflows float64 "
-                f"(max |y| = {np.max(np.abs(y)):.3g}); rescale the targets"
-            )
-        self.y_scale_ = scale if scale > 0 else 1.0
-        y_std = (y - self.y_mean_) / self.y_scale_
         self._nu = 0.2 * X.shape[0] if self.nu == "auto" else float(self.nu)
         self._gamma = 0.0 if _uses_gram(self) else self._resolve_gamma(X)
         _remember_kernel(self)
         X_core = features_arg(_training_gram(self, X)) if _uses_gram(self) else features_arg(X)
         kernel = "precomputed" if _uses_gram(self) else self.kernel
-        result = run_interruptible(_core.fit_svr, X_core, np.ascontiguousarray(y_std),
-                                   _fit_params(self, self.C, kernel, self.tol, nu=self._nu))
+        # Standardised targets, the tube (from the optimality conditions) and ε in Rust.
+        result = run_interruptible(_core.fit_dual, X_core, y, _fit_params(self, self.C, kernel, self.tol, nu=self._nu,
+                                                                          dual="l2_svr"))
         self.history_ = result.pop("history", None)
-        coef = result.pop("coef")
-        upper, lower = result.pop("beta_upper"), result.pop("beta_lower")
         self.support_ = result.pop("support").astype(np.int32)
         self.support_vectors_ = np.empty((0, 0)) if self.kernel == "precomputed" else X[self.support_]
         self.shape_fit_ = X.shape
-        self.dual_coef_ = coef.reshape(1, -1)
-        # f(x) = Σ coef (k + 1): the "+1" is the regularised bias.
-        self.intercept_ = np.array([coef.sum()])
+        self.dual_coef_ = result.pop("coef").reshape(1, -1)
+        self.intercept_ = np.array([result.pop("intercept")])
+        self.y_mean_, self.y_scale_, self.epsilon_ = result.pop("y_mean"), result.pop("y_scale"), result.pop("epsilon")
         self.n_iter_ = int(result["n_iter"])
         self.convergence_ = Convergence(result)
-        # KKT: on a support slot, y − f = ε + νβ′/C (upper) or f − y = ε + νβ′/C (lower).
-        f_sv = self._standardised_decision(X[self.support_])
-        y_sv = y_std[self.support_]
-        eps = [y_sv[k] - f_sv[k] - self._nu * upper[k] / self.C for k in range(len(coef)) if upper[k] > 0]
-        eps += [f_sv[k] - y_sv[k] - self._nu * lower[k] / self.C for k in range(len(coef)) if lower[k] > 0]
-        self.epsilon_ = float(np.median(eps)) * self.y_scale_ if eps else 0.0
         if result["exit_reason"] in ("max_iter", "time_limit"):
             warnings.warn(
                 f"Solver terminated early ({result['exit_reason']}) with relative duality gap "

@@ -58,7 +58,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(svc_model::svc_model_from_pairs, m)?)?;
     m.add_function(wrap_pyfunction!(svc::decision_function, m)?)?;
     m.add_function(wrap_pyfunction!(svc::fit_one_class, m)?)?;
-    m.add_function(wrap_pyfunction!(svc::fit_svr, m)?)?;
     m.add_function(wrap_pyfunction!(svc::fit_dual, m)?)?;
     m.add_function(wrap_pyfunction!(svc::ovo_decision_function, m)?)?;
     m.add_function(wrap_pyfunction!(svc::data_variance, m)?)?;

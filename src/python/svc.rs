@@ -473,41 +473,10 @@ pub(crate) fn fit_one_class<'py>(
     Ok(out)
 }
 
-/// Fits the L2-SVR (see `problem::svr`; ν from `params`). Returns, per support sample, the
-/// coefficient ν(β′_i − β′_{i+m}) and the slot weights, plus the statistics.
-#[pyfunction]
-#[pyo3(signature = (x, y, params, *, cancel=None))]
-pub(crate) fn fit_svr<'py>(
-    py: Python<'py>,
-    x: FeaturesArg<'py>,
-    y: PyReadonlyArray1<'py, f64>,
-    params: FitArgs,
-    cancel: Option<PyRef<'py, CancelToken>>,
-) -> PyResult<Bound<'py, PyDict>> {
-    let nu = params
-        .nu
-        .ok_or_else(|| pyo3::exceptions::PyValueError::new_err("the SVR fit needs nu"))?;
-    let (features, y) = (x.view()?, y.as_slice()?);
-    let (solution, out) = fit_unlabelled(py, params, features, None, cancel, |km, c| {
-        SimplexProblem::l2_svr(km, y, c, nu)
-    })?;
-    let m = features.n_rows();
-    let a = &solution.alpha;
-    let support: Vec<usize> = (0..m).filter(|&i| a[i] > 0.0 || a[i + m] > 0.0).collect();
-    put(&out, "support", support.iter().map(|&i| i as i64))?;
-    put(
-        &out,
-        "coef",
-        support.iter().map(|&i| nu * (a[i] - a[i + m])),
-    )?;
-    put(&out, "beta_upper", support.iter().map(|&i| a[i]))?;
-    put(&out, "beta_lower", support.iter().map(|&i| a[i + m]))?;
-    Ok(out)
-}
-
 /// Fits one of LIBSVM's one-class ν-SVM, ε-SVR or ν-SVR (`params["dual"]`) with optional
 /// sample weights. Returns the support (training rows), coefficients, ρ, ε (given or learned),
-/// the Laplace σ when asked, and the statistics.
+/// the Laplace σ when asked, and the statistics. `"l2_svr"` and `"ball"` fit the squared-loss
+/// models instead (see [`fit_l2`]).
 #[pyfunction]
 #[pyo3(signature = (x, y, params, *, sample_weight=None, cancel=None))]
 pub(crate) fn fit_dual<'py>(
@@ -518,6 +487,9 @@ pub(crate) fn fit_dual<'py>(
     sample_weight: Option<PyReadonlyArray1<'py, f64>>,
     cancel: Option<PyRef<'py, CancelToken>>,
 ) -> PyResult<Bound<'py, PyDict>> {
+    if matches!(params.dual.as_deref(), Some("l2_svr" | "ball")) {
+        return fit_l2(py, x.view()?, y, params, cancel);
+    }
     let (verbose, record_history) = (params.verbose, params.record_history);
     let svc = params.params(None)?;
     let builder = match params.dual.as_deref() {
@@ -555,6 +527,66 @@ pub(crate) fn fit_dual<'py>(
     put_stats(&out, stats)?;
     if record_history {
         put_history(&out, model.history())?;
+    }
+    Ok(out)
+}
+
+/// The L2 models of `fwsvm.SVR` and `fwsvm.OneClassSVM` by the Rust estimators ([`crate::Svr`],
+/// [`crate::OneClass`]): `"l2_svr"` returns the support, coefficients and intercept of the
+/// standardised model, the standardisation and the learned ε; `"ball"` the support, α, the
+/// score constant, radius and offset (the ν-quantile of the training scores); both the
+/// statistics.
+fn fit_l2<'py>(
+    py: Python<'py>,
+    features: Features<'_>,
+    y: Option<PyReadonlyArray1<'py, f64>>,
+    params: FitArgs,
+    cancel: Option<PyRef<'py, CancelToken>>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let (verbose, record_history) = (params.verbose, params.record_history);
+    let svc = params.params(None)?;
+    let mut monitor = fit_monitor(cancel, verbose, svc.solver(), Loss::SquaredHinge);
+    let out = PyDict::new(py);
+    let (stats, history) = if params.dual.as_deref() == Some("l2_svr") {
+        let y = y.ok_or_else(|| pyo3::exceptions::PyValueError::new_err("the SVR fit needs y"))?;
+        let valid = crate::Svr::params()
+            .c(params.c)
+            .nu(params.nu)
+            .kernel(svc.kernel())
+            .solver(svc.solver().clone())
+            .n_threads(params.n_threads)
+            .check()?;
+        let y = y.as_slice()?;
+        let model = py.detach(|| valid.fit_with_monitor(features, y, &mut monitor))?;
+        put(&out, "support", model.support().iter().map(|&i| i as i64))?;
+        put(&out, "coef", model.dual_coef().iter().copied())?;
+        out.set_item("intercept", model.intercept())?;
+        let (mean, scale) = model.y_standardisation();
+        out.set_item("y_mean", mean)?;
+        out.set_item("y_scale", scale)?;
+        out.set_item("epsilon", model.epsilon())?;
+        (model.stats().cloned(), model.history().to_vec())
+    } else {
+        let valid = crate::OneClass::params()
+            .nu(params.nu.unwrap_or(0.5))
+            .c(Some(params.c))
+            .kernel(svc.kernel())
+            .solver(svc.solver().clone())
+            .n_threads(params.n_threads)
+            .check()?;
+        let model = py.detach(|| valid.fit_with_monitor(features, &mut monitor))?;
+        put(&out, "support", model.support().iter().map(|&i| i as i64))?;
+        put(&out, "alpha", model.alpha().iter().copied())?;
+        out.set_item("score_constant", model.score_constant)?;
+        out.set_item("radius", model.radius())?;
+        out.set_item("offset", model.offset())?;
+        (model.stats().cloned(), model.history().to_vec())
+    };
+    let stats = stats.expect("a fitted model has statistics");
+    monitor.finish(&stats);
+    put_stats(&out, &stats)?;
+    if record_history {
+        put_history(&out, &history)?;
     }
     Ok(out)
 }
