@@ -192,7 +192,80 @@ def _test_kernel_values(est: Any, X: Any) -> np.ndarray:
     return np.asarray(K.toarray() if sp.issparse(K) else K, dtype=np.float64)
 
 
-class SVC(PersistenceMixin, ClassifierMixin, BaseEstimator):
+class _KernelSVM(PersistenceMixin, BaseEstimator):
+    """What :class:`SVC`, :class:`SVR` and :class:`OneClassSVM` share: sparse and precomputed
+    input, γ and the fitted kernel, the training data the native fits take, the kernel
+    expansion at prediction and the warnings of a fit that did not converge."""
+
+    def __sklearn_tags__(self):  # type: ignore[no-untyped-def]
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        tags.input_tags.pairwise = self.kernel == "precomputed"
+        return tags
+
+    def _resolve_gamma(self, X: Any) -> float:
+        return resolve_gamma(self.gamma, X)
+
+    def _prepare(self, X: Any) -> tuple[Any, str]:
+        """Fix γ and the kernel of this fit; the training data for the native fit (the Gram
+        matrix of a precomputed or callable kernel) and the kernel's name there."""
+        gram = _uses_gram(self)
+        self._gamma = 0.0 if gram else self._resolve_gamma(X)
+        _remember_kernel(self)
+        if gram:
+            return features_arg(_training_gram(self, X)), "precomputed"
+        return features_arg(X), self.kernel
+
+    def _fit_expansion(self, X: Any, y: Any, sample_weight: Any, dual: str, c: float, **extra: Any) -> dict[str, Any]:
+        """Fit a single kernel expansion in Rust (``_core.fit_dual``): LIBSVM's one-class,
+        ε-SVR or ν-SVR, or the L2 models (``"l2_svr"``, ``"ball"``); set the attributes they
+        share and warn if the fit stopped early. Returns the rest of the result."""
+        libsvm = dual in ("one_class", "epsilon_svr", "nu_svr")
+        l2 = "squared_hinge" if dual == "one_class" else "squared_epsilon_insensitive"
+        for name, default in (("algorithm", "swap"), ("stopping", "gap"), ("init", "random"), ("sample_size", None)):
+            if libsvm and getattr(self, name) != default:
+                raise ValueError(
+                    f"{name}={getattr(self, name)!r} applies to loss={l2!r} (the Frank-Wolfe simplex problem); "
+                    "LIBSVM's model is solved by SMO"
+                )
+        if sample_weight is not None and not libsvm:
+            raise ValueError(f"sample_weight applies to LIBSVM's models, not to loss={self.loss!r}")
+        weights = None
+        if sample_weight is not None:
+            weights = np.ascontiguousarray(_check_sample_weight(sample_weight, X, dtype=np.float64))
+        X_core, kernel = self._prepare(X)
+        params = _fit_params(self, c, kernel, self.tol, dual=dual, **extra, **({"loss": "hinge"} if libsvm else {}))
+        result = run_interruptible(_core.fit_dual, X_core, None if y is None else np.ascontiguousarray(y, dtype=np.float64),
+                                   params, sample_weight=weights)
+        self.history_ = result.pop("history", None)
+        self.support_ = result.pop("support").astype(np.int32)
+        self.support_vectors_ = np.empty((0, 0)) if self.kernel == "precomputed" else X[self.support_]
+        self.dual_coef_ = result.pop("coef").reshape(1, -1)
+        self.shape_fit_ = X.shape
+        self.n_iter_ = int(result["n_iter"])
+        self.fit_status_ = int(result["exit_reason"] != "converged")
+        self.convergence_ = Convergence(result)
+        measure = ("largest optimality violation", result["gap"]) if libsvm else ("relative duality gap",
+                                                                                  result["relative_gap"])
+        if result["exit_reason"] in ("max_iter", "time_limit"):
+            warnings.warn(
+                f"Solver terminated early ({result['exit_reason']}) with {measure[0]} {measure[1]:.3g} > "
+                f"tol={self.tol}. Consider increasing max_iter.",
+                ConvergenceWarning,
+                stacklevel=3,
+            )
+        _warn_no_progress([result["exit_reason"]], [result["relative_gap"]], self.tol, stacklevel=4)
+        return result
+
+    def _expansion(self, X: Any, coef: np.ndarray, intercept: float) -> np.ndarray:
+        """Σ coef_s k(sv_s, x) + intercept for rows ``_check_query`` has checked."""
+        if _uses_gram(self):
+            return _test_kernel_values(self, X) @ coef + intercept
+        return run_interruptible(_core.decision_values, features_arg(X), features_arg(self.support_vectors_),
+                                 np.ascontiguousarray(coef, dtype=np.float64), float(intercept), _kernel_params(self))
+
+
+class SVC(ClassifierMixin, _KernelSVM):
     """Kernel support vector classifier: LIBSVM's hinge-loss model by SMO (the default), or the L2-SVM by Frank-Wolfe methods.
 
     Two models (``loss``). ``"squared_hinge"`` is the L2-SVM of the Core Vector Machine
@@ -467,12 +540,6 @@ class SVC(PersistenceMixin, ClassifierMixin, BaseEstimator):
         self.record_history = record_history
         self.warm_start = warm_start
 
-    def __sklearn_tags__(self):  # type: ignore[no-untyped-def]
-        tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = True
-        tags.input_tags.pairwise = self.kernel == "precomputed"
-        return tags
-
     def fit(self, X: Any, y: Any, sample_weight: Any = None) -> SVC:
         """Fit the classifier.
 
@@ -510,10 +577,8 @@ class SVC(PersistenceMixin, ClassifierMixin, BaseEstimator):
                 f"The number of classes has to be greater than one; got {len(classes)} class"
             )
         _, weights = fit_weights(sample_weight, X, self.class_weight, classes, y, y_index)
-        self._gamma = 0.0 if _uses_gram(self) else self._resolve_gamma(X)
-        _remember_kernel(self)
+        X_core, _ = self._prepare(X)
         tol = self._effective_tol()
-        X_core = features_arg(_training_gram(self, X)) if _uses_gram(self) else features_arg(X)
         kwargs = self._fit_kwargs(tol)
         kwargs.update(probability=bool(self.probability),
                       class_names=[_class_name(c) for c in classes] if self.verbose else None)
@@ -698,9 +763,6 @@ class SVC(PersistenceMixin, ClassifierMixin, BaseEstimator):
     def _core_kernel(self) -> str:
         return "precomputed" if _uses_gram(self) else self.kernel
 
-    def _resolve_gamma(self, X: Any) -> float:
-        return resolve_gamma(self.gamma, X)
-
     def decision_function(self, X: Any) -> np.ndarray:
         """Signed decision values; positive means ``classes_[1]``.
 
@@ -766,43 +828,6 @@ def _first(table: dict[str, Any]) -> dict[str, Any]:
     return {key: value.item() if isinstance(value, np.generic) else value for key, value in first.items()}
 
 
-def _fit_dual(est: Any, X: Any, y: Any, sample_weight: Any, dual: str, **extra: Any) -> dict[str, Any]:
-    """Fit one of LIBSVM's one-class, ε-SVR or ν-SVR models in Rust and set the attributes
-    they share (support, coefficients, ``intercept_ = −ρ``, statistics). Returns the result."""
-    l2 = "squared_epsilon_insensitive" if dual != "one_class" else "squared_hinge"
-    for name, default in (("algorithm", "swap"), ("stopping", "gap"), ("init", "random"), ("sample_size", None)):
-        if getattr(est, name) != default:
-            raise ValueError(
-                f"{name}={getattr(est, name)!r} applies to loss={l2!r} (the Frank-Wolfe simplex problem); "
-                "LIBSVM's model is solved by SMO"
-            )
-    weights = None
-    if sample_weight is not None:
-        weights = np.ascontiguousarray(_check_sample_weight(sample_weight, X, dtype=np.float64))
-    X_core = features_arg(_training_gram(est, X)) if _uses_gram(est) else features_arg(X)
-    kernel = "precomputed" if _uses_gram(est) else est.kernel
-    params = _fit_params(est, extra.pop("c", 1.0), kernel, est.tol, loss="hinge", dual=dual, **extra)
-    result = run_interruptible(_core.fit_dual, X_core, None if y is None else np.ascontiguousarray(y, dtype=np.float64),
-                               params, sample_weight=weights)
-    est.history_ = result.pop("history", None)
-    est.support_ = result.pop("support").astype(np.int32)
-    est.support_vectors_ = np.empty((0, 0)) if est.kernel == "precomputed" else X[est.support_]
-    est.dual_coef_ = result.pop("coef").reshape(1, -1)
-    est.intercept_ = np.array([-result["rho"]])
-    est.shape_fit_ = X.shape
-    est.n_iter_ = int(result["n_iter"])
-    est.fit_status_ = int(result["exit_reason"] != "converged")
-    est.convergence_ = Convergence(result)
-    if result["exit_reason"] in ("max_iter", "time_limit"):
-        warnings.warn(
-            f"Solver terminated early ({result['exit_reason']}) with largest optimality violation "
-            f"{result['gap']:.3g} > tol={est.tol}. Consider increasing max_iter.",
-            ConvergenceWarning,
-            stacklevel=3,
-        )
-    return result
-
-
 def _kernel_diagonal(X: Any, kernel: str, gamma: float, degree: int, coef0: float) -> np.ndarray:
     """k(x, x) for every row of X."""
     if kernel in ("rbf", "laplacian"):
@@ -824,7 +849,7 @@ def ball_constants(objective: float, quadratic: float, alpha: np.ndarray, C: flo
     return r2, r2 - (quadratic - alpha_sq / C)
 
 
-class OneClassSVM(PersistenceMixin, OutlierMixin, BaseEstimator):
+class OneClassSVM(OutlierMixin, _KernelSVM):
     """Novelty and outlier detection: LIBSVM's one-class ν-SVM, or the minimum enclosing ball.
 
     With ``loss="hinge"`` (the default) this is LIBSVM's one-class ν-SVM (Schölkopf et al.
@@ -936,74 +961,33 @@ class OneClassSVM(PersistenceMixin, OutlierMixin, BaseEstimator):
         self.verbose = verbose
         self.record_history = record_history
 
-    def __sklearn_tags__(self):  # type: ignore[no-untyped-def]
-        tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = True
-        tags.input_tags.pairwise = self.kernel == "precomputed"
-        return tags
-
-    _resolve_gamma = SVC._resolve_gamma
-
     def fit(self, X: Any, y: Any = None, sample_weight: Any = None) -> OneClassSVM:
         """Fit the model to X (y is ignored). ``sample_weight`` (hinge only) scales each
         sample's bound, as scikit-learn's; samples of weight 0 are left out."""
         self._validate_params()
         X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, order="C", accept_large_sparse=True)
-        self._gamma = 0.0 if _uses_gram(self) else self._resolve_gamma(X)
-        _remember_kernel(self)
         if self.loss == "hinge":
-            result = _fit_dual(self, X, None, sample_weight, "one_class", nu=float(self.nu))
-            self.offset_ = float(result["rho"])
+            self.offset_ = float(self._fit_expansion(X, None, sample_weight, "one_class", 1.0, nu=float(self.nu))["rho"])
+            self.intercept_ = np.array([-self.offset_])
             return self
-        if sample_weight is not None:
-            raise ValueError("sample_weight applies to loss='hinge' (LIBSVM's model), not to the ball")
         if _uses_gram(self):
             raise ValueError("the ball (loss='squared_hinge') needs k(x, x): use a named kernel, or loss='hinge' "
                              "for a precomputed or callable one")
         if self.nu >= 1.0:
             raise ValueError(f"the ball's nu must be below 1, got {self.nu}")
-        C = float(self.C) if self.C is not None else 1.0 / (self.nu * X.shape[0])
+        self._C = float(self.C) if self.C is not None else 1.0 / (self.nu * X.shape[0])
         # The ball, its score constant and the offset (the ν-quantile of the training scores) in Rust.
-        result = run_interruptible(_core.fit_dual, features_arg(X), None,
-                                   _fit_params(self, C, self.kernel, self.tol, dual="ball", nu=float(self.nu)))
-        self.history_ = result.pop("history", None)
-        self.support_ = result.pop("support").astype(np.int32)
-        self.support_vectors_ = X[self.support_]
-        self.dual_coef_ = result.pop("alpha").reshape(1, -1)
-        self._score_constant, self._C = result.pop("score_constant"), C
-        self.radius_, self.offset_ = result.pop("radius"), result.pop("offset")
-        self.shape_fit_ = X.shape
-        self.n_iter_ = int(result["n_iter"])
-        self.convergence_ = Convergence(result)
-        if result["exit_reason"] in ("max_iter", "time_limit"):
-            warnings.warn(
-                f"Solver terminated early ({result['exit_reason']}) with relative duality gap "
-                f"{result['relative_gap']:.3g} > tol={self.tol}. Consider increasing max_iter.",
-                ConvergenceWarning,
-                stacklevel=2,
-            )
-        _warn_no_progress([result["exit_reason"]], [result["relative_gap"]], self.tol)
+        result = self._fit_expansion(X, None, sample_weight, "ball", self._C, nu=float(self.nu))
+        self._score_constant, self.radius_, self.offset_ = result["score_constant"], result["radius"], result["offset"]
         return self
 
     def score_samples(self, X: Any) -> np.ndarray:
         """Hinge: Σ α k(sv, x). Ball: R² − ‖φ(x) − c‖², positive inside the fitted ball."""
         check_is_fitted(self)
         X = _check_query(self, X)
-        if self.loss == "hinge" and _uses_gram(self):
-            return _test_kernel_values(self, X) @ self.dual_coef_[0]
         if self.loss == "hinge":
-            return run_interruptible(
-                _core.decision_values,
-                features_arg(X), features_arg(self.support_vectors_),
-                np.ascontiguousarray(self.dual_coef_[0]), 0.0, _kernel_params(self))
-        inner = run_interruptible(
-            _core.decision_values,
-            features_arg(X),
-            features_arg(self.support_vectors_),
-            np.ascontiguousarray(2.0 * self.dual_coef_[0]),
-            float(self._score_constant),
-            _kernel_params(self),
-        )
+            return self._expansion(X, self.dual_coef_[0], 0.0)
+        inner = self._expansion(X, 2.0 * self.dual_coef_[0], self._score_constant)
         k = _fitted_kernel(self)
         return inner - _kernel_diagonal(X, k["kernel"], self._gamma, k["degree"], k["coef0"])
 
@@ -1018,7 +1002,7 @@ class OneClassSVM(PersistenceMixin, OutlierMixin, BaseEstimator):
         return np.where(values > 0 if self.loss == "hinge" else values >= 0, 1, -1)
 
 
-class SVR(PersistenceMixin, RegressorMixin, BaseEstimator):
+class SVR(RegressorMixin, _KernelSVM):
     """Kernel support vector regression: LIBSVM's ε-SVR, or the L2-SVR with a learned tube.
 
     With ``loss="epsilon_insensitive"`` (the default) this is LIBSVM's ε-SVR (``svm-train
@@ -1131,14 +1115,6 @@ class SVR(PersistenceMixin, RegressorMixin, BaseEstimator):
         self.verbose = verbose
         self.record_history = record_history
 
-    def __sklearn_tags__(self):  # type: ignore[no-untyped-def]
-        tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = True
-        tags.input_tags.pairwise = self.kernel == "precomputed"
-        return tags
-
-    _resolve_gamma = SVC._resolve_gamma
-
     def _dual(self) -> str | None:
         """The LIBSVM model this estimator fits (``None``: the L2-SVR)."""
         return "epsilon_svr" if self.loss == "epsilon_insensitive" else None
@@ -1150,62 +1126,24 @@ class SVR(PersistenceMixin, RegressorMixin, BaseEstimator):
         X, y = validate_data(
             self, X, y, accept_sparse="csr", dtype=np.float64, order="C", accept_large_sparse=True, y_numeric=True
         )
-        y = np.asarray(y, dtype=np.float64)
         dual = self._dual()
         if dual is not None:
-            self._gamma = 0.0 if _uses_gram(self) else self._resolve_gamma(X)
-            _remember_kernel(self)
             self.y_mean_, self.y_scale_ = 0.0, 1.0
             extra = dict(epsilon=float(self.epsilon)) if dual == "epsilon_svr" else dict(nu=float(self.nu))
-            result = _fit_dual(self, X, y, sample_weight, dual, c=float(self.C), **extra)
-            self.epsilon_ = float(result["epsilon"])
+            result = self._fit_expansion(X, y, sample_weight, dual, float(self.C), **extra)
+            self.intercept_, self.epsilon_ = np.array([-result["rho"]]), float(result["epsilon"])
             return self
-        if sample_weight is not None:
-            raise ValueError("sample_weight applies to LIBSVM's models, not to loss='squared_epsilon_insensitive'")
         self._nu = 0.2 * X.shape[0] if self.nu == "auto" else float(self.nu)
-        self._gamma = 0.0 if _uses_gram(self) else self._resolve_gamma(X)
-        _remember_kernel(self)
-        X_core = features_arg(_training_gram(self, X)) if _uses_gram(self) else features_arg(X)
-        kernel = "precomputed" if _uses_gram(self) else self.kernel
         # Standardised targets, the tube (from the optimality conditions) and ε in Rust.
-        result = run_interruptible(_core.fit_dual, X_core, y, _fit_params(self, self.C, kernel, self.tol, nu=self._nu,
-                                                                          dual="l2_svr"))
-        self.history_ = result.pop("history", None)
-        self.support_ = result.pop("support").astype(np.int32)
-        self.support_vectors_ = np.empty((0, 0)) if self.kernel == "precomputed" else X[self.support_]
-        self.shape_fit_ = X.shape
-        self.dual_coef_ = result.pop("coef").reshape(1, -1)
-        self.intercept_ = np.array([result.pop("intercept")])
-        self.y_mean_, self.y_scale_, self.epsilon_ = result.pop("y_mean"), result.pop("y_scale"), result.pop("epsilon")
-        self.n_iter_ = int(result["n_iter"])
-        self.convergence_ = Convergence(result)
-        if result["exit_reason"] in ("max_iter", "time_limit"):
-            warnings.warn(
-                f"Solver terminated early ({result['exit_reason']}) with relative duality gap "
-                f"{result['relative_gap']:.3g} > tol={self.tol}. Consider increasing max_iter.",
-                ConvergenceWarning,
-                stacklevel=2,
-            )
-        _warn_no_progress([result["exit_reason"]], [result["relative_gap"]], self.tol)
+        result = self._fit_expansion(X, y, sample_weight, "l2_svr", float(self.C), nu=self._nu)
+        self.intercept_ = np.array([result["intercept"]])
+        self.y_mean_, self.y_scale_, self.epsilon_ = result["y_mean"], result["y_scale"], result["epsilon"]
         return self
-
-    def _standardised_decision(self, X: Any) -> np.ndarray:
-        if _uses_gram(self):
-            return _test_kernel_values(self, X) @ self.dual_coef_[0] + self.intercept_[0]
-        return run_interruptible(
-            _core.decision_values,
-            features_arg(X),
-            features_arg(self.support_vectors_),
-            np.ascontiguousarray(self.dual_coef_[0]),
-            float(self.intercept_[0]),
-            _kernel_params(self),
-        )
 
     def predict(self, X: Any) -> np.ndarray:
         """Predicted targets."""
         check_is_fitted(self)
-        X = _check_query(self, X)
-        return self._standardised_decision(X) * self.y_scale_ + self.y_mean_
+        return self._expansion(_check_query(self, X), self.dual_coef_[0], self.intercept_[0]) * self.y_scale_ + self.y_mean_
 
 
 class NuSVC(SVC):

@@ -534,7 +534,7 @@ pub(crate) fn fit_dual<'py>(
 /// The L2 models of `fwsvm.SVR` and `fwsvm.OneClassSVM` by the Rust estimators ([`crate::Svr`],
 /// [`crate::OneClass`]): `"l2_svr"` returns the support, coefficients and intercept of the
 /// standardised model, the standardisation and the learned ε; `"ball"` the support, α, the
-/// score constant, radius and offset (the ν-quantile of the training scores); both the
+/// score constant, radius and offset (the ν-quantile of the training scores), α as "coef"; both the
 /// statistics.
 fn fit_l2<'py>(
     py: Python<'py>,
@@ -576,7 +576,7 @@ fn fit_l2<'py>(
             .check()?;
         let model = py.detach(|| valid.fit_with_monitor(features, &mut monitor))?;
         put(&out, "support", model.support().iter().map(|&i| i as i64))?;
-        put(&out, "alpha", model.alpha().iter().copied())?;
+        put(&out, "coef", model.alpha().iter().copied())?;
         out.set_item("score_constant", model.score_constant)?;
         out.set_item("radius", model.radius())?;
         out.set_item("offset", model.offset())?;
