@@ -154,3 +154,17 @@ def test_a_thousand_classes_fit_and_predict_in_bounded_memory() -> None:
     )
     run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=600)
     assert run.returncode == 0 and run.stdout.strip() == "ok", run.stderr[-2000:]
+
+
+def test_a_class_whose_samples_all_weigh_zero_takes_no_part() -> None:
+    # The Rust model knows the classes that have samples of positive weight; classes_, the
+    # one-vs-one layout and the predictions are those of the fit without that class's rows.
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(90, 3)) + np.repeat(np.eye(3) * 3, 30, axis=0)
+    y = np.repeat(["a", "b", "c"], 30)
+    w = np.where(y == "c", 0.0, 1.0)
+    clf = SVC(gamma=0.5, random_state=0).fit(X, y, sample_weight=w)
+    ref = SVC(gamma=0.5, random_state=0).fit(X[y != "c"], y[y != "c"])
+    assert list(clf.classes_) == ["a", "b"]
+    np.testing.assert_array_equal(clf.predict(X), ref.predict(X))
+    np.testing.assert_allclose(clf.decision_function(X), ref.decision_function(X), rtol=1e-12)

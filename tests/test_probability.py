@@ -14,7 +14,7 @@ from sklearn.metrics import log_loss
 
 import fwsvm
 from fwsvm import SVC
-from fwsvm.probability import couple, sigmoid_predict, sigmoid_train
+from fwsvm import _core
 
 from conftest import shared_file
 
@@ -59,12 +59,12 @@ def test_sigmoid_train_minimises_platts_objective() -> None:
     rng = np.random.default_rng(0)
     dec = rng.normal(size=200) * 2
     positive = rng.random(200) < 1 / (1 + np.exp(-1.5 * dec + 0.3))
-    a, b = sigmoid_train(dec, positive)
+    a, b = _core.sigmoid_train(np.ascontiguousarray(dec, dtype=np.float64), np.ascontiguousarray(positive))
     prior1, prior0 = positive.sum(), (~positive).sum()
     t = np.where(positive, (prior1 + 1) / (prior1 + 2), 1 / (prior0 + 2))
 
     def objective(ab):
-        p = sigmoid_predict(dec, ab[0], ab[1])  # P(positive)
+        p = _core.sigmoid_predict(dec, np.full_like(dec, ab[0]), np.full_like(dec, ab[1]))  # P(positive)
         return -np.sum(t * np.log(p) + (1 - t) * np.log1p(-p))
 
     best = minimize(objective, [0.0, 0.0], method="BFGS", options={"gtol": 1e-10})
@@ -79,7 +79,7 @@ def test_coupling_solves_wu_lin_weng_method_2() -> None:
     k, n = 5, 20
     first, second = np.triu_indices(k, k=1)
     pairwise = rng.uniform(0.05, 0.95, size=(n, len(first)))
-    ours = couple(pairwise, k)
+    ours = _core.couple(np.ascontiguousarray(pairwise), k, [])
     for row in range(n):
         r = np.zeros((k, k))
         r[first, second] = pairwise[row]
@@ -89,7 +89,7 @@ def test_coupling_solves_wu_lin_weng_method_2() -> None:
         kkt = np.block([[2 * q, np.ones((k, 1))], [np.ones((1, k)), np.zeros((1, 1))]])
         exact = np.linalg.solve(kkt, np.r_[np.zeros(k), 1.0])[:k]
         np.testing.assert_allclose(ours[row], exact, atol=5e-3)  # LIBSVM's stopping tolerance
-    two = couple(np.array([[0.3], [1.0]]), 2)
+    two = _core.couple(np.array([[0.3], [1.0]]), 2, [])
     np.testing.assert_allclose(two, [[0.3, 0.7], [1 - 1e-7, 1e-7]])
 
 

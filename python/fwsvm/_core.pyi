@@ -59,6 +59,7 @@ class FitParams(TypedDict, total=False):
     epsilon: float | None
     dual: str | None
     probability: bool
+    class_names: list[str] | None
 
 def fit_svc(
     x: Features,
@@ -69,35 +70,57 @@ def fit_svc(
     warm_start: npt.NDArray[np.float64] | None = None,
     cancel: CancelToken | None = None,
 ) -> dict[str, Any]: ...
-def fit_svc_ovo(
+class SvcModel:
+    """A fitted SVC (binary or one-vs-one), classes numbered 0..K; the model of fwsvm.SVC."""
+    @staticmethod
+    def from_parts(parts: dict[str, Any]) -> SvcModel: ...
+    def decision_function(
+        self, x: Features, *, columns: str = "features", n_threads: int | None = None, cancel: CancelToken | None = None
+    ) -> npt.NDArray[np.float64]: ...
+    def predict(
+        self, x: Features, *, columns: str = "features", n_threads: int | None = None, cancel: CancelToken | None = None
+    ) -> npt.NDArray[np.int64]: ...
+    def predict_proba(
+        self, x: Features, *, columns: str = "features", n_threads: int | None = None, cancel: CancelToken | None = None
+    ) -> npt.NDArray[np.float64]: ...
+    def linear_weights(self) -> npt.NDArray[np.float64]: ...
+    def statistics(self) -> dict[str, Any]: ...
+    n_classes: int
+    classes: npt.NDArray[np.float64]
+    support: npt.NDArray[np.int32]
+    n_support: npt.NDArray[np.int32]
+    dual_coef: npt.NDArray[np.float64]
+    intercept: npt.NDArray[np.float64]
+    alpha: npt.NDArray[np.float64]
+    prob_a: npt.NDArray[np.float64]
+    prob_b: npt.NDArray[np.float64]
+    label_order: npt.NDArray[np.int64]
+    n_features: int
+    vectors: npt.NDArray[np.float64] | tuple[Any, Any, Any, int]
+
+def fit_svc_model(
     x: Features,
     y: npt.NDArray[np.float64],
     params: FitParams,
     *,
     sample_weight: npt.NDArray[np.float64] | None = None,
-    class_names: list[str] | None = None,
+    warm_start: npt.NDArray[np.float64] | None = None,
     cancel: CancelToken | None = None,
-) -> dict[str, Any]: ...
-def fit_platt(
+) -> SvcModel: ...
+def svc_model_from_pairs(
     x: Features,
     y: npt.NDArray[np.float64],
+    pairs: dict[str, Any],
     params: FitParams,
     *,
     sample_weight: npt.NDArray[np.float64] | None = None,
     cancel: CancelToken | None = None,
-) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]: ...
+) -> SvcModel: ...
 def fit_one_class(
     x: Features,
     params: FitParams,
     *,
     warm_start: npt.NDArray[np.float64] | None = None,
-    cancel: CancelToken | None = None,
-) -> dict[str, Any]: ...
-def fit_svr(
-    x: Features,
-    y: npt.NDArray[np.float64],
-    params: FitParams,
-    *,
     cancel: CancelToken | None = None,
 ) -> dict[str, Any]: ...
 def fit_dual(
@@ -117,16 +140,6 @@ def decision_values(
     *,
     cancel: CancelToken | None = None,
 ) -> npt.NDArray[np.float64]: ...
-def ovo_decision_values(
-    x: Features,
-    support_vectors: Features,
-    dual_coef: npt.NDArray[np.float64],
-    intercepts: npt.NDArray[np.float64],
-    n_support: list[int],
-    kernel: KernelParams,
-    *,
-    cancel: CancelToken | None = None,
-) -> npt.NDArray[np.float64]: ...
 def sigmoid_train(dec: npt.NDArray[np.float64], positive: npt.NDArray[np.bool_]) -> tuple[float, float]: ...
 def sigmoid_predict(
     f: npt.NDArray[np.float64], a: npt.NDArray[np.float64], b: npt.NDArray[np.float64]
@@ -137,14 +150,6 @@ def write_libsvm_model(path: str, model: dict[str, Any]) -> None: ...
 
 class LibsvmModelError(ValueError): ...
 
-def ovo_decision_function(
-    x: Features,
-    support_vectors: Features,
-    dual_coef: npt.NDArray[np.float64],
-    intercepts: npt.NDArray[np.float64],
-    n_support: list[int],
-    kernel: KernelParams,
-) -> npt.NDArray[np.float64]: ...
 def decision_function(
     x: Features,
     support_vectors: Features,

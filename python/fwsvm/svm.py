@@ -585,14 +585,15 @@ class SVC(ClassifierMixin, _KernelSVM):
         sample_weight = None if weights is None else np.ascontiguousarray(weights, dtype=np.float64)
         warm = self._warm_alpha(X.shape[0], classes) if len(classes) == 2 else None
         self._model, stats = self._fit_core(X_core, y_index, len(classes), kwargs, sample_weight, warm)
-        self.classes_ = classes
+        # The classes the model has (a class whose samples all weigh 0 takes no part).
+        self.classes_ = classes[self._model.classes.astype(np.intp)]
         self._support_rows = X[self._model.support] if callable(self.kernel) else None
         self.history_ = stats.pop("history", None)
-        if len(classes) == 2:
+        if len(self.classes_) == 2:
             self.history_ = None if self.history_ is None else self.history_[0]
             self.convergence_ = Convergence(_first(stats))
         else:
-            first, second = np.triu_indices(len(classes), k=1)
+            first, second = np.triu_indices(len(self.classes_), k=1)
             stats = {"i": first, "j": second, **stats}
             stats["exit_reason"] = np.array(stats["exit_reason"])
             stats["cache_precision"] = np.array(stats["cache_precision"])
@@ -606,7 +607,7 @@ class SVC(ClassifierMixin, _KernelSVM):
             })
         self.n_iter_ = np.asarray(stats["n_iter"], dtype=np.int64)
         self._warm_weights = None
-        if self.warm_start and len(classes) == 2:
+        if self.warm_start and len(self.classes_) == 2:
             self._warm_weights = np.zeros(X.shape[0])
             self._warm_weights[self.support_] = self._model.alpha
             self._warm_setting = (self.loss, float(self.C))

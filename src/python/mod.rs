@@ -59,10 +59,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(svc::decision_function, m)?)?;
     m.add_function(wrap_pyfunction!(svc::fit_one_class, m)?)?;
     m.add_function(wrap_pyfunction!(svc::fit_dual, m)?)?;
-    m.add_function(wrap_pyfunction!(svc::ovo_decision_function, m)?)?;
     m.add_function(wrap_pyfunction!(svc::data_variance, m)?)?;
     m.add_function(wrap_pyfunction!(predict::decision_values, m)?)?;
-    m.add_function(wrap_pyfunction!(predict::ovo_decision_values, m)?)?;
     m.add_function(wrap_pyfunction!(crammer_singer::fit_crammer_singer, m)?)?;
     m.add_function(wrap_pyfunction!(linear::fit_sgd_svc, m)?)?;
     m.add_function(wrap_pyfunction!(linear::kernel_values, m)?)?;

@@ -1,16 +1,15 @@
-//! Decision values that Ctrl-C stops: `fwsvm._core.decision_values` and
-//! `ovo_decision_values` take the cancel token of `run_interruptible` and compute in row blocks
-//! of about 0.1 s (see [`crate::model::by_row_blocks`]), so a KeyboardInterrupt arrives within
+//! Decision values that Ctrl-C stops: `fwsvm._core.decision_values` takes the cancel token of
+//! `run_interruptible` and computes in row blocks of about 0.1 s (see [`crate::model::by_row_blocks`]), so a KeyboardInterrupt arrives within
 //! a block, not after tens of seconds of prediction.
 
 use std::sync::atomic::Ordering;
 
-use numpy::{IntoPyArray, PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2};
+use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
 use pyo3::prelude::*;
 
 use super::convert::{FeaturesArg, KernelArgs};
 use super::svc::CancelToken;
-use crate::model::{decision_values_until, ovo_decision_values_until};
+use crate::model::decision_values_until;
 use crate::parallel::with_threads;
 
 /// The stop check of a cancel token (never stops without one).
@@ -42,35 +41,4 @@ pub(crate) fn decision_values<'py>(
         })
     })??;
     Ok(values.into_pyarray(py))
-}
-
-/// One-vs-one decision values (n × K(K−1)/2, LIBSVM's layout) as
-/// `ovo_decision_function`, stopping (KeyboardInterrupt) once `cancel` is set.
-#[pyfunction]
-#[pyo3(signature = (x, support_vectors, dual_coef, intercepts, n_support, kernel, *, cancel=None))]
-pub(crate) fn ovo_decision_values<'py>(
-    py: Python<'py>,
-    x: FeaturesArg<'py>,
-    support_vectors: FeaturesArg<'py>,
-    dual_coef: PyReadonlyArray2<'py, f64>,
-    intercepts: PyReadonlyArray1<'py, f64>,
-    n_support: Vec<usize>,
-    kernel: KernelArgs,
-    cancel: Option<PyRef<'py, CancelToken>>,
-) -> PyResult<Bound<'py, PyArray2<f64>>> {
-    let n_threads = kernel.n_threads;
-    let kernel = kernel.kernel()?;
-    let (x, sv) = (x.view()?, support_vectors.view()?);
-    let coef = dual_coef
-        .as_slice()
-        .map_err(|_| pyo3::exceptions::PyValueError::new_err("dual_coef must be C-contiguous"))?;
-    let icpt = intercepts.as_slice()?;
-    let (n, n_pairs) = (x.n_rows(), icpt.len());
-    let stop = stop_check(cancel);
-    let values = py.detach(|| {
-        with_threads(n_threads, || {
-            ovo_decision_values_until(kernel, sv, coef, icpt, &n_support, x, &stop)
-        })
-    })??;
-    PyArray1::from_vec(py, values).reshape([n, n_pairs])
 }

@@ -4,7 +4,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use numpy::{IntoPyArray, PyArray2, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2};
+use numpy::{IntoPyArray, PyReadonlyArray1};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
@@ -13,7 +13,6 @@ use crate::data::Features;
 use crate::error::FwsvmError;
 use crate::kernel::{CachePrecision, KernelMatrix};
 use crate::model::decision_values;
-use crate::multiclass::ovo_decision_values;
 use crate::parallel::with_threads;
 use crate::params::{Loss, Svc, SvcValidParams};
 use crate::problem::SimplexProblem;
@@ -68,6 +67,33 @@ pub(super) fn fit_monitor(
     )
 }
 
+/// Fits an SVC on `y` (two classes: one binary model; more: one-vs-one) with `params`, the
+/// optional weights and warm start; progress and Ctrl-C through `cancel`.
+pub(super) fn fit_model(
+    py: Python<'_>,
+    x: &FeaturesArg<'_>,
+    y: &[f64],
+    params: FitArgs,
+    sample_weight: Option<PyReadonlyArray1<'_, f64>>,
+    warm_start: Option<PyReadonlyArray1<'_, f64>>,
+    cancel: Option<PyRef<'_, CancelToken>>,
+) -> PyResult<crate::SvcModel> {
+    let warm = warm_start
+        .map(|w| w.as_slice().map(<[f64]>::to_vec))
+        .transpose()?;
+    let (verbose, names) = (params.verbose, params.class_names.clone());
+    let params = params.params(warm)?;
+    let features = x.view()?;
+    let weights = sample_weight.as_ref().map(|w| w.as_slice()).transpose()?;
+    let mut monitor = fit_monitor(cancel, verbose, params.solver(), params.loss())
+        .with_class_names(names.unwrap_or_default());
+    let model = py.detach(|| params.fit_weighted(features, y, weights, &mut monitor))?;
+    if let [only] = model.stats() {
+        monitor.finish(only);
+    }
+    Ok(model)
+}
+
 /// Fits a binary SVC. `y` holds ±1 labels. Returns a dict of fitted arrays and statistics.
 #[pyfunction]
 #[pyo3(signature = (x, y, params, *, sample_weight=None, warm_start=None, cancel=None))]
@@ -80,18 +106,16 @@ pub(crate) fn fit_svc<'py>(
     warm_start: Option<PyReadonlyArray1<'py, f64>>,
     cancel: Option<PyRef<'py, CancelToken>>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let warm = warm_start
-        .map(|w| w.as_slice().map(<[f64]>::to_vec))
-        .transpose()?;
-    let (verbose, record_history) = (params.verbose, params.record_history);
-    let params = params.params(warm)?;
-    let features = x.view()?;
-    let y = y.as_slice()?;
-    let weights = sample_weight.as_ref().map(|w| w.as_slice()).transpose()?;
-    let mut monitor = fit_monitor(cancel, verbose, params.solver(), params.loss());
-    let model = py.detach(|| params.fit_weighted(features, y, weights, &mut monitor))?;
-    monitor.finish(&model.stats()[0]);
-
+    let record_history = params.record_history;
+    let model = fit_model(
+        py,
+        &x,
+        y.as_slice()?,
+        params,
+        sample_weight,
+        warm_start,
+        cancel,
+    )?;
     let s = &model.stats()[0];
     let out = PyDict::new(py);
     out.set_item(
@@ -365,34 +389,6 @@ pub(super) fn stats_table<'py>(
         out.set_item("history", list)?;
     }
     Ok(out)
-}
-
-/// One-vs-one decision values (n × K(K−1)/2), LIBSVM layout (see `ovo_decision_values`).
-#[pyfunction]
-pub(crate) fn ovo_decision_function<'py>(
-    py: Python<'py>,
-    x: FeaturesArg<'py>,
-    support_vectors: FeaturesArg<'py>,
-    dual_coef: PyReadonlyArray2<'py, f64>,
-    intercepts: PyReadonlyArray1<'py, f64>,
-    n_support: Vec<usize>,
-    kernel: KernelArgs,
-) -> PyResult<Bound<'py, PyArray2<f64>>> {
-    let n_threads = kernel.n_threads;
-    let kernel = kernel.kernel()?;
-    let (x, sv) = (x.view()?, support_vectors.view()?);
-    let coef = dual_coef
-        .as_slice()
-        .map_err(|_| pyo3::exceptions::PyValueError::new_err("dual_coef must be C-contiguous"))?;
-    let icpt = intercepts.as_slice()?;
-    let n = x.n_rows();
-    let n_pairs = icpt.len();
-    let values = py.detach(|| {
-        with_threads(n_threads, || {
-            ovo_decision_values(kernel, sv, coef, icpt, &n_support, x)
-        })
-    })??;
-    numpy::PyArray1::from_vec(py, values).reshape([n, n_pairs])
 }
 
 /// `values` as a NumPy array under `key`.

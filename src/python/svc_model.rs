@@ -13,7 +13,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
 
 use super::convert::{FeaturesArg, KernelArgs};
-use super::svc::{CancelToken, FitArgs, fit_monitor, stats_table};
+use super::svc::{CancelToken, FitArgs, fit_model, fit_monitor, stats_table};
 use crate::data::{CsrMatrix, FeatureMatrix, Features};
 use crate::kernel::Kernel;
 use crate::model::{CHUNK_VALUES, Query, SvcModel};
@@ -128,20 +128,15 @@ pub(crate) fn fit_svc_model<'py>(
     warm_start: Option<PyReadonlyArray1<'py, f64>>,
     cancel: Option<PyRef<'py, CancelToken>>,
 ) -> PyResult<SvcHandle> {
-    let warm = warm_start
-        .map(|w| w.as_slice().map(<[f64]>::to_vec))
-        .transpose()?;
-    let (verbose, names) = (params.verbose, params.class_names.clone());
-    let params = params.params(warm)?;
-    let features = x.view()?;
-    let y = y.as_slice()?;
-    let weights = sample_weight.as_ref().map(|w| w.as_slice()).transpose()?;
-    let mut monitor = fit_monitor(cancel, verbose, params.solver(), params.loss())
-        .with_class_names(names.unwrap_or_default());
-    let model = py.detach(|| params.fit_weighted(features, y, weights, &mut monitor))?;
-    if let [only] = model.stats() {
-        monitor.finish(only);
-    }
+    let model = fit_model(
+        py,
+        &x,
+        y.as_slice()?,
+        params,
+        sample_weight,
+        warm_start,
+        cancel,
+    )?;
     Ok(SvcHandle {
         model: drop_gram_rows(model),
     })
@@ -212,6 +207,31 @@ pub(crate) fn svc_model_from_pairs<'py>(
     })
 }
 
+impl SvcHandle {
+    /// `work(model, rows, query, stop)` on the checked rows of `x` (whose columns `columns`
+    /// names) without the GIL, in `n_threads` threads, stopped by `cancel`.
+    fn query<T: Send>(
+        &self,
+        py: Python<'_>,
+        x: &FeaturesArg<'_>,
+        columns: &str,
+        n_threads: Option<usize>,
+        cancel: Option<PyRef<'_, CancelToken>>,
+        work: impl Fn(&SvcModel, Features<'_>, Query, &dyn Fn() -> bool) -> crate::Result<Vec<T>>
+        + Send
+        + Sync,
+    ) -> PyResult<Vec<T>> {
+        let (x, q, stop) = (x.view()?, query_of(columns)?, stop_flag(cancel));
+        let out = py.detach(|| {
+            with_threads(n_threads, || {
+                x.check_finite("X")?;
+                work(&self.model, x, q, &stop)
+            })
+        })??;
+        Ok(out)
+    }
+}
+
 #[pymethods]
 impl SvcHandle {
     /// A model from its parts (a model file, a pickle, or a fit assembled in Python).
@@ -270,14 +290,10 @@ impl SvcHandle {
         n_threads: Option<usize>,
         cancel: Option<PyRef<'py, CancelToken>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let (x, q, stop) = (x.view()?, query_of(columns)?, stop_flag(cancel));
-        let n = x.n_rows();
-        let values = py.detach(|| {
-            with_threads(n_threads, || {
-                x.check_finite("X")?;
-                self.model.values_until(x, q, &stop)
-            })
-        })??;
+        let n = x.view()?.n_rows();
+        let values = self.query(py, &x, columns, n_threads, cancel, |m, x, q, stop| {
+            m.values_until(x, q, stop)
+        })?;
         let array = PyArray1::from_vec(py, values);
         if self.model.classes.len() == 2 {
             return Ok(array.into_any());
@@ -295,13 +311,9 @@ impl SvcHandle {
         n_threads: Option<usize>,
         cancel: Option<PyRef<'py, CancelToken>>,
     ) -> PyResult<Bound<'py, PyArray1<i64>>> {
-        let (x, q, stop) = (x.view()?, query_of(columns)?, stop_flag(cancel));
-        let classes = py.detach(|| {
-            with_threads(n_threads, || {
-                x.check_finite("X")?;
-                self.model.predict_until(x, q, &stop, CHUNK_VALUES)
-            })
-        })??;
+        let classes = self.query(py, &x, columns, n_threads, cancel, |m, x, q, stop| {
+            m.predict_until(x, q, stop, CHUNK_VALUES)
+        })?;
         Ok(PyArray1::from_iter(
             py,
             classes.into_iter().map(|c| c as i64),
@@ -318,14 +330,10 @@ impl SvcHandle {
         n_threads: Option<usize>,
         cancel: Option<PyRef<'py, CancelToken>>,
     ) -> PyResult<Bound<'py, PyArray2<f64>>> {
-        let (x, q, stop) = (x.view()?, query_of(columns)?, stop_flag(cancel));
-        let n = x.n_rows();
-        let probs = py.detach(|| {
-            with_threads(n_threads, || {
-                x.check_finite("X")?;
-                self.model.proba_until(x, q, &stop, CHUNK_VALUES)
-            })
-        })??;
+        let n = x.view()?.n_rows();
+        let probs = self.query(py, &x, columns, n_threads, cancel, |m, x, q, stop| {
+            m.proba_until(x, q, stop, CHUNK_VALUES)
+        })?;
         PyArray1::from_vec(py, probs).reshape([n, self.model.classes.len()])
     }
 
@@ -347,6 +355,13 @@ impl SvcHandle {
     #[getter]
     fn n_classes(&self) -> usize {
         self.model.classes.len()
+    }
+
+    /// The classes the model knows, as the fit's labels (class indices 0..K for a fit from
+    /// Python; a class whose samples all have weight 0 is not among them).
+    #[getter]
+    fn classes<'py>(slf: &Bound<'py, Self>) -> Bound<'py, PyArray1<f64>> {
+        view(slf, ArrayView1::from(&slf.get().model.classes[..]))
     }
 
     /// Training indices of the support vectors (int32), grouped by class.
