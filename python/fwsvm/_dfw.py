@@ -58,7 +58,6 @@ import scipy.sparse as sp
 
 from fwsvm import _core
 from fwsvm._native import features_arg
-from fwsvm.svm import _kernel_diagonal
 
 #: MB of kernel columns of the engine's solves here (the shards' local solves, the driver's
 #: inner solves): the in-process SVC's default. Larger caches were slower on the checkerboard
@@ -242,7 +241,7 @@ class Shard:
         self.n_threads = n_threads if n_threads is not None else _worker_threads()
         self.one_class = bool(one_class)
         # b: the linear term of the ball's objective (None for the SVC: zero).
-        self.b = _kernel_diagonal(self.X, **_kernel_args(self.kernel_kw)) + self.inv_c if one_class else None
+        self.b = _core.kernel_diagonal(features_arg(self.X), _kernel_args(self.kernel_kw)) + self.inv_c if one_class else None
         n = self.X.shape[0]
         self.alpha = np.zeros(n)
         self.s = np.zeros(n)

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import warnings
-from concurrent.futures import ThreadPoolExecutor
 from numbers import Integral, Real
 from typing import Any
 
@@ -195,44 +194,30 @@ class SGDSVC(SaveMixin, LinearClassifierMixin, BaseEstimator):
         _, weights = fit_weights(sample_weight, X, self.class_weight, classes, y, y_index)
         if weights is None:
             weights = np.ones(X.shape[0])
-        X_core = features_arg(X)
-        seed = _seed(self.random_state)
-        problems = [1] if len(classes) == 2 else list(range(len(classes)))
-        # n_jobs threads: the one-vs-rest problems side by side, the rest to each one's passes.
-        threads = n_threads(self.n_jobs)
-        parallel = 1 if threads is None else min(len(problems), threads)
-        inner_threads = None if threads is None else max(1, threads // parallel)
-
-        def fit_one(k: int) -> dict[str, Any]:
-            labels = np.where(y_index == k, 1.0, -1.0)
-            return run_interruptible(
-                _core.fit_sgd_svc,
-                X_core,
-                labels,
-                dict(
-                    c=float(self.C), loss=self.loss, batch_size=int(self.batch_size),
-                    max_epochs=int(self.max_epochs), learning_rate=self.learning_rate,
-                    eta0=None if self.eta0 == "auto" else float(self.eta0),
-                    decay=None if self.decay is None else float(self.decay), step_every=int(self.step_every),
-                    step_factor=float(self.step_factor), average=bool(self.average), tol=float(self.tol),
-                    n_iter_no_change=int(self.n_iter_no_change), fit_intercept=bool(self.fit_intercept),
-                    seed=seed + k, n_threads=inner_threads, verbose=_verbosity(self.verbose),
-                ),
-                sample_weight=np.ascontiguousarray(weights),
-            )
-
-        if parallel > 1:
-            with ThreadPoolExecutor(parallel) as pool:
-                fits = list(pool.map(fit_one, problems))
-        else:
-            fits = [fit_one(k) for k in problems]
+        # One-vs-rest (two classes: one problem) side by side in Rust, problem k seeded seed + k.
+        fits = run_interruptible(
+            _core.fit_sgd_svc,
+            features_arg(X),
+            y_index.astype(np.float64),
+            dict(
+                c=float(self.C), loss=self.loss, batch_size=int(self.batch_size),
+                max_epochs=int(self.max_epochs), learning_rate=self.learning_rate,
+                eta0=None if self.eta0 == "auto" else float(self.eta0),
+                decay=None if self.decay is None else float(self.decay), step_every=int(self.step_every),
+                step_factor=float(self.step_factor), average=bool(self.average), tol=float(self.tol),
+                n_iter_no_change=int(self.n_iter_no_change), fit_intercept=bool(self.fit_intercept),
+                seed=_seed(self.random_state), n_threads=n_threads(self.n_jobs), verbose=_verbosity(self.verbose),
+                n_classes=len(classes),
+            ),
+            sample_weight=np.ascontiguousarray(weights),
+        )
         self.classes_ = classes
-        self.coef_ = np.vstack([f["coef"] for f in fits])
-        self.intercept_ = np.array([f["intercept"] for f in fits])
-        self.n_iter_ = np.array([f["epochs"] for f in fits], dtype=np.int64)
-        self.objective_ = [f["objective"] for f in fits]
-        self.converged_ = np.array([f["converged"] for f in fits])
-        self.eta0_ = np.array([f["eta0"] for f in fits])
+        self.coef_ = fits["coef"]
+        self.intercept_ = fits["intercept"]
+        self.n_iter_ = fits["epochs"].astype(np.int64)
+        self.objective_ = fits["objective"]
+        self.converged_ = np.asarray(fits["converged"])
+        self.eta0_ = fits["eta0"]
         if not self.converged_.all():
             warnings.warn(
                 f"SGD ran max_epochs={self.max_epochs} epochs without meeting the stopping rule "

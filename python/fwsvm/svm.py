@@ -829,18 +829,6 @@ def _first(table: dict[str, Any]) -> dict[str, Any]:
     return {key: value.item() if isinstance(value, np.generic) else value for key, value in first.items()}
 
 
-def _kernel_diagonal(X: Any, kernel: str, gamma: float, degree: int, coef0: float) -> np.ndarray:
-    """k(x, x) for every row of X."""
-    if kernel in ("rbf", "laplacian"):
-        return np.ones(X.shape[0])
-    sq = np.asarray(X.multiply(X).sum(axis=1)).ravel() if sp.issparse(X) else np.einsum("ij,ij->i", X, X)
-    if kernel == "linear":
-        return sq
-    if kernel == "poly":
-        return (gamma * sq + coef0) ** degree
-    return np.tanh(gamma * sq + coef0)
-
-
 def ball_constants(objective: float, quadratic: float, alpha: np.ndarray, C: float) -> tuple[float, float]:
     """(R², the score constant R² − αᵀKα) of a solved ball with objective g(α) = R̃² and
     quadratic αᵀQα (KKT, src/problem/one_class.rs): R² = R̃² − (1 + ‖α‖²)/C and
@@ -989,8 +977,7 @@ class OneClassSVM(OutlierMixin, _KernelSVM):
         if self.loss == "hinge":
             return self._expansion(X, self.dual_coef_[0], 0.0)
         inner = self._expansion(X, 2.0 * self.dual_coef_[0], self._score_constant)
-        k = _fitted_kernel(self)
-        return inner - _kernel_diagonal(X, k["kernel"], self._gamma, k["degree"], k["coef0"])
+        return inner - _core.kernel_diagonal(features_arg(X), _kernel_params(self))
 
     def decision_function(self, X: Any) -> np.ndarray:
         """``score_samples(X) − offset_``: negative for outliers."""

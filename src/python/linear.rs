@@ -1,5 +1,5 @@
 //! The linear models and kernel approximation: `fwsvm.SGDSVC` (mini-batch SGD on the primal)
-//! and the kernel values k(X, S) of `fwsvm.Nystroem`.
+//! and the kernel values k(X, S) of `fwsvm.Nystroem` (and k(x, x) of the balls).
 
 use numpy::{IntoPyArray, PyArray2, PyArrayMethods, PyReadonlyArray1};
 use pyo3::prelude::*;
@@ -9,15 +9,13 @@ use super::convert::{FeaturesArg, KernelArgs};
 use super::svc::CancelToken;
 use crate::error::FwsvmError;
 use crate::kernel::cross_kernel;
-use crate::parallel::with_threads;
+use crate::parallel::{map_chunks, with_threads};
 use crate::params::Loss;
 use crate::progress::{CancelMonitor, LogToSink};
-use crate::solver::{Monitor, Schedule, SgdParams, fit_sgd};
+use crate::solver::{Schedule, SgdParams, fit_sgd};
 
-/// Fits a linear SVM by mini-batch SGD (`y` holds ±1 labels). Returns `coef` (n_features),
-/// `intercept`, and the run's `epochs`, `steps`, per-epoch `objective`, `converged`, `eta0`,
-/// `decay` and `seconds`.
-/// The SGD fit's hyper-parameters as one dict (`fwsvm.SGDSVC`'s, resolved).
+/// The SGD fit's hyper-parameters as one dict (`fwsvm.SGDSVC`'s, resolved), with the number of
+/// classes.
 #[derive(FromPyObject)]
 #[pyo3(from_item_all)]
 pub(crate) struct SgdArgs {
@@ -41,8 +39,14 @@ pub(crate) struct SgdArgs {
     n_threads: Option<usize>,
     #[pyo3(default)]
     verbose: u8,
+    n_classes: usize,
 }
 
+/// Fits `fwsvm.SGDSVC` by mini-batch SGD on class indices `y` (0..K as floats): one problem,
+/// class 1 against class 0, for two classes; one-vs-rest for more (the problems side by side in
+/// the fit's threads, problem k seeded with seed + k). Returns, one row or entry per problem,
+/// `coef` (n_problems × n_features), `intercept`, `epochs`, `steps`, the per-epoch `objective`
+/// (a list), `converged`, `eta0`, `decay` and `seconds`.
 #[pyfunction]
 #[pyo3(signature = (x, y, params, *, sample_weight=None, cancel=None))]
 pub(crate) fn fit_sgd_svc<'py>(
@@ -68,7 +72,7 @@ pub(crate) fn fit_sgd_svc<'py>(
             .into());
         }
     };
-    let n_threads = params.n_threads;
+    let (n_threads, n_classes, seed) = (params.n_threads, params.n_classes, params.seed);
     let params = SgdParams {
         c: params.c,
         loss: params.loss.parse::<Loss>()?,
@@ -81,32 +85,85 @@ pub(crate) fn fit_sgd_svc<'py>(
         tol: params.tol,
         n_iter_no_change: params.n_iter_no_change,
         fit_intercept: params.fit_intercept,
-        seed: params.seed,
+        seed,
         verbose: params.verbose >= 1,
     };
     let features = x.view()?;
     let y = y.as_slice()?;
     let weights = sample_weight.as_ref().map(|w| w.as_slice()).transpose()?;
+    let problems: Vec<usize> = if n_classes == 2 {
+        vec![1]
+    } else {
+        (0..n_classes).collect()
+    };
     // The epochs' log (verbose) goes where this thread's progress goes: Python's sys.stderr when
-    // that is redirected (the fit logs from a pool thread, so the sink is taken here).
-    let mut monitor = LogToSink::new(CancelMonitor(cancel.map(|t| t.flag.clone())));
-    let monitor: &mut (dyn Monitor + Send) = &mut monitor;
-    let fit = py.detach(|| {
+    // that is redirected (the problems log from pool threads, so the sinks are taken here).
+    let flag = cancel.map(|t| t.flag.clone());
+    let mut monitors: Vec<_> = problems
+        .iter()
+        .map(|_| LogToSink::new(CancelMonitor(flag.clone())))
+        .collect();
+    let work = problems
+        .len()
+        .saturating_mul(features.n_rows())
+        .saturating_mul(1 << 8);
+    let fits = py.detach(|| {
         with_threads(n_threads, || {
-            fit_sgd(features, y, weights, &params, monitor)
+            map_chunks(&mut monitors, 1, work, |p, monitor| {
+                let k = problems[p];
+                let labels: Vec<f64> = y
+                    .iter()
+                    .map(|&c| if c == k as f64 { 1.0 } else { -1.0 })
+                    .collect();
+                let params = SgdParams {
+                    seed: seed + k as u64,
+                    ..params.clone()
+                };
+                fit_sgd(features, &labels, weights, &params, &mut monitor[0])
+            })
         })
-    })??;
+    })?;
+    let fits = fits.into_iter().collect::<crate::Result<Vec<_>>>()?;
+    let d = features.n_cols();
     let out = PyDict::new(py);
-    out.set_item("coef", fit.w.into_pyarray(py))?;
-    out.set_item("intercept", fit.b)?;
-    out.set_item("epochs", fit.epochs)?;
-    out.set_item("steps", fit.steps)?;
-    out.set_item("objective", fit.objective.into_pyarray(py))?;
-    out.set_item("converged", fit.converged)?;
-    out.set_item("eta0", fit.eta0)?;
-    out.set_item("decay", fit.decay)?;
-    out.set_item("seconds", fit.seconds)?;
+    let coef: Vec<f64> = fits.iter().flat_map(|f| f.w.iter().copied()).collect();
+    out.set_item("coef", coef.into_pyarray(py).reshape([fits.len(), d])?)?;
+    let column = |f: &dyn Fn(&crate::solver::SgdFit) -> f64| {
+        fits.iter().map(f).collect::<Vec<_>>().into_pyarray(py)
+    };
+    out.set_item("intercept", column(&|f| f.b))?;
+    out.set_item("epochs", column(&|f| f.epochs as f64))?;
+    out.set_item("steps", column(&|f| f.steps as f64))?;
+    out.set_item(
+        "converged",
+        fits.iter().map(|f| f.converged).collect::<Vec<_>>(),
+    )?;
+    out.set_item("eta0", column(&|f| f.eta0))?;
+    out.set_item("decay", column(&|f| f.decay))?;
+    out.set_item("seconds", column(&|f| f.seconds))?;
+    let objective = pyo3::types::PyList::empty(py);
+    for f in &fits {
+        objective.append(f.objective.clone().into_pyarray(py))?;
+    }
+    out.set_item("objective", objective)?;
     Ok(out)
+}
+
+/// k(x_i, x_i) for every row of `x` (the ball's score and the distributed ball's linear term).
+#[pyfunction]
+pub(crate) fn kernel_diagonal<'py>(
+    py: Python<'py>,
+    x: FeaturesArg<'py>,
+    kernel: KernelArgs,
+) -> PyResult<Bound<'py, numpy::PyArray1<f64>>> {
+    let (kernel, x) = (kernel.kernel()?, x.view()?);
+    x.check_finite("X")?;
+    let diagonal = py.detach(|| {
+        crate::kernel::KernelMatrix::new(kernel, x)
+            .diagonal()
+            .to_vec()
+    });
+    Ok(diagonal.into_pyarray(py))
 }
 
 /// k(x_i, s_j) for every row of `x` and of `columns`: an n × s array.

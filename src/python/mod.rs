@@ -64,6 +64,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(crammer_singer::fit_crammer_singer, m)?)?;
     m.add_function(wrap_pyfunction!(linear::fit_sgd_svc, m)?)?;
     m.add_function(wrap_pyfunction!(linear::kernel_values, m)?)?;
+    m.add_function(wrap_pyfunction!(linear::kernel_diagonal, m)?)?;
     m.add_function(wrap_pyfunction!(io::load_svmlight, m)?)?;
     m.add_function(wrap_pyfunction!(io::dump_svmlight, m)?)?;
     m.add_function(wrap_pyfunction!(instruction_set, m)?)?;
