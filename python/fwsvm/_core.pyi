@@ -98,6 +98,17 @@ class SvcModel:
     n_features: int
     vectors: npt.NDArray[np.float64] | tuple[Any, Any, Any, int]
 
+class KernelExpansion:
+    """Σ coef k(sv, x): the fitted expansion of fwsvm.SVR, NuSVR and OneClassSVM."""
+    @staticmethod
+    def from_parts(parts: dict[str, Any]) -> KernelExpansion: ...
+    def values(
+        self, x: Features, *, columns: str = "features", n_threads: int | None = None, cancel: CancelToken | None = None
+    ) -> npt.NDArray[np.float64]: ...
+    support: npt.NDArray[np.int32]
+    dual_coef: npt.NDArray[np.float64]
+    vectors: npt.NDArray[np.float64] | tuple[Any, Any, Any, int]
+
 def fit_svc_model(
     x: Features,
     y: npt.NDArray[np.float64],
@@ -130,7 +141,7 @@ def fit_dual(
     *,
     sample_weight: npt.NDArray[np.float64] | None = None,
     cancel: CancelToken | None = None,
-) -> dict[str, Any]: ...
+) -> tuple[KernelExpansion, dict[str, Any]]: ...
 def decision_values(
     x: Features,
     support_vectors: Features,

@@ -766,13 +766,13 @@ class DistributedOneClassSVM(OutlierMixin, _ShardedFit):
         model._C = C
         model._score_constant = constant
         model.radius_ = float(np.sqrt(max(r2, 0.0)))
-        model.support_ = result.support.astype(np.int32)
-        model.support_vectors_ = _support_vectors(result.vectors)
-        model.dual_coef_ = alpha.reshape(1, -1)
         model.n_iter_ = int(result.n_steps)
         model.history_ = None
         model.n_features_in_ = X.shape[1]
         model.shape_fit_ = X.shape
+        _remember_kernel(model)
+        model._set_parts(dict(support_=result.support, support_vectors_=_support_vectors(result.vectors),
+                              dual_coef_=alpha.reshape(1, -1)))
         model.convergence_ = self._convergence(result, attempt, local_seconds, "squared_hinge")
         model.offset_ = float(np.quantile(scores, self.nu))
         self._warn_unconverged(result, stacklevel=3)

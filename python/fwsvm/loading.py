@@ -70,7 +70,6 @@ def load_libsvm_model(path: str | os.PathLike[str], n_features: int | None = Non
     else:
         # LIBSVM's one-class, ε-SVR and ν-SVR: Σ coef k − ρ.
         est = {"one_class": OneClassSVM, "epsilon_svr": SVR, "nu_svr": NuSVR}[svm_type](**common)
-        est.dual_coef_ = raw["sv_coef"][:, 0].reshape(1, -1)
         est.intercept_ = np.array([-raw["rho"][0]])
         est.fit_status_ = 0
         if svm_type == "one_class":
@@ -82,14 +81,14 @@ def load_libsvm_model(path: str | os.PathLike[str], n_features: int | None = Non
     est.n_features_in_ = sv.shape[1]
     est.shape_fit_ = (total_sv, sv.shape[1])
     _remember_kernel(est)
+    parts = dict(support_=np.arange(total_sv), support_vectors_=sv)
     if svm_type in ("c_svc", "nu_svc"):
         est.n_iter_ = np.zeros(max(len(raw["intercept"]), 1), dtype=np.int64)
-        est._set_parts(dict(support_=np.arange(total_sv), support_vectors_=sv, n_support_=raw["n_support"],
-                            dual_coef_=raw["dual_coef"], intercept_=raw["intercept"], probA_=raw["prob_a"],
-                            probB_=raw["prob_b"], _label_order=raw["label_order"]))
+        parts.update(n_support_=raw["n_support"], dual_coef_=raw["dual_coef"], intercept_=raw["intercept"],
+                     probA_=raw["prob_a"], probB_=raw["prob_b"], _label_order=raw["label_order"])
     else:
-        est.support_ = np.arange(total_sv, dtype=np.int32)
-        est.support_vectors_ = sv
         est.n_iter_ = 0
+        parts.update(dual_coef_=raw["sv_coef"][:, 0].reshape(1, -1))
+    est._set_parts(parts)
     est.convergence_ = {"exit_reason": "imported", "source": name}
     return est

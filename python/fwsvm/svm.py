@@ -180,18 +180,6 @@ def _training_gram(est: Any, X: Any) -> Any:
     return np.ascontiguousarray(X.toarray() if sp.issparse(X) else X, dtype=np.float64)
 
 
-def _test_kernel_values(est: Any, X: Any) -> np.ndarray:
-    """k(x, sv) for every test row and support vector, for precomputed or callable kernels."""
-    if callable(est.kernel):
-        return np.asarray(est.kernel(X, est.support_vectors_), dtype=np.float64)
-    if X.shape[1] != est.shape_fit_[0]:
-        raise ValueError(
-            f"X.shape[1] = {X.shape[1]} should be equal to {est.shape_fit_[0]}, the number of samples at training time"
-        )
-    K = X[:, est.support_]
-    return np.asarray(K.toarray() if sp.issparse(K) else K, dtype=np.float64)
-
-
 class _KernelSVM(PersistenceMixin, BaseEstimator):
     """What :class:`SVC`, :class:`SVR` and :class:`OneClassSVM` share: sparse and precomputed
     input, γ and the fitted kernel, the training data the native fits take, the kernel
@@ -235,12 +223,11 @@ class _KernelSVM(PersistenceMixin, BaseEstimator):
             weights = np.ascontiguousarray(_check_sample_weight(sample_weight, X, dtype=np.float64))
         X_core, kernel = self._prepare(X)
         params = _fit_params(self, c, kernel, self.tol, dual=dual, **extra, **({"loss": "hinge"} if libsvm else {}))
-        result = run_interruptible(_core.fit_dual, X_core, None if y is None else np.ascontiguousarray(y, dtype=np.float64),
-                                   params, sample_weight=weights)
+        model, result = run_interruptible(_core.fit_dual, X_core,
+                                          None if y is None else np.ascontiguousarray(y, dtype=np.float64), params,
+                                          sample_weight=weights)
+        self._hold(model, X)
         self.history_ = result.pop("history", None)
-        self.support_ = result.pop("support").astype(np.int32)
-        self.support_vectors_ = np.empty((0, 0)) if self.kernel == "precomputed" else X[self.support_]
-        self.dual_coef_ = result.pop("coef").reshape(1, -1)
         self.shape_fit_ = X.shape
         self.n_iter_ = int(result["n_iter"])
         self.fit_status_ = int(result["exit_reason"] != "converged")
@@ -257,12 +244,76 @@ class _KernelSVM(PersistenceMixin, BaseEstimator):
         _warn_no_progress([result["exit_reason"]], [result["relative_gap"]], self.tol, stacklevel=4)
         return result
 
-    def _expansion(self, X: Any, coef: np.ndarray, intercept: float) -> np.ndarray:
-        """Σ coef_s k(sv_s, x) + intercept for rows ``_check_query`` has checked."""
-        if _uses_gram(self):
-            return _test_kernel_values(self, X) @ coef + intercept
-        return run_interruptible(_core.decision_values, features_arg(X), features_arg(self.support_vectors_),
-                                 np.ascontiguousarray(coef, dtype=np.float64), float(intercept), _kernel_params(self))
+    # The fitted model is Rust's (``_model``: ``_core.SvcModel`` or ``_core.KernelExpansion``);
+    # these attributes are views of it. ``_PARTS``: its parts under scikit-learn's names, as
+    # pickles and model files keep them.
+    _PARTS: tuple[str, ...] = ("support_", "support_vectors_", "dual_coef_")
+    support_ = property(lambda self: self._model.support, doc="Indices of the support vectors in the training data.")
+    dual_coef_ = property(lambda self: self._model.dual_coef, doc="Coefficients of the support vectors.")
+
+    @property
+    def support_vectors_(self) -> Any:
+        """The support vectors (empty for a precomputed kernel, as scikit-learn's)."""
+        if callable(self.kernel):
+            return self._support_rows
+        if self.kernel == "precomputed":
+            return np.empty((0, 0))
+        vectors = self._model.vectors
+        if isinstance(vectors, tuple):
+            data, indices, indptr, n_features = vectors
+            return sp.csr_matrix((data, indices, indptr), shape=(len(indptr) - 1, n_features))
+        return vectors
+
+    def _hold(self, model: Any, X: Any) -> None:
+        """Keep the fitted Rust model (and a callable kernel's support rows, which it calls)."""
+        self._model = model
+        self._support_rows = X[model.support] if callable(self.kernel) else None
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(super().__getstate__())  # BaseEstimator's is the instance's own __dict__
+        if state.pop("_model", None) is not None:
+            parts = {name: getattr(self, name) for name in self._PARTS}
+            # As before the model was Rust's: no label order of a fitted model, no α of a one-vs-one one.
+            state.update({name: value for name, value in parts.items()
+                          if not (name in ("_label_order", "_alpha") and len(value) == 0)})
+            state.pop("_support_rows", None)
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        parts = {name: state.pop(name) for name in self._PARTS if name in state}
+        super().__setstate__(state)
+        if parts:
+            self._set_parts(parts)
+
+    def _set_parts(self, parts: dict[str, Any]) -> None:
+        """Build the Rust model from its parts (a pickle, a model file, a LIBSVM file, or a
+        fit assembled elsewhere), after the other fitted attributes are set."""
+        vectors = parts.get("support_vectors_")
+        gram = _uses_gram(self)
+        if callable(self.kernel):
+            self._support_rows = vectors
+        common = dict(kernel=_kernel_params(self, "precomputed" if gram else None),
+                      vectors=None if gram else features_arg(vectors), n_training=int(self.shape_fit_[0]) if gram else 0,
+                      support=[int(s) for s in parts["support_"]])
+        self._model = self._model_from_parts(common, parts)
+
+    def _model_from_parts(self, common: dict[str, Any], parts: dict[str, Any]) -> Any:
+        return _core.KernelExpansion.from_parts(
+            dict(common, coef=np.ascontiguousarray(np.ravel(parts["dual_coef_"]), dtype=np.float64)))
+
+    def _query(self, X: Any, method: str) -> Any:
+        """``method`` of the Rust model on checked rows (kernel values for a precomputed or
+        callable kernel), interruptible."""
+        columns = "features"
+        if callable(self.kernel):
+            X, columns = np.ascontiguousarray(self.kernel(X, self.support_vectors_), dtype=np.float64), "support_kernel"
+        elif self.kernel == "precomputed":
+            if X.shape[1] != self.shape_fit_[0]:
+                raise ValueError(f"X.shape[1] = {X.shape[1]} should be equal to {self.shape_fit_[0]}, "
+                                 "the number of samples at training time")
+            X, columns = (X.toarray() if sp.issparse(X) else X), "training_kernel"
+        return run_interruptible(getattr(self._model, method), features_arg(X), columns=columns,
+                                 n_threads=n_threads(self.n_jobs))
 
 
 class SVC(ClassifierMixin, _KernelSVM):
@@ -584,10 +635,10 @@ class SVC(ClassifierMixin, _KernelSVM):
                       class_names=[_class_name(c) for c in classes] if self.verbose else None)
         sample_weight = None if weights is None else np.ascontiguousarray(weights, dtype=np.float64)
         warm = self._warm_alpha(X.shape[0], classes) if len(classes) == 2 else None
-        self._model, stats = self._fit_core(X_core, y_index, len(classes), kwargs, sample_weight, warm)
+        model, stats = self._fit_core(X_core, y_index, len(classes), kwargs, sample_weight, warm)
+        self._hold(model, X)
         # The classes the model has (a class whose samples all weigh 0 takes no part).
         self.classes_ = classes[self._model.classes.astype(np.intp)]
-        self._support_rows = X[self._model.support] if callable(self.kernel) else None
         self.history_ = stats.pop("history", None)
         if len(self.classes_) == 2:
             self.history_ = None if self.history_ is None else self.history_[0]
@@ -636,76 +687,23 @@ class SVC(ClassifierMixin, _KernelSVM):
                                   sample_weight=sample_weight, warm_start=warm)
         return model, model.statistics()
 
-    # The fitted model's parts, views of the Rust model (``_model``).
-    support_ = property(lambda self: self._model.support, doc="Indices of the support vectors, grouped by class.")
+    _PARTS = ("support_", "support_vectors_", "dual_coef_", "intercept_", "n_support_", "probA_", "probB_",
+              "_alpha", "_label_order")
     n_support_ = property(lambda self: self._model.n_support, doc="Support vectors per class.")
-    dual_coef_ = property(lambda self: self._model.dual_coef, doc="LIBSVM's (n_classes − 1, n_SV) coefficients.")
     intercept_ = property(lambda self: self._model.intercept, doc="One intercept per pair of classes.")
     probA_ = property(lambda self: self._model.prob_a, doc="Platt's A per pair (empty without probabilities).")
     probB_ = property(lambda self: self._model.prob_b, doc="Platt's B per pair.")
     _alpha = property(lambda self: self._model.alpha)
     _label_order = property(lambda self: self._model.label_order)
 
-    @property
-    def support_vectors_(self) -> Any:
-        """The support vectors (empty for a precomputed kernel, as scikit-learn's)."""
-        if callable(self.kernel):
-            return self._support_rows
-        if self.kernel == "precomputed":
-            return np.empty((0, 0))
-        vectors = self._model.vectors
-        if isinstance(vectors, tuple):
-            data, indices, indptr, n_features = vectors
-            return sp.csr_matrix((data, indices, indptr), shape=(len(indptr) - 1, n_features))
-        return vectors
-
-    def __getstate__(self) -> dict[str, Any]:
-        state = dict(super().__getstate__())  # BaseEstimator's is the instance's own __dict__
-        if state.pop("_model", None) is not None:
-            parts = {name: getattr(self, name) for name in _SVC_PARTS}
-            # As before the model was Rust's: no label order of a fitted model, no α of a one-vs-one one.
-            state.update({name: value for name, value in parts.items()
-                          if not (name in ("_label_order", "_alpha") and len(value) == 0)})
-            state.pop("_support_rows", None)
-        return state
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        parts = {name: state.pop(name) for name in _SVC_PARTS if name in state}
-        super().__setstate__(state)
-        if parts:
-            self._set_parts(parts)
-
-    def _set_parts(self, parts: dict[str, Any]) -> None:
-        """Build the Rust model from its parts (a pickle, a model file, a LIBSVM file, or a
-        fit assembled elsewhere), after the other fitted attributes are set."""
-        vectors = parts.get("support_vectors_")
-        gram = _uses_gram(self)
-        if callable(self.kernel):
-            self._support_rows = vectors
-        dual_coef = np.asarray(parts["dual_coef_"], dtype=np.float64)
-        self._model = _core.SvcModel.from_parts(dict(
-            n_classes=len(self.classes_), kernel=_kernel_params(self, "precomputed" if gram else None),
-            vectors=None if gram else features_arg(vectors), n_training=int(self.shape_fit_[0]) if gram else 0,
-            support=[int(s) for s in parts["support_"]], n_support=[int(n) for n in parts["n_support_"]],
-            dual_coef=np.ascontiguousarray(dual_coef.ravel()), intercept=[float(b) for b in parts["intercept_"]],
-            alpha=[float(a) for a in parts.get("_alpha", [])], prob_a=[float(a) for a in parts.get("probA_", [])],
-            prob_b=[float(b) for b in parts.get("probB_", [])],
+    def _model_from_parts(self, common: dict[str, Any], parts: dict[str, Any]) -> Any:
+        return _core.SvcModel.from_parts(dict(
+            common, n_classes=len(self.classes_), n_support=[int(n) for n in parts["n_support_"]],
+            dual_coef=np.ascontiguousarray(np.ravel(parts["dual_coef_"]), dtype=np.float64),
+            intercept=[float(b) for b in parts["intercept_"]], alpha=[float(a) for a in parts.get("_alpha", [])],
+            prob_a=[float(a) for a in parts.get("probA_", [])], prob_b=[float(b) for b in parts.get("probB_", [])],
             label_order=[int(c) for c in parts.get("_label_order", [])],
         ))
-
-    def _query(self, X: Any, method: str) -> Any:
-        """``method`` of the Rust model on checked rows (kernel values for a precomputed or
-        callable kernel), interruptible."""
-        columns = "features"
-        if callable(self.kernel):
-            X, columns = np.ascontiguousarray(self.kernel(X, self.support_vectors_), dtype=np.float64), "support_kernel"
-        elif self.kernel == "precomputed":
-            if X.shape[1] != self.shape_fit_[0]:
-                raise ValueError(f"X.shape[1] = {X.shape[1]} should be equal to {self.shape_fit_[0]}, "
-                                 "the number of samples at training time")
-            X, columns = (X.toarray() if sp.issparse(X) else X), "training_kernel"
-        return run_interruptible(getattr(self._model, method), features_arg(X), columns=columns,
-                                 n_threads=n_threads(self.n_jobs))
 
     def _check_proba(self) -> bool:
         if not self.probability:
@@ -816,11 +814,6 @@ class SVC(ClassifierMixin, _KernelSVM):
                 raise ValueError("break_ties must be False when decision_function_shape is 'ovo'")
             return self.classes_[np.argmax(self._decision_validated(X), axis=1)]
         return self.classes_[self._query(X, "predict")]
-
-
-# The Rust model's parts under the names of scikit-learn's fitted attributes (pickles and model files).
-_SVC_PARTS = ("support_", "support_vectors_", "dual_coef_", "intercept_", "n_support_", "probA_", "probB_",
-              "_alpha", "_label_order")
 
 
 def _first(table: dict[str, Any]) -> dict[str, Any]:
@@ -974,10 +967,10 @@ class OneClassSVM(OutlierMixin, _KernelSVM):
         """Hinge: Σ α k(sv, x). Ball: R² − ‖φ(x) − c‖², positive inside the fitted ball."""
         check_is_fitted(self)
         X = _check_query(self, X)
+        values = self._query(X, "values")
         if self.loss == "hinge":
-            return self._expansion(X, self.dual_coef_[0], 0.0)
-        inner = self._expansion(X, 2.0 * self.dual_coef_[0], self._score_constant)
-        return inner - _core.kernel_diagonal(features_arg(X), _kernel_params(self))
+            return values
+        return 2.0 * values + self._score_constant - _core.kernel_diagonal(features_arg(X), _kernel_params(self))
 
     def decision_function(self, X: Any) -> np.ndarray:
         """``score_samples(X) − offset_``: negative for outliers."""
@@ -1131,7 +1124,7 @@ class SVR(RegressorMixin, _KernelSVM):
     def predict(self, X: Any) -> np.ndarray:
         """Predicted targets."""
         check_is_fitted(self)
-        return self._expansion(_check_query(self, X), self.dual_coef_[0], self.intercept_[0]) * self.y_scale_ + self.y_mean_
+        return (self._query(_check_query(self, X), "values") + self.intercept_[0]) * self.y_scale_ + self.y_mean_
 
 
 class NuSVC(SVC):

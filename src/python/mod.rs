@@ -8,6 +8,7 @@ mod cli;
 mod convert;
 mod crammer_singer;
 mod errors;
+mod expansion_model;
 mod io;
 mod libsvm_model;
 mod linear;
@@ -54,6 +55,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(progress::route_progress, m)?)?;
     m.add_function(wrap_pyfunction!(svc::fit_svc, m)?)?;
     m.add_class::<svc_model::SvcHandle>()?;
+    m.add_class::<expansion_model::ExpansionHandle>()?;
     m.add_function(wrap_pyfunction!(svc_model::fit_svc_model, m)?)?;
     m.add_function(wrap_pyfunction!(svc_model::svc_model_from_pairs, m)?)?;
     m.add_function(wrap_pyfunction!(svc::decision_function, m)?)?;

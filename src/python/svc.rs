@@ -9,6 +9,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
 use super::convert::{FeaturesArg, KernelArgs, kernel_from};
+use super::expansion_model::ExpansionHandle;
 use crate::data::Features;
 use crate::error::FwsvmError;
 use crate::kernel::{CachePrecision, KernelMatrix};
@@ -470,8 +471,8 @@ pub(crate) fn fit_one_class<'py>(
 }
 
 /// Fits one of LIBSVM's one-class ν-SVM, ε-SVR or ν-SVR (`params["dual"]`) with optional
-/// sample weights. Returns the support (training rows), coefficients, ρ, ε (given or learned),
-/// the Laplace σ when asked, and the statistics. `"l2_svr"` and `"ball"` fit the squared-loss
+/// sample weights. Returns the fitted expansion (support vectors and coefficients) and a dict
+/// of ρ, ε (given or learned), the Laplace σ when asked, and the statistics. `"l2_svr"` and `"ball"` fit the squared-loss
 /// models instead (see [`fit_l2`]).
 #[pyfunction]
 #[pyo3(signature = (x, y, params, *, sample_weight=None, cancel=None))]
@@ -482,7 +483,7 @@ pub(crate) fn fit_dual<'py>(
     params: FitArgs,
     sample_weight: Option<PyReadonlyArray1<'py, f64>>,
     cancel: Option<PyRef<'py, CancelToken>>,
-) -> PyResult<Bound<'py, PyDict>> {
+) -> PyResult<(ExpansionHandle, Bound<'py, PyDict>)> {
     if matches!(params.dual.as_deref(), Some("l2_svr" | "ball")) {
         return fit_l2(py, x.view()?, y, params, cancel);
     }
@@ -514,9 +515,13 @@ pub(crate) fn fit_dual<'py>(
     let model = py.detach(|| valid.fit_weighted(features, y, weights, &mut monitor))?;
     let stats = model.stats().expect("a fitted model has statistics");
     monitor.finish(stats);
+    let expansion = ExpansionHandle::new(
+        model.kernel(),
+        model.support_vectors(),
+        model.support(),
+        model.dual_coef(),
+    )?;
     let out = PyDict::new(py);
-    put(&out, "support", model.support().iter().map(|&i| i as i64))?;
-    put(&out, "coef", model.dual_coef().iter().copied())?;
     out.set_item("rho", model.rho())?;
     out.set_item("epsilon", model.epsilon())?;
     out.set_item("sigma", model.sigma())?;
@@ -524,26 +529,26 @@ pub(crate) fn fit_dual<'py>(
     if record_history {
         put_history(&out, model.history())?;
     }
-    Ok(out)
+    Ok((expansion, out))
 }
 
 /// The L2 models of `fwsvm.SVR` and `fwsvm.OneClassSVM` by the Rust estimators ([`crate::Svr`],
-/// [`crate::OneClass`]): `"l2_svr"` returns the support, coefficients and intercept of the
-/// standardised model, the standardisation and the learned ε; `"ball"` the support, α, the
-/// score constant, radius and offset (the ν-quantile of the training scores), α as "coef"; both the
-/// statistics.
+/// [`crate::OneClass`]): the expansion (`"l2_svr"`: the standardised model's coefficients;
+/// `"ball"`: α) and a dict of, for `"l2_svr"`, the intercept, the standardisation and the learned
+/// ε, for `"ball"` the score constant, radius and offset (the ν-quantile of the training
+/// scores); both with the statistics.
 fn fit_l2<'py>(
     py: Python<'py>,
     features: Features<'_>,
     y: Option<PyReadonlyArray1<'py, f64>>,
     params: FitArgs,
     cancel: Option<PyRef<'py, CancelToken>>,
-) -> PyResult<Bound<'py, PyDict>> {
+) -> PyResult<(ExpansionHandle, Bound<'py, PyDict>)> {
     let (verbose, record_history) = (params.verbose, params.record_history);
     let svc = params.params(None)?;
     let mut monitor = fit_monitor(cancel, verbose, svc.solver(), Loss::SquaredHinge);
     let out = PyDict::new(py);
-    let (stats, history) = if params.dual.as_deref() == Some("l2_svr") {
+    let (expansion, stats, history) = if params.dual.as_deref() == Some("l2_svr") {
         let y = y.ok_or_else(|| pyo3::exceptions::PyValueError::new_err("the SVR fit needs y"))?;
         let valid = crate::Svr::params()
             .c(params.c)
@@ -554,14 +559,18 @@ fn fit_l2<'py>(
             .check()?;
         let y = y.as_slice()?;
         let model = py.detach(|| valid.fit_with_monitor(features, y, &mut monitor))?;
-        put(&out, "support", model.support().iter().map(|&i| i as i64))?;
-        put(&out, "coef", model.dual_coef().iter().copied())?;
+        let expansion = ExpansionHandle::new(
+            model.kernel(),
+            model.support_vectors(),
+            model.support(),
+            model.dual_coef(),
+        )?;
         out.set_item("intercept", model.intercept())?;
         let (mean, scale) = model.y_standardisation();
         out.set_item("y_mean", mean)?;
         out.set_item("y_scale", scale)?;
         out.set_item("epsilon", model.epsilon())?;
-        (model.stats().cloned(), model.history().to_vec())
+        (expansion, model.stats().cloned(), model.history().to_vec())
     } else {
         let valid = crate::OneClass::params()
             .nu(params.nu.unwrap_or(0.5))
@@ -571,12 +580,16 @@ fn fit_l2<'py>(
             .n_threads(params.n_threads)
             .check()?;
         let model = py.detach(|| valid.fit_with_monitor(features, &mut monitor))?;
-        put(&out, "support", model.support().iter().map(|&i| i as i64))?;
-        put(&out, "coef", model.alpha().iter().copied())?;
+        let expansion = ExpansionHandle::new(
+            model.kernel(),
+            model.support_vectors(),
+            model.support(),
+            model.alpha(),
+        )?;
         out.set_item("score_constant", model.score_constant)?;
         out.set_item("radius", model.radius())?;
         out.set_item("offset", model.offset())?;
-        (model.stats().cloned(), model.history().to_vec())
+        (expansion, model.stats().cloned(), model.history().to_vec())
     };
     let stats = stats.expect("a fitted model has statistics");
     monitor.finish(&stats);
@@ -584,7 +597,7 @@ fn fit_l2<'py>(
     if record_history {
         put_history(&out, &history)?;
     }
-    Ok(out)
+    Ok((expansion, out))
 }
 
 /// f(x) = Σ coef_s k(sv_s, x) + intercept for every row of `x`.

@@ -13,6 +13,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
 
 use super::convert::{FeaturesArg, KernelArgs};
+use super::expansion_model::empty_rows;
 use super::svc::{CancelToken, FitArgs, fit_model, fit_monitor, stats_table};
 use crate::data::{CsrMatrix, FeatureMatrix, Features};
 use crate::kernel::Kernel;
@@ -26,12 +27,16 @@ pub(crate) struct SvcHandle {
     pub(crate) model: SvcModel,
 }
 
-/// A read-only NumPy view of `values` (shape `shape`) kept alive by `owner`.
-fn view<'py, D: numpy::ndarray::Dimension>(
-    owner: &Bound<'py, SvcHandle>,
+/// A read-only NumPy view of `values`, memory of the frozen `owner`, which it keeps alive.
+pub(super) fn view<
+    'py,
+    T: pyo3::PyClass<Frozen = pyo3::pyclass::boolean_struct::True>,
+    D: numpy::ndarray::Dimension,
+>(
+    owner: &Bound<'py, T>,
     values: numpy::ndarray::ArrayView<'_, f64, D>,
 ) -> Bound<'py, numpy::PyArray<f64, D>> {
-    // SAFETY: the model is frozen (never mutated after construction), so the memory stays where
+    // SAFETY: the owner is frozen (never mutated after construction), so the memory stays where
     // it is for as long as `owner`, which the array keeps as its base, is alive.
     #[allow(unsafe_code)]
     let array = unsafe { numpy::PyArray::borrow_from_array(&values, owner.clone().into_any()) };
@@ -45,16 +50,17 @@ fn drop_gram_rows(mut model: SvcModel) -> SvcModel {
     if model.kernel == Kernel::Precomputed {
         let n_sv = model.support.len();
         let n_cols = model.vectors.view().n_cols();
-        model.vectors = FeatureMatrix::Sparse(
-            CsrMatrix::new(vec![0; n_sv + 1], Vec::new(), Vec::new(), n_cols)
-                .expect("an empty CSR matrix is valid"),
-        );
+        if let Ok(rows) = empty_rows(n_sv, n_cols) {
+            model.vectors = rows;
+        }
     }
     model
 }
 
 /// The stop check of a cancel token.
-fn stop_flag(cancel: Option<PyRef<'_, CancelToken>>) -> impl Fn() -> bool + Send + Sync + use<> {
+pub(super) fn stop_flag(
+    cancel: Option<PyRef<'_, CancelToken>>,
+) -> impl Fn() -> bool + Send + Sync + use<> {
     let flag = cancel.map(|t| t.flag.clone());
     move || {
         flag.as_ref()
@@ -64,7 +70,7 @@ fn stop_flag(cancel: Option<PyRef<'_, CancelToken>>) -> impl Fn() -> bool + Send
 
 /// What a query's columns hold: "features", "training_kernel" (a precomputed kernel's
 /// values) or "support_kernel" (a kernel function's values against the support vectors).
-fn query_of(columns: &str) -> PyResult<Query> {
+pub(super) fn query_of(columns: &str) -> PyResult<Query> {
     Ok(match columns {
         "features" => Query::Features,
         "training_kernel" => Query::TrainingKernel,
@@ -240,25 +246,8 @@ impl SvcHandle {
         let kernel = parts.kernel.kernel()?;
         let n_sv = parts.support.len();
         let vectors = match &parts.vectors {
-            Some(v) => match v.view()? {
-                Features::Dense(d) => FeatureMatrix::Dense(crate::data::DenseMatrix::new(
-                    d.as_slice().to_vec(),
-                    d.n_rows(),
-                    d.n_cols(),
-                )?),
-                Features::Sparse(s) => FeatureMatrix::Sparse(CsrMatrix::new(
-                    s.indptr().iter().map(|p| p - s.indptr()[0]).collect(),
-                    s.indices().to_vec(),
-                    s.data().to_vec(),
-                    s.n_cols(),
-                )?),
-            },
-            None => FeatureMatrix::Sparse(CsrMatrix::new(
-                vec![0; n_sv + 1],
-                Vec::new(),
-                Vec::new(),
-                parts.n_training,
-            )?),
+            Some(v) => owned_matrix(v)?,
+            None => empty_rows(n_sv, parts.n_training)?,
         };
         let model = SvcModel {
             classes: (0..parts.n_classes).map(|c| c as f64).collect(),
@@ -427,32 +416,52 @@ impl SvcHandle {
     /// parts `(data, indices, indptr, n_features)` for sparse ones.
     #[getter]
     fn vectors<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
-        let py = slf.py();
-        match &slf.get().model.vectors {
-            FeatureMatrix::Dense(d) => {
-                let values = ArrayView2::from_shape((d.n_rows(), d.n_cols()), d.as_slice())
-                    .map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))?;
-                Ok(view(slf, values).into_any())
-            }
-            FeatureMatrix::Sparse(s) => {
-                let v = s.view();
-                let parts = (
-                    view(slf, ArrayView1::from(v.data())),
-                    PyArray1::from_iter(py, v.indices().iter().map(|&i| i as i32)),
-                    PyArray1::from_iter(py, v.indptr().iter().map(|&p| p as i64)),
-                    s.n_cols(),
-                );
-                Ok(PyTuple::new(
-                    py,
-                    [
-                        parts.0.into_any(),
-                        parts.1.into_any(),
-                        parts.2.into_any(),
-                        parts.3.into_pyobject(py)?.into_any(),
-                    ],
-                )?
-                .into_any())
-            }
+        matrix_view(slf, &slf.get().model.vectors)
+    }
+}
+
+/// An owned copy of rows passed from Python.
+pub(super) fn owned_matrix(x: &FeaturesArg<'_>) -> PyResult<FeatureMatrix> {
+    Ok(match x.view()? {
+        Features::Dense(d) => FeatureMatrix::Dense(crate::data::DenseMatrix::new(
+            d.as_slice().to_vec(),
+            d.n_rows(),
+            d.n_cols(),
+        )?),
+        Features::Sparse(s) => FeatureMatrix::Sparse(CsrMatrix::new(
+            s.indptr().iter().map(|p| p - s.indptr()[0]).collect(),
+            s.indices().to_vec(),
+            s.data().to_vec(),
+            s.n_cols(),
+        )?),
+    })
+}
+
+/// `matrix` of the frozen `owner` for Python: a read-only view of dense rows, or the CSR parts
+/// `(data view, indices, indptr, n_features)`.
+pub(super) fn matrix_view<'py, T: pyo3::PyClass<Frozen = pyo3::pyclass::boolean_struct::True>>(
+    owner: &Bound<'py, T>,
+    matrix: &FeatureMatrix,
+) -> PyResult<Bound<'py, PyAny>> {
+    let py = owner.py();
+    match matrix {
+        FeatureMatrix::Dense(d) => {
+            let values = ArrayView2::from_shape((d.n_rows(), d.n_cols()), d.as_slice())
+                .map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))?;
+            Ok(view(owner, values).into_any())
+        }
+        FeatureMatrix::Sparse(s) => {
+            let v = s.view();
+            Ok(PyTuple::new(
+                py,
+                [
+                    view(owner, ArrayView1::from(v.data())).into_any(),
+                    PyArray1::from_iter(py, v.indices().iter().map(|&i| i as i32)).into_any(),
+                    PyArray1::from_iter(py, v.indptr().iter().map(|&p| p as i64)).into_any(),
+                    s.n_cols().into_pyobject(py)?.into_any(),
+                ],
+            )?
+            .into_any())
         }
     }
 }

@@ -1,0 +1,159 @@
+//! `fwsvm._core.KernelExpansion`: the fitted expansion Σ_s coef_s k(x_s, x) that `fwsvm.SVR`,
+//! `NuSVR` and `OneClassSVM` hold (LIBSVM's ε-SVR, ν-SVR and one-class models, and the L2
+//! models), built from the Rust model a fit returns ([`crate::DualModel`], [`crate::SvrModel`],
+//! [`crate::OneClassModel`]). Each estimator adds its own intercept and scale; its
+//! `support_`, `support_vectors_` and `dual_coef_` are read from here (views where they can be).
+
+use numpy::ndarray::ArrayView2;
+use numpy::{PyArray1, PyArray2, PyReadonlyArray1};
+use pyo3::prelude::*;
+
+use super::convert::{FeaturesArg, KernelArgs};
+use super::svc::CancelToken;
+use super::svc_model::{owned_matrix, query_of, stop_flag};
+use crate::data::{CsrMatrix, FeatureMatrix};
+use crate::kernel::Kernel;
+use crate::model::{Query, decision_values_until};
+use crate::parallel::with_threads;
+
+/// Support vectors (their training indices) and coefficients under a kernel.
+#[pyclass(module = "fwsvm._core", name = "KernelExpansion", frozen)]
+pub(crate) struct ExpansionHandle {
+    kernel: Kernel,
+    /// The rows; for a precomputed kernel no entries (queries are kernel values).
+    vectors: FeatureMatrix,
+    support: Vec<usize>,
+    coef: Vec<f64>,
+}
+
+impl ExpansionHandle {
+    /// The expansion of a fitted model's parts (a precomputed kernel's Gram rows are not kept).
+    pub(crate) fn new(
+        kernel: Kernel,
+        vectors: &FeatureMatrix,
+        support: &[usize],
+        coef: &[f64],
+    ) -> crate::Result<Self> {
+        let vectors = if kernel == Kernel::Precomputed {
+            empty_rows(support.len(), vectors.view().n_cols())?
+        } else {
+            vectors.clone()
+        };
+        Ok(ExpansionHandle {
+            kernel,
+            vectors,
+            support: support.to_vec(),
+            coef: coef.to_vec(),
+        })
+    }
+}
+
+/// `n` rows without entries over `n_cols` columns.
+pub(crate) fn empty_rows(n: usize, n_cols: usize) -> crate::Result<FeatureMatrix> {
+    Ok(FeatureMatrix::Sparse(CsrMatrix::new(
+        vec![0; n + 1],
+        Vec::new(),
+        Vec::new(),
+        n_cols,
+    )?))
+}
+
+/// The parts of an expansion as Python holds them (a pickle, a model file, a LIBSVM file, a
+/// fit assembled on Dask).
+#[derive(FromPyObject)]
+#[pyo3(from_item_all)]
+pub(crate) struct ExpansionParts<'py> {
+    kernel: KernelArgs,
+    /// The support vectors; `None` for a precomputed or callable kernel (`n_training` columns).
+    #[pyo3(default)]
+    vectors: Option<FeaturesArg<'py>>,
+    #[pyo3(default)]
+    n_training: usize,
+    support: Vec<usize>,
+    coef: PyReadonlyArray1<'py, f64>,
+}
+
+#[pymethods]
+impl ExpansionHandle {
+    /// An expansion from its parts.
+    #[staticmethod]
+    fn from_parts(parts: ExpansionParts<'_>) -> PyResult<Self> {
+        let kernel = parts.kernel.kernel()?;
+        let coef = parts.coef.as_slice()?.to_vec();
+        let vectors = match &parts.vectors {
+            Some(v) => owned_matrix(v)?,
+            None => empty_rows(parts.support.len(), parts.n_training)?,
+        };
+        if vectors.view().n_rows() != coef.len() || parts.support.len() != coef.len() {
+            return Err(pyo3::exceptions::PyValueError::new_err(format!(
+                "inconsistent kernel expansion: {} support vectors, {} indices, {} coefficients",
+                vectors.view().n_rows(),
+                parts.support.len(),
+                coef.len()
+            )));
+        }
+        Ok(ExpansionHandle {
+            kernel,
+            vectors,
+            support: parts.support,
+            coef,
+        })
+    }
+
+    /// Σ_s coef_s k(x_s, x) for every row of `x` (whose columns `columns` names: "features",
+    /// "training_kernel" or "support_kernel"), in row blocks Ctrl-C stops.
+    #[pyo3(signature = (x, *, columns="features", n_threads=None, cancel=None))]
+    fn values<'py>(
+        &self,
+        py: Python<'py>,
+        x: FeaturesArg<'py>,
+        columns: &str,
+        n_threads: Option<usize>,
+        cancel: Option<PyRef<'py, CancelToken>>,
+    ) -> PyResult<Bound<'py, PyArray1<f64>>> {
+        let (x, query, stop) = (x.view()?, query_of(columns)?, stop_flag(cancel));
+        x.check_finite("X")?;
+        let n_sv = self.support.len();
+        let unit;
+        let (kernel, vectors) = match query {
+            Query::Features if self.kernel != Kernel::Precomputed => (self.kernel, &self.vectors),
+            Query::Features | Query::TrainingKernel => {
+                unit =
+                    FeatureMatrix::Sparse(crate::model::unit_vectors(&self.support, x.n_cols())?);
+                (Kernel::Linear, &unit)
+            }
+            Query::SupportKernel => {
+                let positions: Vec<usize> = (0..n_sv).collect();
+                unit = FeatureMatrix::Sparse(crate::model::unit_vectors(&positions, x.n_cols())?);
+                (Kernel::Linear, &unit)
+            }
+        };
+        let values = py.detach(|| {
+            with_threads(n_threads, || {
+                decision_values_until(kernel, vectors.view(), &self.coef, 0.0, x, &stop)
+            })
+        })??;
+        Ok(PyArray1::from_vec(py, values))
+    }
+
+    /// Training indices of the support vectors (int32).
+    #[getter]
+    fn support<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<i32>> {
+        PyArray1::from_iter(py, self.support.iter().map(|&s| s as i32))
+    }
+
+    /// The coefficients as a (1, n_SV) read-only view (scikit-learn's `dual_coef_`).
+    #[getter]
+    fn dual_coef<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyArray2<f64>>> {
+        let coef = &slf.get().coef;
+        let values = ArrayView2::from_shape((1, coef.len()), coef)
+            .map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))?;
+        Ok(super::svc_model::view(slf, values))
+    }
+
+    /// The support vectors: a read-only view for dense rows, CSR parts for sparse ones.
+    #[getter]
+    fn vectors<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+        super::svc_model::matrix_view(slf, &slf.get().vectors)
+    }
+}
