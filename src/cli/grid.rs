@@ -235,7 +235,7 @@ pub(crate) fn run(argv: &[String], context: &mut Context<'_>) -> Result<(), CliE
     }
     let grid = parse(argv)?;
     // svm-train's options, checked as train checks them.
-    let Some(mut options) = super::train::parse(&grid.rest)? else {
+    let Some(options) = super::train::parse(&grid.rest)? else {
         return context.say(false, &usage(context.prog));
     };
     if let Some(extra) = &options.model_file {
@@ -253,14 +253,10 @@ pub(crate) fn run(argv: &[String], context: &mut Context<'_>) -> Result<(), CliE
             "the linear kernel (-t 0) has no gamma: add -log2g null",
         ));
     }
-    let out = grid.out.clone().unwrap_or_else(|| {
-        let name = std::path::Path::new(&options.training_file)
-            .file_name()
-            .map_or(options.training_file.clone(), |n| {
-                n.to_string_lossy().into_owned()
-            });
-        format!("{name}.out")
-    });
+    let out = grid
+        .out
+        .clone()
+        .unwrap_or_else(|| options.output_beside_data("out"));
     if !out.is_empty() {
         refuse_same_file(
             ("-out file", &out),
@@ -270,7 +266,6 @@ pub(crate) fn run(argv: &[String], context: &mut Context<'_>) -> Result<(), CliE
     let (x, y) = read_data(&options.training_file)?;
     let weights = class_weights(&options, &y, context);
     let folds = check_folds(grid.folds, x.n_rows(), context)?;
-    options.folds = Some(grid.folds);
 
     let axis = |values: &Option<Vec<f64>>| -> Vec<Option<f64>> {
         values

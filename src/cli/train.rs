@@ -266,6 +266,17 @@ impl TrainOptions {
         Ok(Kernel::from_name(name, gamma, self.degree, self.coef0)?)
     }
 
+    /// LIBSVM's default output name: the training file's name (in the working folder) plus
+    /// `.extension`.
+    pub fn output_beside_data(&self, extension: &str) -> String {
+        let name = std::path::Path::new(&self.training_file)
+            .file_name()
+            .map_or(self.training_file.clone(), |n| {
+                n.to_string_lossy().into_owned()
+            });
+        format!("{name}.{extension}")
+    }
+
     pub fn kernel_name(&self) -> &'static str {
         ["linear", "poly", "rbf", "sigmoid", "precomputed"][self.kernel_type as usize]
     }
@@ -406,14 +417,10 @@ pub(crate) fn run(argv: &[String], context: &mut Context<'_>) -> Result<(), CliE
         let help = SPEC.help(context.prog);
         return context.say(false, help.trim_end());
     };
-    let model_file = options.model_file.clone().unwrap_or_else(|| {
-        let name = std::path::Path::new(&options.training_file)
-            .file_name()
-            .map_or(options.training_file.clone(), |n| {
-                n.to_string_lossy().into_owned()
-            });
-        format!("{name}.model")
-    });
+    let model_file = options
+        .model_file
+        .clone()
+        .unwrap_or_else(|| options.output_beside_data("model"));
     if options.folds.is_none() {
         refuse_same_file(
             ("model file", &model_file),
