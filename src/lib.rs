@@ -24,7 +24,7 @@
 //! simplex) → [`solver`] (the Frank-Wolfe engine) → [`model`] (support vectors, prediction,
 //! probabilities) → [`model_file`] (the `.fwm` format and LIBSVM model files) →
 //! [`estimators`] (builders, checked parameters, one-vs-one, cross-validation) → [`cli`] (the
-//! command line: `fwsvm train | predict | scale`) and the Python bindings.
+//! command line: `fwsvm train | predict | scale | grid`) and the Python bindings.
 //!
 //! LIBSVM's files both ways, from Rust alone: a training and a test file read together, so
 //! that their feature columns agree (a feature only the test file has is a column of zeros in
