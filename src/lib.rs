@@ -24,38 +24,58 @@
 //! simplex) → [`solver`] (the Frank-Wolfe engine) → [`model`] (support vectors, prediction,
 //! probabilities) → [`model_file`] (the `.fwm` format and LIBSVM model files) →
 //! [`estimators`] (builders, checked parameters, one-vs-one, cross-validation) → [`cli`] (the
-//! command line: `fwsvm train | predict | scale`) and the Python bindings.
+//! command line: `fwsvm train | predict | scale | grid`) and the Python bindings.
 //!
-//! LIBSVM's files both ways, from Rust alone:
+//! LIBSVM's files both ways, from Rust alone: a training and a test file read together, so
+//! that their feature columns agree (a feature only the test file has is a column of zeros in
+//! training), a model evaluated on the test file, written for LIBSVM's `svm-predict` and read
+//! back.
 //!
-//! ```no_run
+//! ```
 //! use fwsvm::data::libsvm::{read_libsvm_sources, ReadOptions, Source, Targets};
 //! use fwsvm::model_file::LibsvmModel;
 //! use fwsvm::{Kernel, Svc, SvcModel};
 //!
-//! // Train and test files read together, so their feature columns agree.
+//! let dir = std::env::temp_dir().join(format!("fwsvm-doc-{}", std::process::id()));
+//! std::fs::create_dir_all(&dir)?;
+//! let (train, test, model_file) = (dir.join("train.svm"), dir.join("test.svm"), dir.join("m.model"));
+//! std::fs::write(&train, "+1 1:0.9 2:0.8\n+1 1:1 2:1.1\n+1 1:0.8 2:1.2\n+1 1:1.1 2:0.9\n+1 1:1.2 2:1\n\
+//!                          -1 1:-0.9 2:-1\n-1 1:-1.1 2:-0.8\n-1 1:-1 2:-1.2\n-1 1:-0.8 2:-0.9\n-1 1:-1.2 2:-1.1\n")?;
+//! std::fs::write(&test, "+1 1:0.95 2:1 3:0.2\n-1 1:-1 2:-0.9 3:0.1\n+1 1:1.2 2:0.7\n-1 2:-1.1\n")?;
+//!
+//! // Train and test files read together: both have the test file's third feature.
 //! let parts = read_libsvm_sources(
-//!     &[Source::Path("a1a".as_ref()), Source::Path("a1a.t".as_ref())],
+//!     &[Source::Path(&train), Source::Path(&test)],
 //!     &ReadOptions::default(),
 //! )?;
+//! assert_eq!((parts[0].x.n_cols(), parts[1].x.n_cols()), (3, 3));
 //! let labels = |t: &Targets| match t {
-//!     Targets::Single(y) => y.clone(),
-//!     Targets::Multi { .. } => unreachable!("not multilabel"),
+//!     Targets::Single(y) => Ok(y.clone()),
+//!     Targets::Multi { .. } => Err(fwsvm::FwsvmError::InvalidInput("multilabel".into())),
 //! };
-//! let (y, y_test) = (labels(&parts[0].y), labels(&parts[1].y));
+//! let (y, y_test) = (labels(&parts[0].y)?, labels(&parts[1].y)?);
 //! let model = Svc::params()
 //!     .c(1.0)
-//!     .kernel(Kernel::rbf(0.05))
+//!     .kernel(Kernel::rbf(0.5))
 //!     .probability(true)
 //!     .fit(parts[0].x.view(), &y)?;
 //! let predicted = model.predict(parts[1].x.view())?;
 //! let accuracy = predicted.iter().zip(&y_test).filter(|(p, t)| p == t).count() as f64
 //!     / y_test.len() as f64;
 //! println!("accuracy {accuracy:.4}, {} support vectors", model.n_support());
-//! model.to_libsvm()?.write("a1a.model")?; // svm-predict reads it
-//! let back = SvcModel::from_libsvm(&LibsvmModel::read("a1a.model")?)?;
-//! let probabilities = back.predict_proba(parts[1].x.view())?; // n × 2, rows sum to 1
-//! # Ok::<(), fwsvm::FwsvmError>(())
+//! assert_eq!(accuracy, 1.0);
+//! let probabilities = model.predict_proba(parts[1].x.view())?; // n × 2, rows sum to 1
+//! assert_eq!(probabilities.len(), 2 * y_test.len());
+//! model.to_libsvm()?.write(&model_file)?; // svm-predict reads it
+//! let back = SvcModel::from_libsvm(&LibsvmModel::read(&model_file)?)?;
+//! assert_eq!((back.n_support(), back.classes()), (model.n_support(), model.classes()));
+//!
+//! // Labels of any ordered type (integers, bool, String, …): see `estimators::labels`.
+//! let names: Vec<&str> = y.iter().map(|&v| if v > 0.0 { "spam" } else { "ham" }).collect();
+//! let named = Svc::params().kernel(Kernel::rbf(0.5)).fit_labels(parts[0].x.view(), &names)?;
+//! println!("{:?}", named.predict(parts[1].x.view())?); // ["spam", "ham", "spam", "ham"]
+//! std::fs::remove_dir_all(&dir)?;
+//! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
 //! ```
@@ -93,6 +113,7 @@ pub use estimators::{cross_validation, multiclass, one_class, svr};
 
 pub use data::{CsrMatrix, CsrView, DenseMatrix, DenseView, FeatureMatrix, Features};
 pub use error::{FwsvmError, Result};
+pub use estimators::labels::{Classes, LabeledSvcModel};
 pub use estimators::libsvm_models::{DualParams, DualValidParams, EpsilonSvr, NuOneClass, NuSvr};
 pub use kernel::Kernel;
 pub use model::{DualModel, KernelExpansion, OneClassModel, SvcModel, SvrModel};

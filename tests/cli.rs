@@ -203,3 +203,77 @@ fn scale_follows_the_entries_not_the_largest_index() {
         );
     }
 }
+
+/// `fwsvm grid`: grid.py's lines and `-out` records; each point's rate is the accuracy
+/// `fwsvm train -v n` prints for its C and γ, whatever the thread count; the best line is the
+/// first point of the highest rate.
+#[test]
+fn grid_rates_are_train_cross_validation_accuracies() {
+    let dir = folder("grid");
+    let data = dir.join("d.svm");
+    write_data(&data);
+    let s = |p: &Path| p.to_str().unwrap().to_owned();
+    let grid = |threads: &str, out: &Path| {
+        let run = fwsvm(&[
+            "grid",
+            "-log2c",
+            "-1,3,2",
+            "-log2g",
+            "-2,0,2",
+            "-v",
+            "3",
+            "-j",
+            threads,
+            "-out",
+            &s(out),
+            &s(&data),
+        ]);
+        assert!(
+            run.status.success(),
+            "{}",
+            String::from_utf8_lossy(&run.stderr)
+        );
+        String::from_utf8(run.stdout).unwrap()
+    };
+    let (one, two) = (dir.join("one.out"), dir.join("two.out"));
+    let stdout = grid("1", &one);
+    assert_eq!(stdout, grid("2", &two));
+    let records = std::fs::read_to_string(&one).unwrap();
+    assert_eq!(records, std::fs::read_to_string(&two).unwrap());
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines.len(), 3 * 2 + 1, "{stdout}");
+    assert!(
+        lines[0].starts_with("[local] -1 -2 ") && lines[0].contains("(best c=0.5, g=0.25, rate=")
+    );
+    let mut best = (f64::NEG_INFINITY, String::new());
+    for record in records.lines() {
+        // "log2c=-1 log2g=-2 rate=93.3333"
+        let fields: Vec<&str> = record.split([' ', '=']).collect();
+        let [_, c, _, g, _, rate] = fields[..] else {
+            panic!("{record}")
+        };
+        let (c, g): (f64, f64) = (c.parse().unwrap(), g.parse().unwrap());
+        let run = fwsvm(&[
+            "train",
+            "-v",
+            "3",
+            "-c",
+            &c.exp2().to_string(),
+            "-g",
+            &g.exp2().to_string(),
+            &s(&data),
+        ]);
+        let line = String::from_utf8(run.stdout).unwrap();
+        assert_eq!(
+            line.trim(),
+            format!("Cross Validation Accuracy = {rate}%"),
+            "{record}"
+        );
+        let rate: f64 = rate.parse().unwrap();
+        if rate > best.0 {
+            best = (rate, format!("{} {} {rate}", c.exp2(), g.exp2()));
+        }
+    }
+    assert_eq!(lines[6], best.1);
+    std::fs::remove_dir_all(&dir).unwrap();
+}

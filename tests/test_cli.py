@@ -253,6 +253,32 @@ def test_grid_over_c_only_and_its_errors(capsys) -> None:
         assert code == 1 and message in err, err
 
 
+def test_grid_rates_are_train_cross_validation_accuracies(capsys, tmp_path) -> None:
+    # grid.py runs svm-train -v at each point: fwsvm grid's rate is what fwsvm train -v prints.
+    out_file = tmp_path / "heart.out"
+    code, _, _ = _run(capsys, "grid", "-log2c", "0,2,2", "-log2g", "-4,-4,1", "-q", "-out", out_file,
+                      shared_file("heart_scale"))
+    assert code == 0
+    for record in out_file.read_text().splitlines():
+        c, g, rate = (float(field.split("=")[1]) for field in record.split())
+        code, out, _ = _run(capsys, "train", "-v", "5", "-c", 2.0**c, "-g", 2.0**g, shared_file("heart_scale"))
+        assert out.strip() == f"Cross Validation Accuracy = {rate:g}%", record
+
+
+def test_grid_script_runs_without_numpy_or_scikit_learn(tmp_path) -> None:
+    # Issue 31: the command line is Rust's; the script imports neither NumPy nor scikit-learn.
+    data = tmp_path / "d.svm"
+    data.write_text("".join(f"{1 if i % 2 else -1} 1:{i % 7 / 7:.3f} 2:{(i % 2) + i % 5 / 10:.2f}\n" for i in range(40)))
+    code = ("import sys; from fwsvm.cli import grid_main; "
+            f"status = grid_main(['-log2c', '0,1,1', '-log2g', '-1,0,1', '-v', '3', '-q', '-out', 'null', {str(data)!r}]); "
+            "print(status, sorted(m for m in ('numpy', 'scipy', 'sklearn') if m in sys.modules))")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.splitlines()[-1] == "0 []", run.stdout
+    help_run = subprocess.run([Path(sys.executable).parent / "fwsvm-grid", "--help"], capture_output=True, text=True)
+    assert help_run.returncode == 0 and help_run.stdout.startswith("usage: fwsvm-grid ")
+
+
 def test_more_folds_than_rows_warns_as_libsvm_and_runs_leave_one_out(capsys, tmp_path) -> None:
     data = tmp_path / "tiny.svm"
     data.write_text("1 1:1\n-1 1:2\n1 1:1.5\n-1 1:3\n1 1:1.2\n")

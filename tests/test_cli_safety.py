@@ -224,6 +224,26 @@ def test_ctrl_c_during_training_leaves_the_model_as_it_was(tmp_path, tmp_path_fa
     assert _snapshot(tmp_path) == before  # the old model or none, and no temporary
 
 
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs a named pipe (os.mkfifo)")
+def test_ctrl_c_during_a_grid_search_leaves_no_out_file(tmp_path, tmp_path_factory) -> None:
+    # As for train: once the pipe is written, the search is reading or fitting.
+    data = tmp_path_factory.mktemp("pipe") / "big.svm"
+    os.mkfifo(data)
+    out = tmp_path / "grid.out"
+    out.write_text("the search of yesterday\n")
+    before = _snapshot(tmp_path)
+    proc = subprocess.Popen([BIN / "fwsvm-grid", "-log2c", "8,10,1", "-log2g", "-2,0,1", "-e", "1e-9", "-out", out,
+                             data], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    with open(data, "w") as pipe:
+        pipe.write(_big_data_text())
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert err == "fwsvm-grid: interrupted\n"
+    assert _snapshot(tmp_path) == before
+
+
 def _limit_file_size() -> None:
     """In the child: files may grow to 40 bytes; beyond, writes fail with EFBIG ("File too
     large") instead of the process being killed (a full disk, as far as the writer can tell)."""

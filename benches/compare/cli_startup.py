@@ -1,5 +1,6 @@
 """Start-up and small-file times of the command line: median wall-clock of N runs of
-``fwsvm-train --help``, ``fwsvm-train -q heart_scale m``, ``fwsvm-predict`` and ``fwsvm-scale``.
+``fwsvm-train --help``, ``fwsvm-train -q heart_scale m``, ``fwsvm-predict``, ``fwsvm-scale`` and
+``fwsvm-grid --help``.
 
     python benches/compare/cli_startup.py [--bin DIR] [--runs 9]
 
@@ -43,6 +44,7 @@ def main() -> None:
             "fwsvm-train -q heart_scale m": [str(b / "fwsvm-train"), "-q", heart, model],
             "fwsvm-predict -q heart_scale m out": [str(b / "fwsvm-predict"), "-q", heart, model, out],
             "fwsvm-scale heart_scale": [str(b / "fwsvm-scale"), heart],
+            "fwsvm-grid --help": [str(b / "fwsvm-grid"), "--help"],
         }
         for name, cmd in rows.items():
             print(f"{name}\t{median_ms(cmd, args.runs):.0f} ms")

@@ -1,6 +1,6 @@
 """The ``fwsvm`` command: ``demo`` trains on data bundled with scikit-learn (no network) and
 reports test accuracy, fit time and support vectors next to scikit-learn's SVC (LIBSVM);
-``train``, ``predict`` and ``scale`` are LIBSVM's tools (see :mod:`fwsvm.cli`)."""
+``train``, ``predict``, ``scale`` and ``grid`` are LIBSVM's tools, in Rust (see :mod:`fwsvm.cli`)."""
 
 from __future__ import annotations
 

@@ -1,12 +1,14 @@
-//! The command line: `fwsvm train | predict | scale`, flag- and file-compatible with LIBSVM's
-//! `svm-train`, `svm-predict` and `svm-scale` (also `fwsvm-train`, `fwsvm-predict`,
-//! `fwsvm-scale`).
+//! The command line: `fwsvm train | predict | scale | grid`, flag- and file-compatible with
+//! LIBSVM's `svm-train`, `svm-predict`, `svm-scale` and `tools/grid.py` (also `fwsvm-train`,
+//! `fwsvm-predict`, `fwsvm-scale`, `fwsvm-grid`).
 //!
 //! Implemented once, here: the `fwsvm` binary (`cargo install fwsvm --features cli`) runs it,
 //! and the Python wheel's console scripts reach it through the extension module without
-//! importing scikit-learn. `train` writes LIBSVM model files (LIBSVM's `svm-predict` reads them
-//! and predicts the same); `predict` reads models written by LIBSVM's `svm-train` (every
-//! `svm_type`); `scale` writes what `svm-scale` writes, byte for byte.
+//! importing NumPy or scikit-learn. `train` writes LIBSVM model files (LIBSVM's `svm-predict`
+//! reads them and predicts the same); `predict` reads models written by LIBSVM's `svm-train`
+//! (every `svm_type`); `scale` writes what `svm-scale` writes, byte for byte; `grid` searches
+//! C and γ of C-SVC over grid.py's log2 grids, each point's rate the accuracy `train -v n`
+//! prints for it.
 //!
 //! Errors are one line on stderr (`prog: error: …`) and exit status 1; Ctrl-C is exit status
 //! 130. An output file that is one of the inputs (same path, symlink or hard link) is refused
@@ -14,16 +16,16 @@
 //! renamed into place once complete, so an error or Ctrl-C never leaves a half-written file or
 //! destroys an existing one.
 //!
-//! LIBSVM's `-s` types: `-s 0` C-SVC is [`Svc`](crate::Svc) with the hinge loss, LIBSVM's model
-//! at LIBSVM's C (`--loss squared_hinge` trains the L2-SVM instead, whose C is on another
-//! scale); `-s 2` is [`OneClass`](crate::OneClass) (the minimum enclosing ball; for the rbf
-//! kernel the one-class SVM; `-n` is the fraction of training outliers); `-s 3` is
-//! [`Svr`](crate::Svr), which penalises squared deviations and learns the tube width (`-p` is not
-//! used); `-s 1` ν-SVC and `-s 4` ν-SVR are refused.
+//! LIBSVM's `-s` types are LIBSVM's models: `-s 0` C-SVC is [`Svc`](crate::Svc) with the hinge
+//! loss at LIBSVM's C (`--loss squared_hinge` trains the L2-SVM instead, whose C is on another
+//! scale), `-s 1` ν-SVC is [`Svc`](crate::Svc) with `nu`, and `-s 2` one-class SVM, `-s 3`
+//! ε-SVR (`-p` its ε) and `-s 4` ν-SVR are [`NuOneClass`](crate::NuOneClass),
+//! [`EpsilonSvr`](crate::EpsilonSvr) and [`NuSvr`](crate::NuSvr).
 
 mod args;
 mod files;
 pub(crate) mod format;
+mod grid;
 mod predict;
 mod scale;
 mod train;
@@ -67,15 +69,18 @@ pub enum Command {
     Predict,
     /// `svm-scale`.
     Scale,
+    /// LIBSVM's `tools/grid.py`.
+    Grid,
 }
 
 impl Command {
-    /// The command named `name` (`train`, `predict`, `scale`).
+    /// The command named `name` (`train`, `predict`, `scale`, `grid`).
     pub fn from_name(name: &str) -> Option<Self> {
         match name {
             "train" => Some(Command::Train),
             "predict" => Some(Command::Predict),
             "scale" => Some(Command::Scale),
+            "grid" => Some(Command::Grid),
             _ => None,
         }
     }
@@ -150,6 +155,7 @@ pub fn run(
         Command::Train => train::run(argv, &mut context),
         Command::Predict => predict::run(argv, &mut context),
         Command::Scale => scale::run(argv, &mut context),
+        Command::Grid => grid::run(argv, &mut context),
     };
     let message = match result {
         Ok(()) => return 0,
@@ -170,47 +176,6 @@ pub fn run(
     1
 }
 
-/// `svm-train`'s options parsed and checked (`fwsvm grid` takes them too); `Ok(None)` for
-/// `--help`, else the error's one-line message.
-#[cfg_attr(not(feature = "python"), allow(dead_code))]
-pub(crate) fn parse_train_options(
-    argv: &[String],
-    prog: &str,
-) -> Result<Option<train::TrainOptions>, String> {
-    train::parse(argv).map_err(|e| match e {
-        CliError::Usage(m) => format!("{m} (see {prog} --help)"),
-        CliError::Plain(m) => m,
-        CliError::Fwsvm(e) => e.to_string(),
-    })
-}
-
-/// [`files::refuse_same_file`] with its message as a `String` (for Python's `fwsvm grid`).
-#[cfg_attr(not(feature = "python"), allow(dead_code))]
-pub(crate) fn refuse_same_file(
-    output: (&str, &str),
-    inputs: &[(&str, Option<&str>)],
-) -> Result<(), String> {
-    files::refuse_same_file(output, inputs).map_err(|e| match e {
-        CliError::Usage(m) | CliError::Plain(m) => m,
-        CliError::Fwsvm(e) => e.to_string(),
-    })
-}
-
-/// Writes `text` to the output file `path` as the commands do (for Python's `fwsvm grid`).
-#[cfg_attr(not(feature = "python"), allow(dead_code))]
-pub(crate) fn write_text(path: &str, text: &str, console: &mut dyn Console) -> Result<(), String> {
-    let mut context = Context {
-        prog: "",
-        console,
-        cancel: Arc::default(),
-    };
-    files::write_output(&mut context, path, |w| w.write_all(text.as_bytes())).map_err(|e| match e {
-        CliError::Usage(m) | CliError::Plain(m) => m,
-        CliError::Fwsvm(FwsvmError::Io { path, message, .. }) => format!("{path}: {message}"),
-        CliError::Fwsvm(e) => e.to_string(),
-    })
-}
-
 /// The `fwsvm` binary's entry: `fwsvm train|predict|scale …` (or, as `fwsvm-train` and the
 /// other names, the command in the program's name). Ctrl-C sets the cancel flag.
 pub fn main_from_args(args: Vec<String>, cancel: Arc<AtomicBool>) -> i32 {
@@ -227,6 +192,7 @@ pub fn main_from_args(args: Vec<String>, cancel: Arc<AtomicBool>) -> i32 {
         ("-train", Command::Train),
         ("-predict", Command::Predict),
         ("-scale", Command::Scale),
+        ("-grid", Command::Grid),
     ] {
         if program.ends_with(suffix) {
             return run(command, &args[1..], &program, &mut console, cancel);
@@ -239,8 +205,8 @@ pub fn main_from_args(args: Vec<String>, cancel: Arc<AtomicBool>) -> i32 {
         }
         None => {
             console.err(
-                "usage: fwsvm {train,predict,scale} ...\n\n\
-                 LIBSVM's svm-train, svm-predict and svm-scale (see fwsvm <command> --help).\n",
+                "usage: fwsvm {train,predict,scale,grid} ...\n\n\
+                 LIBSVM's svm-train, svm-predict, svm-scale and tools/grid.py (see fwsvm <command> --help).\n",
             );
             if args.get(1).is_some_and(|a| a == "--help" || a == "-h") {
                 0

@@ -129,9 +129,8 @@ pub(crate) const SPEC: Spec = Spec {
     positionals: &["training_set_file", "model_file"],
     required: 1,
     description: "Train an SVM on a LIBSVM-format file and write a LIBSVM model file (options as LIBSVM's svm-train).",
-    epilog: "-wi weight: set the parameter C of class i to weight*C (e.g. -w1 2 -w-1 0.5). LIBSVM types: -s 0 is \
-fwsvm.SVC (hinge loss: LIBSVM's model), -s 2 fwsvm.OneClassSVM, -s 3 fwsvm.SVR (squared deviations, learned tube); \
--s 1 and -s 4 are not implemented.",
+    epilog: "-wi weight: set the parameter C of class i to weight*C (e.g. -w1 2 -w-1 0.5). -s 0...4 are LIBSVM's \
+five models (fwsvm.SVC, NuSVC, OneClassSVM, SVR, NuSVR); --loss squared_hinge makes -s 0 the L2-SVM.",
 };
 
 const SVM_TYPES: [&str; 5] = ["C-SVC", "nu-SVC", "one-class SVM", "epsilon-SVR", "nu-SVR"];
@@ -155,6 +154,7 @@ macro_rules! with_common {
 }
 
 /// The training options, checked (what `fwsvm grid` shares with `train`).
+#[derive(Clone)]
 pub(crate) struct TrainOptions {
     pub svm_type: i64,
     pub kernel_type: i64,
@@ -266,6 +266,17 @@ impl TrainOptions {
         Ok(Kernel::from_name(name, gamma, self.degree, self.coef0)?)
     }
 
+    /// LIBSVM's default output name: the training file's name (in the working folder) plus
+    /// `.extension`.
+    pub fn output_beside_data(&self, extension: &str) -> String {
+        let name = std::path::Path::new(&self.training_file)
+            .file_name()
+            .map_or(self.training_file.clone(), |n| {
+                n.to_string_lossy().into_owned()
+            });
+        format!("{name}.{extension}")
+    }
+
     pub fn kernel_name(&self) -> &'static str {
         ["linear", "poly", "rbf", "sigmoid", "precomputed"][self.kernel_type as usize]
     }
@@ -332,7 +343,11 @@ enum Trained {
 
 /// Per-row sample weights from `-wi` (LIBSVM's class weights); warns about labels not in the
 /// data, as LIBSVM does.
-fn class_weights(options: &TrainOptions, y: &[f64], context: &mut Context<'_>) -> Option<Vec<f64>> {
+pub(crate) fn class_weights(
+    options: &TrainOptions,
+    y: &[f64],
+    context: &mut Context<'_>,
+) -> Option<Vec<f64>> {
     if options.weights.is_empty() {
         return None;
     }
@@ -363,7 +378,7 @@ fn fit(
     x: Features<'_>,
     y: &[f64],
     weights: Option<&[f64]>,
-    context: &Context<'_>,
+    cancel: &Arc<AtomicBool>,
 ) -> Result<Trained, CliError> {
     let kernel = options.kernel(x.n_cols())?;
     if options.svm_type <= 1 {
@@ -372,13 +387,13 @@ fn fit(
             Loss::Hinge => GapMeasure::MaxViolation,
             Loss::SquaredHinge => GapMeasure::Relative,
         };
-        let mut m = monitor(&context.cancel, options.quiet, params.solver().tol, measure);
+        let mut m = monitor(cancel, options.quiet, params.solver().tol, measure);
         let model = params.fit_weighted(x, y, weights, &mut m)?;
         return Ok(Trained::Svc(model));
     }
     let params = options.dual(kernel)?;
     let mut m = monitor(
-        &context.cancel,
+        cancel,
         options.quiet,
         params.solver().tol,
         GapMeasure::MaxViolation,
@@ -402,14 +417,10 @@ pub(crate) fn run(argv: &[String], context: &mut Context<'_>) -> Result<(), CliE
         let help = SPEC.help(context.prog);
         return context.say(false, help.trim_end());
     };
-    let model_file = options.model_file.clone().unwrap_or_else(|| {
-        let name = std::path::Path::new(&options.training_file)
-            .file_name()
-            .map_or(options.training_file.clone(), |n| {
-                n.to_string_lossy().into_owned()
-            });
-        format!("{name}.model")
-    });
+    let model_file = options
+        .model_file
+        .clone()
+        .unwrap_or_else(|| options.output_beside_data("model"));
     if options.folds.is_none() {
         refuse_same_file(
             ("model file", &model_file),
@@ -419,13 +430,16 @@ pub(crate) fn run(argv: &[String], context: &mut Context<'_>) -> Result<(), CliE
     let (x, y) = read_data(&options.training_file)?;
     let weights = class_weights(&options, &y, context);
     if let Some(folds) = options.folds {
-        if folds > 1 && folds as usize > x.n_rows() {
-            // LIBSVM's svm_cross_validation says so too.
-            context.warn(
-                "WARNING: # folds > # data. Will use # folds = # data instead (i.e., leave-one-out cross validation)",
-            );
-        }
-        for line in cross_validate(&options, &x, &y, weights.as_deref(), folds, context)? {
+        let folds = check_folds(folds, x.n_rows(), context)?;
+        let predicted = cross_validation_predictions(
+            &options,
+            &x,
+            &y,
+            weights.as_deref(),
+            folds,
+            &context.cancel,
+        )?;
+        for line in cross_validation_report(&options, &predicted, &y) {
             context.say(false, &line)?;
         }
         return Ok(());
@@ -456,7 +470,7 @@ pub(crate) fn run(argv: &[String], context: &mut Context<'_>) -> Result<(), CliE
         Features::Sparse(x.view()),
         &y,
         weights.as_deref(),
-        context,
+        &context.cancel,
     )?;
     let seconds = start.elapsed().as_secs_f64();
     let stats: Vec<SolverStats> = match &trained {
@@ -504,22 +518,37 @@ pub(crate) fn run(argv: &[String], context: &mut Context<'_>) -> Result<(), CliE
     context.say(options.quiet, &format!("model written to {model_file}"))
 }
 
-/// LIBSVM's `-v n` report: accuracy, or mean squared error and squared correlation.
-fn cross_validate(
-    options: &TrainOptions,
-    x: &CsrMatrix,
-    y: &[f64],
-    weights: Option<&[f64]>,
+/// Checks `-v n` (and warns, as LIBSVM's `svm_cross_validation` does, when there are more
+/// folds than rows); the number of folds to use.
+pub(crate) fn check_folds(
     folds: i64,
-    context: &Context<'_>,
-) -> Result<Vec<String>, CliError> {
+    n: usize,
+    context: &mut Context<'_>,
+) -> Result<usize, CliError> {
     if folds < 2 {
         return Err(CliError::plain(format!(
             "-v {folds}: n-fold cross validation needs n >= 2"
         )));
     }
+    if folds as usize > n {
+        context.warn(
+            "WARNING: # folds > # data. Will use # folds = # data instead (i.e., leave-one-out cross validation)",
+        );
+    }
+    Ok((folds as usize).min(n.max(1)))
+}
+
+/// The out-of-fold predictions of `-v n` (after [`check_folds`]): stratified folds for the
+/// classifiers, shuffled ones for the others, drawn with seed 0.
+pub(crate) fn cross_validation_predictions(
+    options: &TrainOptions,
+    x: &CsrMatrix,
+    y: &[f64],
+    weights: Option<&[f64]>,
+    folds: usize,
+    cancel: &Arc<AtomicBool>,
+) -> Result<Vec<f64>, CliError> {
     let n = x.n_rows();
-    let folds = (folds as usize).min(n.max(1));
     let assignment = if options.svm_type <= 1 {
         stratified_folds(y, folds, 0)
     } else {
@@ -540,7 +569,7 @@ fn cross_validate(
             Features::Sparse(sub_x.view()),
             &sub_y,
             sub_w.as_deref(),
-            context,
+            cancel,
         )?;
         let test_x = view.select_rows(&test);
         let values = trained.predict(Features::Sparse(test_x.view()))?;
@@ -548,26 +577,36 @@ fn cross_validate(
             predicted[r] = v;
         }
     }
+    Ok(predicted)
+}
+
+/// The percentage of `predicted` labels equal to `y` (LIBSVM's cross-validation accuracy).
+pub(crate) fn accuracy(predicted: &[f64], y: &[f64]) -> f64 {
+    let correct = predicted.iter().zip(y).filter(|(p, t)| p == t).count();
+    100.0 * correct as f64 / y.len().max(1) as f64
+}
+
+/// LIBSVM's `-v n` report: accuracy, or mean squared error and squared correlation.
+fn cross_validation_report(options: &TrainOptions, predicted: &[f64], y: &[f64]) -> Vec<String> {
     if options.svm_type >= 3 {
         let mse = predicted
             .iter()
             .zip(y)
             .map(|(p, t)| (p - t) * (p - t))
             .sum::<f64>()
-            / n as f64;
-        return Ok(vec![
+            / y.len() as f64;
+        return vec![
             format!("Cross Validation Mean squared error = {}", g6(mse)),
             format!(
                 "Cross Validation Squared correlation coefficient = {}",
-                g6(squared_correlation(&predicted, y))
+                g6(squared_correlation(predicted, y))
             ),
-        ]);
+        ];
     }
-    let correct = predicted.iter().zip(y).filter(|(p, t)| p == t).count();
-    Ok(vec![format!(
+    vec![format!(
         "Cross Validation Accuracy = {}%",
-        g6(100.0 * correct as f64 / n as f64)
-    )])
+        g6(accuracy(predicted, y))
+    )]
 }
 
 /// LIBSVM's squared correlation coefficient of predictions `p` and targets `t`.

@@ -7,12 +7,16 @@
 //! - [`one_class`]: [`OneClass`](crate::OneClass) → [`OneClassModel`](crate::OneClassModel);
 //! - [`libsvm_models`]: LIBSVM's one-class ν-SVM, ε-SVR and ν-SVR ([`EpsilonSvr`](crate::EpsilonSvr),
 //!   [`NuSvr`](crate::NuSvr), [`NuOneClass`](crate::NuOneClass)) → [`DualModel`](crate::DualModel);
-//!   ν-SVC is [`Svc`](crate::Svc) with [`SvcParams::nu`](crate::SvcParams::nu).
+//!   ν-SVC is [`Svc`](crate::Svc) with [`SvcParams::nu`](crate::SvcParams::nu);
+//! - [`labels`]: class labels of any ordered type (integers, `bool`, `String`, …) for
+//!   [`Svc`](crate::Svc), from slices or `ndarray::ArrayView1`
+//!   ([`SvcParams::fit_labels`](crate::SvcParams::fit_labels)).
 //!
 //! They are also reachable under their earlier paths (`fwsvm::params`, `fwsvm::svr`,
 //! `fwsvm::one_class`, `fwsvm::multiclass`, `fwsvm::cross_validation`).
 
 pub mod cross_validation;
+pub mod labels;
 pub mod libsvm_models;
 pub mod multiclass;
 pub mod one_class;

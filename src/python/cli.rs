@@ -1,10 +1,9 @@
-//! The command line (`crate::cli`) from Python: the wheel's `fwsvm-train`, `fwsvm-predict`
-//! and `fwsvm-scale` scripts call it without importing scikit-learn, and print through
+//! The command line (`crate::cli`) from Python: the wheel's `fwsvm-train`, `fwsvm-predict`,
+//! `fwsvm-scale` and `fwsvm-grid` scripts call it without importing scikit-learn, and print through
 //! Python's `sys.stdout` / `sys.stderr` (so captured streams and notebooks see the output).
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
 
 use super::svc::CancelToken;
 use crate::cli::{Command, Console};
@@ -76,7 +75,7 @@ impl PyConsole {
     }
 }
 
-/// Runs `command` (`train`, `predict` or `scale`) on `argv`; returns the exit status.
+/// Runs `command` (`train`, `predict`, `scale` or `grid`) on `argv`; returns the exit status.
 #[pyfunction]
 #[pyo3(signature = (command, argv, prog, out, err, cancel=None))]
 pub(crate) fn cli_main(
@@ -94,66 +93,4 @@ pub(crate) fn cli_main(
     PyConsole { out, err }.serve(py, |console| {
         crate::cli::run(command, &argv, &prog, console, flag)
     })
-}
-
-/// `svm-train`'s options parsed and checked (for `fwsvm grid`, which takes them too): a dict,
-/// or `None` for `--help`. Raises `ValueError` with the command line's message.
-#[pyfunction]
-pub(crate) fn parse_train_options<'py>(
-    py: Python<'py>,
-    argv: Vec<String>,
-    prog: &str,
-) -> PyResult<Option<Bound<'py, PyDict>>> {
-    let options = crate::cli::parse_train_options(&argv, prog).map_err(PyValueError::new_err)?;
-    let Some(o) = options else { return Ok(None) };
-    let d = PyDict::new(py);
-    d.set_item("svm_type", o.svm_type)?;
-    d.set_item("kernel", o.kernel_name())?;
-    d.set_item("degree", o.degree)?;
-    d.set_item("gamma", o.gamma)?;
-    d.set_item("coef0", o.coef0)?;
-    d.set_item("C", o.cost)?;
-    d.set_item("cache_size", o.cache_size)?;
-    d.set_item("tol", o.tol)?;
-    d.set_item("algorithm", &o.algorithm)?;
-    d.set_item("n_jobs", o.threads)?;
-    d.set_item("loss", &o.loss)?;
-    d.set_item("quiet", o.quiet)?;
-    d.set_item("training_file", &o.training_file)?;
-    d.set_item("model_file", &o.model_file)?;
-    d.set_item(
-        "class_weight",
-        PyDict::from_sequence(&o.weights.into_pyobject(py)?)?,
-    )?;
-    Ok(Some(d))
-}
-
-/// Refuses an output file that is one of the inputs (same path, symlink or hard link):
-/// `ValueError` with the command line's message. `inputs` are `(what, path)` pairs.
-#[pyfunction]
-pub(crate) fn refuse_same_file(
-    what: &str,
-    path: &str,
-    inputs: Vec<(String, Option<String>)>,
-) -> PyResult<()> {
-    let inputs: Vec<(&str, Option<&str>)> = inputs
-        .iter()
-        .map(|(w, p)| (w.as_str(), p.as_deref()))
-        .collect();
-    crate::cli::refuse_same_file((what, path), &inputs).map_err(PyValueError::new_err)
-}
-
-/// Writes `text` to the output file `path` as the command line does (atomically; standard
-/// output through `out`, devices directly).
-#[pyfunction]
-pub(crate) fn write_output_file(
-    py: Python<'_>,
-    path: &str,
-    text: &str,
-    out: Py<PyAny>,
-    err: Py<PyAny>,
-) -> PyResult<()> {
-    PyConsole { out, err }
-        .serve(py, |console| crate::cli::write_text(path, text, console))?
-        .map_err(pyo3::exceptions::PyOSError::new_err)
 }

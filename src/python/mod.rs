@@ -71,9 +71,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(io::dump_svmlight, m)?)?;
     m.add_function(wrap_pyfunction!(instruction_set, m)?)?;
     m.add_function(wrap_pyfunction!(cli::cli_main, m)?)?;
-    m.add_function(wrap_pyfunction!(cli::parse_train_options, m)?)?;
-    m.add_function(wrap_pyfunction!(cli::refuse_same_file, m)?)?;
-    m.add_function(wrap_pyfunction!(cli::write_output_file, m)?)?;
     m.add("LibsvmFormatError", m.py().get_type::<LibsvmFormatError>())?;
     m.add_function(wrap_pyfunction!(persistence::read_model_file, m)?)?;
     m.add_function(wrap_pyfunction!(persistence::write_model_file, m)?)?;
