@@ -16,7 +16,7 @@ from fwsvm._convergence import Convergence
 from fwsvm import _core
 from fwsvm._native import features_arg, n_threads, run_interruptible
 from fwsvm.persistence import SaveMixin
-from fwsvm.svm import SVC, _check_query, _seed, _verbosity, _warn_unconverged
+from fwsvm.svm import SVC, _check_query, _init_params, _seed, _verbosity, _warn_unconverged
 
 
 class CrammerSingerSVC(SaveMixin, ClassifierMixin, BaseEstimator):
@@ -99,17 +99,7 @@ class CrammerSingerSVC(SaveMixin, ClassifierMixin, BaseEstimator):
         n_jobs: int | None = None,
         verbose: int | bool = False,
     ) -> None:
-        self.C = C
-        self.kernel = kernel
-        self.gamma = gamma
-        self.degree = degree
-        self.coef0 = coef0
-        self.tol = tol
-        self.max_iter = max_iter
-        self.cache_size = cache_size
-        self.random_state = random_state
-        self.n_jobs = n_jobs
-        self.verbose = verbose
+        _init_params(self, locals())
 
     def __sklearn_tags__(self) -> Any:
         tags = super().__sklearn_tags__()

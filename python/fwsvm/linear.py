@@ -18,7 +18,7 @@ from sklearn.utils.validation import validate_data
 from fwsvm import _core
 from fwsvm._native import features_arg, n_threads, run_interruptible
 from fwsvm.persistence import SaveMixin
-from fwsvm.svm import _seed, _verbosity, fit_weights
+from fwsvm.svm import _init_params, _seed, _verbosity, fit_weights
 
 
 class SGDSVC(SaveMixin, LinearClassifierMixin, BaseEstimator):
@@ -142,23 +142,7 @@ class SGDSVC(SaveMixin, LinearClassifierMixin, BaseEstimator):
         n_jobs: int | None = None,
         verbose: int | bool = 0,
     ) -> None:
-        self.C = C
-        self.loss = loss
-        self.batch_size = batch_size
-        self.max_epochs = max_epochs
-        self.learning_rate = learning_rate
-        self.eta0 = eta0
-        self.decay = decay
-        self.step_every = step_every
-        self.step_factor = step_factor
-        self.average = average
-        self.tol = tol
-        self.n_iter_no_change = n_iter_no_change
-        self.fit_intercept = fit_intercept
-        self.class_weight = class_weight
-        self.random_state = random_state
-        self.n_jobs = n_jobs
-        self.verbose = verbose
+        _init_params(self, locals())
 
     def __sklearn_tags__(self):  # type: ignore[no-untyped-def]
         tags = super().__sklearn_tags__()

@@ -42,7 +42,7 @@ from sklearn.utils.multiclass import check_classification_targets, type_of_targe
 from sklearn.utils.metaestimators import _safe_split
 from sklearn.utils.validation import check_X_y, check_array, check_is_fitted, indexable
 
-from fwsvm.svm import SVC
+from fwsvm.svm import SVC, _init_params
 from fwsvm.tuning import DEFAULT_CS, BestEstimatorMixin
 
 #: Default γ grid: these multiples of ``gamma="scale"``.
@@ -163,18 +163,7 @@ class SVCSearch(BestEstimatorMixin, ClassifierMixin, BaseEstimator):
         warm_start: bool | str = "auto",
         local_search: bool = False,
     ) -> None:
-        self.estimator = estimator
-        self.Cs = Cs
-        self.gammas = gammas
-        self.cv = cv
-        self.scoring = scoring
-        self.refit = refit
-        self.n_jobs = n_jobs
-        self.halving = halving
-        self.factor = factor
-        self.min_resources = min_resources
-        self.warm_start = warm_start
-        self.local_search = local_search
+        _init_params(self, locals())
 
     def fit(self, X: Any, y: Any) -> SVCSearch:
         """Score the grid on every fold, pick the best (C, γ), refit."""

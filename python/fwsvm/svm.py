@@ -29,6 +29,15 @@ _ALGORITHMS = ("fw", "mfw", "swap", "swap2o", "bc", "ky", "dcd")
 _SIMPLEX_ALGORITHMS = ("fw", "mfw", "swap", "swap2o", "bc")
 
 
+def _init_params(est: Any, params: dict[str, Any]) -> None:
+    """Keep each keyword argument of ``__init__`` (``params``: its ``locals()``, taken first) as
+    the attribute of the same name, unchanged, as scikit-learn's estimators do: validation and
+    conversion happen in ``fit``."""
+    for name, value in params.items():
+        if name != "self":
+            setattr(est, name, value)
+
+
 def _seed(random_state: Any) -> int:
     """The solver's seed. ``None`` gives a fixed seed, so the same data and parameters give the
     same model every run, as LIBSVM's; an int or a RandomState seeds it as in scikit-learn."""
@@ -568,28 +577,7 @@ class SVC(ClassifierMixin, _KernelSVM):
         record_history: bool = False,
         warm_start: bool = False,
     ) -> None:
-        self.C = C
-        self.loss = loss
-        self.kernel = kernel
-        self.gamma = gamma
-        self.degree = degree
-        self.coef0 = coef0
-        self.probability = probability
-        self.algorithm = algorithm
-        self.tol = tol
-        self.stopping = stopping
-        self.max_iter = max_iter
-        self.cache_size = cache_size
-        self.init = init
-        self.sample_size = sample_size
-        self.class_weight = class_weight
-        self.decision_function_shape = decision_function_shape
-        self.break_ties = break_ties
-        self.random_state = random_state
-        self.n_jobs = n_jobs
-        self.verbose = verbose
-        self.record_history = record_history
-        self.warm_start = warm_start
+        _init_params(self, locals())
 
     def fit(self, X: Any, y: Any, sample_weight: Any = None) -> SVC:
         """Fit the classifier.
@@ -924,24 +912,7 @@ class OneClassSVM(OutlierMixin, _KernelSVM):
         verbose: int | bool = False,
         record_history: bool = False,
     ) -> None:
-        self.nu = nu
-        self.loss = loss
-        self.C = C
-        self.kernel = kernel
-        self.gamma = gamma
-        self.degree = degree
-        self.coef0 = coef0
-        self.algorithm = algorithm
-        self.tol = tol
-        self.stopping = stopping
-        self.max_iter = max_iter
-        self.cache_size = cache_size
-        self.init = init
-        self.sample_size = sample_size
-        self.random_state = random_state
-        self.n_jobs = n_jobs
-        self.verbose = verbose
-        self.record_history = record_history
+        _init_params(self, locals())
 
     def fit(self, X: Any, y: Any = None, sample_weight: Any = None) -> OneClassSVM:
         """Fit the model to X (y is ignored). ``sample_weight`` (hinge only) scales each
@@ -1076,25 +1047,7 @@ class SVR(RegressorMixin, _KernelSVM):
         verbose: int | bool = False,
         record_history: bool = False,
     ) -> None:
-        self.C = C
-        self.epsilon = epsilon
-        self.loss = loss
-        self.nu = nu
-        self.kernel = kernel
-        self.gamma = gamma
-        self.degree = degree
-        self.coef0 = coef0
-        self.algorithm = algorithm
-        self.tol = tol
-        self.stopping = stopping
-        self.max_iter = max_iter
-        self.cache_size = cache_size
-        self.init = init
-        self.sample_size = sample_size
-        self.random_state = random_state
-        self.n_jobs = n_jobs
-        self.verbose = verbose
-        self.record_history = record_history
+        _init_params(self, locals())
 
     def _dual(self) -> str | None:
         """The LIBSVM model this estimator fits (``None``: the L2-SVR)."""
@@ -1188,22 +1141,7 @@ class NuSVC(SVC):
         verbose: int | bool = False,
         record_history: bool = False,
     ) -> None:
-        self.nu = nu
-        self.kernel = kernel
-        self.gamma = gamma
-        self.degree = degree
-        self.coef0 = coef0
-        self.probability = probability
-        self.tol = tol
-        self.max_iter = max_iter
-        self.cache_size = cache_size
-        self.class_weight = class_weight
-        self.decision_function_shape = decision_function_shape
-        self.break_ties = break_ties
-        self.random_state = random_state
-        self.n_jobs = n_jobs
-        self.verbose = verbose
-        self.record_history = record_history
+        _init_params(self, locals())
 
     def _fit_kwargs(self, tol: float) -> dict[str, Any]:
         return _fit_params(self, 1.0, self._core_kernel(), tol, loss="hinge", nu=float(self.nu))
@@ -1264,19 +1202,7 @@ class NuSVR(SVR):
         verbose: int | bool = False,
         record_history: bool = False,
     ) -> None:
-        self.nu = nu
-        self.C = C
-        self.kernel = kernel
-        self.gamma = gamma
-        self.degree = degree
-        self.coef0 = coef0
-        self.tol = tol
-        self.max_iter = max_iter
-        self.cache_size = cache_size
-        self.random_state = random_state
-        self.n_jobs = n_jobs
-        self.verbose = verbose
-        self.record_history = record_history
+        _init_params(self, locals())
 
     def _dual(self) -> str | None:
         return "nu_svr"

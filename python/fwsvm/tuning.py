@@ -20,7 +20,7 @@ from sklearn.utils._param_validation import Interval
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted, indexable
 
-from fwsvm.svm import SVC
+from fwsvm.svm import SVC, _init_params
 
 DEFAULT_CS = tuple(2.0**k for k in (-3, -1, 1, 3, 5, 7, 9))
 
@@ -127,10 +127,7 @@ class SVCCV(BestEstimatorMixin, ClassifierMixin, BaseEstimator):
     }
 
     def __init__(self, estimator: SVC | None = None, *, Cs: Any = DEFAULT_CS, cv: Any = 5, refit: bool = True) -> None:
-        self.estimator = estimator
-        self.Cs = Cs
-        self.cv = cv
-        self.refit = refit
+        _init_params(self, locals())
 
     def fit(self, X: Any, y: Any) -> SVCCV:
         """Run the per-fold paths, pick C, refit."""

@@ -101,7 +101,8 @@ impl DualModel {
             let unit = FeatureMatrix::Sparse(super::unit_vectors(&self.support, x.n_cols())?);
             return decision_values(Kernel::Linear, unit.view(), &self.coef, -self.rho, x);
         }
-        decision_values(self.kernel, self.vectors.view(), &self.coef, -self.rho, x)
+        let vectors = super::widened(self.vectors.view(), x.n_cols())?;
+        decision_values(self.kernel, vectors, &self.coef, -self.rho, x)
     }
 
     /// Regressions: f(x). One-class: +1 where f(x) > 0, else −1 (LIBSVM's rule).

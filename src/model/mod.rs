@@ -54,3 +54,18 @@ pub(crate) fn unit_vectors(
         n_cols,
     )
 }
+
+/// Sparse support vectors as wide as a query with more columns (LIBSVM's files end at the
+/// support vectors' last feature; a test row's later features still count, in ‖x‖² of the rbf
+/// kernel, as in `svm-predict`). Borrowed: no entry is copied. Dense vectors stay as they are.
+pub(crate) fn widened(
+    vectors: crate::data::Features<'_>,
+    n_cols: usize,
+) -> crate::error::Result<crate::data::Features<'_>> {
+    Ok(match vectors {
+        crate::data::Features::Sparse(v) if v.n_cols() < n_cols => crate::data::Features::Sparse(
+            crate::data::CsrView::new(v.indptr(), v.indices(), v.data(), n_cols)?,
+        ),
+        other => other,
+    })
+}

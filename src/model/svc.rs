@@ -224,7 +224,10 @@ impl SvcModel {
                 {
                     return linear_values_until(&w, &self.intercept, x, stop);
                 }
-                (self.kernel, self.vectors.view())
+                (
+                    self.kernel,
+                    super::widened(self.vectors.view(), x.n_cols())?,
+                )
             }
             // The queries are kernel values: the support vectors as unit vectors e_s (s = the
             // training row, or the support vector's position) read them exactly under the
@@ -498,6 +501,44 @@ mod tests {
             .unwrap();
         let chunked = model.proba_until(q, Query::Features, &never, 500).unwrap();
         assert_eq!(whole, chunked);
+    }
+
+    #[test]
+    fn sparse_support_vectors_take_queries_with_more_features() {
+        // Trained on two features; queries with a third (beyond a LIBSVM file's last index):
+        // the values are those of the model widened explicitly (svm-predict's).
+        let x = crate::data::CsrMatrix::new(
+            vec![0, 2, 3, 5, 6],
+            vec![0, 1, 0, 0, 1, 1],
+            vec![1.0, 0.5, -1.0, 0.3, 0.2, -0.7],
+            2,
+        )
+        .unwrap();
+        let y = [1.0, -1.0, 1.0, -1.0];
+        let model = Svc::params()
+            .kernel(Kernel::Rbf { gamma: 0.5 })
+            .check()
+            .unwrap()
+            .fit(Features::Sparse(x.view()), &y)
+            .unwrap();
+        let q = crate::data::CsrMatrix::new(vec![0, 2, 3], vec![0, 2, 1], vec![0.4, 2.0, 1.0], 3)
+            .unwrap();
+        let got = model.decision_function(Features::Sparse(q.view())).unwrap();
+        let mut wide = model.clone();
+        if let FeatureMatrix::Sparse(v) = &wide.vectors {
+            let (indptr, indices, data) = v.clone().into_parts();
+            wide.vectors = FeatureMatrix::Sparse(
+                crate::data::CsrMatrix::new(indptr, indices, data, 3).unwrap(),
+            );
+        }
+        let want = wide.decision_function(Features::Sparse(q.view())).unwrap();
+        assert_eq!(got, want);
+        // The third feature counts (‖x‖² of the rbf kernel): not the two-feature row's value.
+        let narrow = crate::data::CsrMatrix::new(vec![0, 1], vec![0], vec![0.4], 2).unwrap();
+        let two = model
+            .decision_function(Features::Sparse(narrow.view()))
+            .unwrap();
+        assert_ne!(got[0], two[0]);
     }
 
     #[test]
