@@ -117,7 +117,7 @@ def test_a_shard_keeps_its_gradient_with_or_without_cached_columns(n_features) -
     shard.round(X[idx], a * y[idx], idx, a, 4, reset=True)
     a2 = np.array([0.1, 0.3, 0.5, 0.1])  # the same vertices, new weights: a delta round
     answer = shard.round(X[idx], (a2 - a) * y[idx], idx, a2, 4)
-    direct = _core.decision_function(X[40:], X[idx], a2 * y[idx], float(np.sum(a2 * y[idx])), dict(kw, n_threads=1))
+    direct = _core.decision_values(X[40:], X[idx], a2 * y[idx], float(np.sum(a2 * y[idx])), dict(kw, n_threads=1))
     np.testing.assert_allclose(shard.s, direct, rtol=0, atol=1e-12)
     assert answer["cache_hits"] == (4 if n_features >= 16 else 0)
 

@@ -29,7 +29,7 @@ def test_cancel_token_stops_a_running_fit_and_the_gil_is_released() -> None:
 
     def run():
         try:
-            _core.fit_svc(features_arg(X), y_pm, _fit_kwargs(), cancel=token)
+            _core.fit_svc_model(features_arg(X), y_pm, _fit_kwargs(), cancel=token)
             outcome["result"] = "finished"
         except KeyboardInterrupt:
             outcome["result"] = "interrupted"
@@ -54,20 +54,21 @@ def test_cancel_token_stops_a_running_fit_and_the_gil_is_released() -> None:
 def test_time_limit_stops_with_a_warning() -> None:
     X, y = make_classification(n_samples=2000, n_features=10, random_state=0, flip_y=0.2)
     y_pm = np.where(y == 1, 1.0, -1.0)
-    out = _core.fit_svc(features_arg(X), y_pm, _fit_kwargs(time_limit=0.2))
-    assert out["exit_reason"] == "time_limit"
-    assert out["seconds"] < 5
+    out = _core.fit_svc_model(features_arg(X), y_pm, _fit_kwargs(time_limit=0.2)).statistics()
+    assert out["exit_reason"] == ["time_limit"]
+    assert out["seconds"][0] < 5
 
 
 def test_history_is_recorded_and_objective_is_monotone() -> None:
     X, y = make_classification(n_samples=300, n_features=5, random_state=1)
     y_pm = np.where(y == 1, 1.0, -1.0)
     for algorithm in ["fw", "mfw", "swap", "swap2o"]:
-        out = _core.fit_svc(features_arg(X), y_pm, _fit_kwargs(c=1.0, algorithm=algorithm, tol=1e-3, stopping="gap",
-                                                            max_iter=5000, record_history=True))
-        h = out["history"]
+        out = _core.fit_svc_model(features_arg(X), y_pm, _fit_kwargs(c=1.0, algorithm=algorithm, tol=1e-3,
+                                                                  stopping="gap", max_iter=5000,
+                                                                  record_history=True)).statistics()
+        h = out["history"][0]
         # One entry per step, then the final state.
-        assert len(h["objective"]) == out["n_iter"] + 1
+        assert len(h["objective"]) == out["n_iter"][0] + 1
         assert h["kind"][-1] == "final"
         assert np.all(np.diff(h["objective"]) >= -1e-12 * np.abs(h["objective"][1:]))
         # "corrective": coreset rounds of the adaptive pairwise methods (swap, swap2o).

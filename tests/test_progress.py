@@ -91,10 +91,10 @@ def test_a_long_fit_draws_a_live_line_on_a_terminal() -> None:
     from fwsvm import _core
     from fwsvm._native import features_arg
     X, y = make_classification(n_samples=3000, n_features=10, random_state=0, flip_y=0.2)
-    out = _core.fit_svc(features_arg(X), np.where(y == 1, 1.0, -1.0), dict(c=1e4, kernel="rbf", gamma=0.5,
+    out = _core.fit_svc_model(features_arg(X), np.where(y == 1, 1.0, -1.0), dict(c=1e4, kernel="rbf", gamma=0.5,
         degree=3, coef0=0.0, algorithm="fw", tol=1e-12, stopping="absolute_gap", max_iter=-1,
         cache_size=50.0, init="random", seed=0, n_threads=1, time_limit=3.0, verbose=1))
-    assert out["exit_reason"] == "time_limit"
+    assert out.statistics()["exit_reason"] == ["time_limit"]
     """)
     leader, follower = os.openpty()
     try:
@@ -219,8 +219,8 @@ def test_a_notebook_display_updates_in_place_and_is_closed_before_the_summary(mo
                   stopping="absolute_gap", max_iter=-1, cache_size=50.0, init="random", seed=0, n_threads=1,
                   time_limit=2.6, verbose=1)
     with contextlib.redirect_stderr(buffer):
-        out = run_interruptible(_core.fit_svc, features_arg(X), np.where(y == 1, 1.0, -1.0), params)
-    assert out["exit_reason"] == "time_limit"
+        out = run_interruptible(_core.fit_svc_model, features_arg(X), np.where(y == 1, 1.0, -1.0), params)
+    assert out.statistics()["exit_reason"] == ["time_limit"]
     kinds = [kind for kind, _ in _RecordingBar.events]
     assert kinds[0] == "open" and kinds[-1] == "close" and "status" in kinds, kinds
     shown = [text for kind, text in _RecordingBar.events if kind == "status"]
@@ -264,7 +264,7 @@ from fwsvm import _core
 from fwsvm._interrupt import run_interruptible
 from fwsvm._native import features_arg
 X, y = make_classification(n_samples=3000, n_features=10, random_state=0, flip_y=0.2)
-out = run_interruptible(_core.fit_svc, features_arg(X), np.where(y == 1, 1.0, -1.0), dict(c=1e4, kernel="rbf",
+out = run_interruptible(_core.fit_svc_model, features_arg(X), np.where(y == 1, 1.0, -1.0), dict(c=1e4, kernel="rbf",
     gamma=0.5, degree=3, coef0=0.0, algorithm="fw", tol=1e-12, stopping="absolute_gap", max_iter=-1,
     cache_size=50.0, init="random", seed=0, n_threads=1, time_limit=2.5, verbose=1))
 """,

@@ -40,13 +40,18 @@ def checkerboard(m: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
 
 
 def fit(X: np.ndarray, y: np.ndarray, tol: float) -> dict:
-    return _core.fit_svc(X, y, c=C, algorithm="swap", tol=tol, stopping="gap", max_iter=-1, cache_size=200.0,
-                         init="random", seed=0, n_threads=1, loss="squared_hinge", **KERNEL)
+    """The engine's solution: support, alpha, and the statistics (n_iter, quadratic, ...)."""
+    model = _core.fit_svc_model(np.ascontiguousarray(X), np.ascontiguousarray(y), dict(
+        c=C, algorithm="swap", tol=tol, stopping="gap", max_iter=-1, cache_size=200.0, init="random", seed=0,
+        n_threads=1, loss="squared_hinge", **KERNEL))
+    stats = {key: value[0] for key, value in model.statistics().items() if key not in ("steps", "history")}
+    return {"support": model.support, "alpha": model.alpha, **stats}
 
 
 def gradient(X: np.ndarray, y: np.ndarray, rows: np.ndarray, coef: np.ndarray) -> np.ndarray:
     """y ∘ Σ_j coef_j (k(·, x_j) + 1): the kernel part of Q times a weight change."""
-    return y * _core.decision_function(X, X[rows], coef * y[rows], float(coef @ y[rows]), n_threads=1, **KERNEL)
+    return y * _core.decision_values(X, np.ascontiguousarray(X[rows]), np.ascontiguousarray(coef * y[rows]),
+                                       float(coef @ y[rows]), dict(KERNEL, n_threads=1))
 
 
 def subproblem(Qb: np.ndarray, c: np.ndarray, x0: np.ndarray, tol: float, cap: int) -> tuple[np.ndarray, int]:

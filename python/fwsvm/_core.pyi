@@ -61,114 +61,11 @@ class FitParams(TypedDict, total=False):
     probability: bool
     class_names: list[str] | None
 
-def fit_svc(
-    x: Features,
-    y: npt.NDArray[np.float64],
-    params: FitParams,
-    *,
-    sample_weight: npt.NDArray[np.float64] | None = None,
-    warm_start: npt.NDArray[np.float64] | None = None,
-    cancel: CancelToken | None = None,
-) -> dict[str, Any]: ...
 class SvcModel:
     """A fitted SVC (binary or one-vs-one), classes numbered 0..K; the model of fwsvm.SVC."""
     @staticmethod
     def from_parts(parts: dict[str, Any]) -> SvcModel: ...
-    def decision_function(
-        self, x: Features, *, columns: str = "features", n_threads: int | None = None, cancel: CancelToken | None = None
-    ) -> npt.NDArray[np.float64]: ...
-    def predict(
-        self, x: Features, *, columns: str = "features", n_threads: int | None = None, cancel: CancelToken | None = None
-    ) -> npt.NDArray[np.int64]: ...
-    def predict_proba(
-        self, x: Features, *, columns: str = "features", n_threads: int | None = None, cancel: CancelToken | None = None
-    ) -> npt.NDArray[np.float64]: ...
-    def linear_weights(self) -> npt.NDArray[np.float64]: ...
-    def statistics(self) -> dict[str, Any]: ...
-    n_classes: int
-    classes: npt.NDArray[np.float64]
-    support: npt.NDArray[np.int32]
-    n_support: npt.NDArray[np.int32]
-    dual_coef: npt.NDArray[np.float64]
-    intercept: npt.NDArray[np.float64]
-    alpha: npt.NDArray[np.float64]
-    prob_a: npt.NDArray[np.float64]
-    prob_b: npt.NDArray[np.float64]
-    label_order: npt.NDArray[np.int64]
-    n_features: int
-    vectors: npt.NDArray[np.float64] | tuple[Any, Any, Any, int]
-
-class KernelExpansion:
-    """Σ coef k(sv, x): the fitted expansion of fwsvm.SVR, NuSVR and OneClassSVM."""
-    @staticmethod
-    def from_parts(parts: dict[str, Any]) -> KernelExpansion: ...
-    def values(
-        self, x: Features, *, columns: str = "features", n_threads: int | None = None, cancel: CancelToken | None = None
-    ) -> npt.NDArray[np.float64]: ...
-    support: npt.NDArray[np.int32]
-    dual_coef: npt.NDArray[np.float64]
-    vectors: npt.NDArray[np.float64] | tuple[Any, Any, Any, int]
-
-def fit_svc_model(
-    x: Features,
-    y: npt.NDArray[np.float64],
-    params: FitParams,
-    *,
-    sample_weight: npt.NDArray[np.float64] | None = None,
-    warm_start: npt.NDArray[np.float64] | None = None,
-    cancel: CancelToken | None = None,
-) -> SvcModel: ...
-def svc_model_from_pairs(
-    x: Features,
-    y: npt.NDArray[np.float64],
-    pairs: dict[str, Any],
-    params: FitParams,
-    *,
-    sample_weight: npt.NDArray[np.float64] | None = None,
-    cancel: CancelToken | None = None,
-) -> SvcModel: ...
-def fit_one_class(
-    x: Features,
-    params: FitParams,
-    *,
-    warm_start: npt.NDArray[np.float64] | None = None,
-    cancel: CancelToken | None = None,
-) -> dict[str, Any]: ...
-def fit_dual(
-    x: Features,
-    y: npt.NDArray[np.float64] | None,
-    params: FitParams,
-    *,
-    sample_weight: npt.NDArray[np.float64] | None = None,
-    cancel: CancelToken | None = None,
-) -> tuple[KernelExpansion, dict[str, Any]]: ...
-def decision_values(
-    x: Features,
-    support_vectors: Features,
-    coef: npt.NDArray[np.float64],
-    intercept: float,
-    kernel: KernelParams,
-    *,
-    cancel: CancelToken | None = None,
-) -> npt.NDArray[np.float64]: ...
-def sigmoid_train(dec: npt.NDArray[np.float64], positive: npt.NDArray[np.bool_]) -> tuple[float, float]: ...
-def sigmoid_predict(
-    f: npt.NDArray[np.float64], a: npt.NDArray[np.float64], b: npt.NDArray[np.float64]
-) -> npt.NDArray[np.float64]: ...
-def couple(pairwise: npt.NDArray[np.float64], n_classes: int, order: list[int] = ...) -> npt.NDArray[np.float64]: ...
-def read_libsvm_model(path: str) -> dict[str, Any]: ...
-def write_libsvm_model(path: str, model: dict[str, Any]) -> None: ...
-
-class LibsvmModelError(ValueError): ...
-
-def decision_function(
-    x: Features,
-    support_vectors: Features,
-    coef: npt.NDArray[np.float64],
-    intercept: float,
-    kernel: KernelParams,
-) -> npt.NDArray[np.float64]: ...
-def data_variance(x: Features) -> float: ...
+    def data_variance(x: Features) -> float: ...
 def load_svmlight(
     sources: list[str | bytes],
     names: list[str],

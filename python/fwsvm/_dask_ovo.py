@@ -29,13 +29,18 @@ def _fit_pair(data: Any, rows_i: np.ndarray, rows_j: np.ndarray, weights: np.nda
     sub = data[np.ix_(rows, rows)] if gram else data[rows]
     y_pm = np.concatenate([np.ones(len(rows_i)), -np.ones(len(rows_j))])
     w = None if weights is None else np.ascontiguousarray(weights[rows])
-    result = _core.fit_svc(features_arg(sub), y_pm, kwargs, sample_weight=w)
-    local = np.asarray(result.pop("support"), dtype=np.int64)
-    coef = np.asarray(result.pop("dual_coef"), dtype=np.float64)
+    model = _core.fit_svc_model(features_arg(sub), y_pm, kwargs, sample_weight=w)
+    local = np.asarray(model.support, dtype=np.int64)
+    coef = np.asarray(model.dual_coef[0], dtype=np.float64)
     support = rows[local]
     order = np.lexsort((support, local >= len(rows_i)))
-    result.pop("alpha", None)
-    result.pop("n_support", None)
+    stats = model.statistics()
+    history = stats.pop("history", None)
+    result = {key: value[0] if not isinstance(value, dict) else {k: v[0] for k, v in value.items()}
+              for key, value in stats.items()}
+    if history is not None:
+        result["history"] = history[0]
+    result["intercept"] = float(model.intercept[0])
     return {"support": support[order], "coef": coef[order], **result}
 
 

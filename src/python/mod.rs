@@ -53,12 +53,10 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<svc::CancelToken>()?;
     m.add_class::<progress::ProgressQueue>()?;
     m.add_function(wrap_pyfunction!(progress::route_progress, m)?)?;
-    m.add_function(wrap_pyfunction!(svc::fit_svc, m)?)?;
     m.add_class::<svc_model::SvcHandle>()?;
     m.add_class::<expansion_model::ExpansionHandle>()?;
     m.add_function(wrap_pyfunction!(svc_model::fit_svc_model, m)?)?;
     m.add_function(wrap_pyfunction!(svc_model::svc_model_from_pairs, m)?)?;
-    m.add_function(wrap_pyfunction!(svc::decision_function, m)?)?;
     m.add_function(wrap_pyfunction!(svc::fit_one_class, m)?)?;
     m.add_function(wrap_pyfunction!(svc::fit_dual, m)?)?;
     m.add_function(wrap_pyfunction!(svc::data_variance, m)?)?;

@@ -1,4 +1,6 @@
-//! Binary SVC fit and decision function for `fwsvm.SVC`.
+//! The fits of the estimators (`fit_model` behind `fwsvm.SVC`, `fit_dual` behind SVR, NuSVR and
+//! OneClassSVM, the simplex ball `fit_one_class` of the distributed solver), the one parameter
+//! dict they take (`FitArgs`), their statistics as dicts, and the cancel token.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -8,12 +10,11 @@ use numpy::{IntoPyArray, PyReadonlyArray1};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
-use super::convert::{FeaturesArg, KernelArgs, kernel_from};
+use super::convert::{FeaturesArg, kernel_from};
 use super::expansion_model::ExpansionHandle;
 use crate::data::Features;
 use crate::error::FwsvmError;
 use crate::kernel::{CachePrecision, KernelMatrix};
-use crate::model::decision_values;
 use crate::parallel::with_threads;
 use crate::params::{Loss, Svc, SvcValidParams};
 use crate::problem::SimplexProblem;
@@ -93,58 +94,6 @@ pub(super) fn fit_model(
         monitor.finish(only);
     }
     Ok(model)
-}
-
-/// Fits a binary SVC. `y` holds ±1 labels. Returns a dict of fitted arrays and statistics.
-#[pyfunction]
-#[pyo3(signature = (x, y, params, *, sample_weight=None, warm_start=None, cancel=None))]
-pub(crate) fn fit_svc<'py>(
-    py: Python<'py>,
-    x: FeaturesArg<'py>,
-    y: PyReadonlyArray1<'py, f64>,
-    params: FitArgs,
-    sample_weight: Option<PyReadonlyArray1<'py, f64>>,
-    warm_start: Option<PyReadonlyArray1<'py, f64>>,
-    cancel: Option<PyRef<'py, CancelToken>>,
-) -> PyResult<Bound<'py, PyDict>> {
-    let record_history = params.record_history;
-    let model = fit_model(
-        py,
-        &x,
-        y.as_slice()?,
-        params,
-        sample_weight,
-        warm_start,
-        cancel,
-    )?;
-    let s = &model.stats()[0];
-    let out = PyDict::new(py);
-    out.set_item(
-        "support",
-        model
-            .support()
-            .iter()
-            .map(|&i| i as i64)
-            .collect::<Vec<_>>()
-            .into_pyarray(py),
-    )?;
-    out.set_item("dual_coef", model.dual_coef().to_vec().into_pyarray(py))?;
-    out.set_item("alpha", model.alpha().to_vec().into_pyarray(py))?;
-    out.set_item("intercept", model.intercept()[0])?;
-    out.set_item(
-        "n_support",
-        model
-            .n_support_per_class()
-            .iter()
-            .map(|&n| n as i32)
-            .collect::<Vec<_>>()
-            .into_pyarray(py),
-    )?;
-    put_stats(&out, s)?;
-    if record_history {
-        put_history(&out, &model.history()[0])?;
-    }
-    Ok(out)
 }
 
 /// The per-step history as a dict of arrays under "history".
@@ -598,27 +547,6 @@ fn fit_l2<'py>(
         put_history(&out, &history)?;
     }
     Ok((expansion, out))
-}
-
-/// f(x) = Σ coef_s k(sv_s, x) + intercept for every row of `x`.
-#[pyfunction]
-pub(crate) fn decision_function<'py>(
-    py: Python<'py>,
-    x: FeaturesArg<'py>,
-    support_vectors: FeaturesArg<'py>,
-    coef: PyReadonlyArray1<'py, f64>,
-    intercept: f64,
-    kernel: KernelArgs,
-) -> PyResult<Bound<'py, numpy::PyArray1<f64>>> {
-    let n_threads = kernel.n_threads;
-    let kernel = kernel.kernel()?;
-    let (x, sv, coef) = (x.view()?, support_vectors.view()?, coef.as_slice()?);
-    let values = py.detach(|| {
-        with_threads(n_threads, || {
-            decision_values(kernel, sv, coef, intercept, x)
-        })
-    })??;
-    Ok(values.into_pyarray(py))
 }
 
 /// The variance of all entries of `x` (zeros included), for `gamma="scale"`.
