@@ -53,3 +53,19 @@ def test_precomputed_shape_errors() -> None:
     clf = SVC(kernel="precomputed").fit(rbf_kernel(X, X), y)
     with pytest.raises(ValueError, match="number of samples at training time|features"):
         clf.predict(rbf_kernel(X[:5], X[:10]))
+
+
+def test_the_fitted_kernel_decides_how_queries_are_read_after_set_params() -> None:
+    # A precomputed fit keeps reading kernel values after set_params(kernel="rbf"), as the
+    # other fitted settings do (_kernel_fit_): the model is the fit's, not today's parameters'.
+    from sklearn.datasets import make_classification
+
+    from fwsvm import SVC
+
+    X, y = make_classification(n_samples=80, n_features=4, random_state=0)
+    K = X @ X.T
+    clf = SVC(kernel="precomputed").fit(K, y)
+    before = clf.decision_function(K)
+    clf.set_params(kernel="rbf")
+    np.testing.assert_array_equal(clf.decision_function(K), before)
+    assert clf.support_vectors_.shape == (0, 0)

@@ -263,9 +263,10 @@ class _KernelSVM(PersistenceMixin, BaseEstimator):
     @property
     def support_vectors_(self) -> Any:
         """The support vectors (empty for a precomputed kernel, as scikit-learn's)."""
-        if callable(self.kernel):
+        kernel = _fitted_kernel(self)["kernel"]
+        if callable(kernel):
             return self._support_rows
-        if self.kernel == "precomputed":
+        if kernel == "precomputed":
             return np.empty((0, 0))
         vectors = self._model.vectors
         if isinstance(vectors, tuple):
@@ -297,9 +298,9 @@ class _KernelSVM(PersistenceMixin, BaseEstimator):
     def _set_parts(self, parts: dict[str, Any]) -> None:
         """Build the Rust model from its parts (a pickle, a model file, a LIBSVM file, or a
         fit assembled elsewhere), after the other fitted attributes are set."""
-        vectors = parts.get("support_vectors_")
-        gram = _uses_gram(self)
-        if callable(self.kernel):
+        vectors, kernel = parts.get("support_vectors_"), _fitted_kernel(self)["kernel"]
+        gram = callable(kernel) or kernel == "precomputed"
+        if callable(kernel):
             self._support_rows = vectors
         common = dict(kernel=_kernel_params(self, "precomputed" if gram else None),
                       vectors=None if gram else features_arg(vectors), n_training=int(self.shape_fit_[0]) if gram else 0,
@@ -313,10 +314,10 @@ class _KernelSVM(PersistenceMixin, BaseEstimator):
     def _query(self, X: Any, method: str) -> Any:
         """``method`` of the Rust model on checked rows (kernel values for a precomputed or
         callable kernel), interruptible."""
-        columns = "features"
-        if callable(self.kernel):
-            X, columns = np.ascontiguousarray(self.kernel(X, self.support_vectors_), dtype=np.float64), "support_kernel"
-        elif self.kernel == "precomputed":
+        columns, kernel = "features", _fitted_kernel(self)["kernel"]
+        if callable(kernel):
+            X, columns = np.ascontiguousarray(kernel(X, self.support_vectors_), dtype=np.float64), "support_kernel"
+        elif kernel == "precomputed":
             if X.shape[1] != self.shape_fit_[0]:
                 raise ValueError(f"X.shape[1] = {X.shape[1]} should be equal to {self.shape_fit_[0]}, "
                                  "the number of samples at training time")
