@@ -223,3 +223,24 @@ def test_results_do_not_depend_on_the_thread_count(name) -> None:
     np.testing.assert_array_equal(one.support_, two.support_)
     np.testing.assert_array_equal(one.dual_coef_, two.dual_coef_)
     np.testing.assert_array_equal(one.intercept_, two.intercept_)
+
+
+def test_svr_warm_start_along_c_is_the_same_model_in_fewer_steps(tmp_path) -> None:
+    # LIBSVM's warm start along a C path for the epsilon-SVR: the previous coefficients scaled to
+    # the new C; same model as a cold fit, fewer steps on a fine step of C (1.25).
+    from sklearn.datasets import make_friedman1
+
+    X, y = make_friedman1(n_samples=600, random_state=0)
+    warm = fwsvm.SVR(C=4.0, epsilon=0.05, gamma=0.5, tol=1e-6, warm_start=True).fit(X, y)
+    warm.set_params(C=5.0).fit(X, y)
+    cold = fwsvm.SVR(C=5.0, epsilon=0.05, gamma=0.5, tol=1e-6).fit(X, y)
+    np.testing.assert_allclose(warm.predict(X), cold.predict(X), atol=1e-4 * np.abs(cold.predict(X)).max())
+    assert warm.n_iter_ < cold.n_iter_
+    # Appended rows start at 0; the warm state survives pickling and the model file.
+    bigger = np.vstack([X, X[:10] + 0.01])
+    warm.fit(bigger, np.concatenate([y, y[:10]]))
+    assert warm.score(bigger, np.concatenate([y, y[:10]])) > 0.8
+    warm.save(tmp_path / "svr.fwm")
+    assert fwsvm.load_model(tmp_path / "svr.fwm").warm_start
+    with pytest.raises(ValueError, match="warm_start applies"):
+        fwsvm.SVR(loss="squared_epsilon_insensitive", warm_start=True).fit(X, y)

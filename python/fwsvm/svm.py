@@ -213,7 +213,8 @@ class _KernelSVM(PersistenceMixin, BaseEstimator):
             return features_arg(_training_gram(self, X)), "precomputed"
         return features_arg(X), self.kernel
 
-    def _fit_expansion(self, X: Any, y: Any, sample_weight: Any, dual: str, c: float, **extra: Any) -> dict[str, Any]:
+    def _fit_expansion(self, X: Any, y: Any, sample_weight: Any, dual: str, c: float, warm: np.ndarray | None = None,
+                       **extra: Any) -> dict[str, Any]:
         """Fit a single kernel expansion in Rust (``_core.fit_dual``): LIBSVM's one-class,
         ε-SVR or ν-SVR, or the L2 models (``"l2_svr"``, ``"ball"``); set the attributes they
         share and warn if the fit stopped early. Returns the rest of the result."""
@@ -234,7 +235,7 @@ class _KernelSVM(PersistenceMixin, BaseEstimator):
         params = _fit_params(self, c, kernel, self.tol, dual=dual, **extra, **({"loss": "hinge"} if libsvm else {}))
         model, result = run_interruptible(_core.fit_dual, X_core,
                                           None if y is None else np.ascontiguousarray(y, dtype=np.float64), params,
-                                          sample_weight=weights)
+                                          sample_weight=weights, warm_start=warm)
         self._hold(model, X)
         self.history_ = result.pop("history", None)
         self.shape_fit_ = X.shape
@@ -995,6 +996,11 @@ class SVR(RegressorMixin, _KernelSVM):
     random_state, n_jobs, verbose, record_history
         As in :class:`SVC` (``init="closest_pair"`` and ``algorithm="ky"`` are two-class
         methods and not available).
+    warm_start : bool, default=False
+        ε-SVR only: start the next ``fit`` from this fit's coefficients, scaled to the new ``C``
+        (LIBSVM's warm start along a C path; rows appended since start at 0). The model is the
+        same; steps are saved on fine paths (C × 1.25: about a fifth fewer; C × 2 or × 4 as in
+        grid.py's grid: none, measured in ``tests/libsvm_family.rs``).
 
     Attributes
     ----------
@@ -1017,7 +1023,7 @@ class SVR(RegressorMixin, _KernelSVM):
     _libsvm_type = "epsilon_svr"
 
     _parameter_constraints: dict[str, list[Any]] = {
-        **{k: v for k, v in SVC._parameter_constraints.items() if k not in ("class_weight", "decision_function_shape", "break_ties", "loss", "probability", "warm_start")},
+        **{k: v for k, v in SVC._parameter_constraints.items() if k not in ("class_weight", "decision_function_shape", "break_ties", "loss", "probability")},
         "epsilon": [Interval(Real, 0.0, None, closed="left")],
         "loss": [StrOptions({"epsilon_insensitive", "squared_epsilon_insensitive"})],
         "nu": [Interval(Real, 0.0, None, closed="neither"), StrOptions({"auto"})],
@@ -1047,8 +1053,16 @@ class SVR(RegressorMixin, _KernelSVM):
         n_jobs: int | None = None,
         verbose: int | bool = False,
         record_history: bool = False,
+        warm_start: bool = False,
     ) -> None:
         _init_params(self, locals())
+
+    def _warm_beta(self, n_samples: int) -> np.ndarray | None:
+        """The previous ε-SVR fit's coefficients scaled to this C, padded for appended rows."""
+        previous = getattr(self, "_warm_coef", None)
+        if not self.warm_start or previous is None or len(previous) > n_samples:
+            return None
+        return np.ascontiguousarray(np.pad(previous * (float(self.C) / self._warm_C), (0, n_samples - len(previous))))
 
     def _dual(self) -> str | None:
         """The LIBSVM model this estimator fits (``None``: the L2-SVR)."""
@@ -1062,11 +1076,20 @@ class SVR(RegressorMixin, _KernelSVM):
             self, X, y, accept_sparse="csr", dtype=np.float64, order="C", accept_large_sparse=True, y_numeric=True
         )
         dual = self._dual()
+        if self.warm_start and dual != "epsilon_svr":
+            raise ValueError(f"warm_start applies to loss='epsilon_insensitive' (LIBSVM's epsilon-SVR), not to "
+                             f"{'nu-SVR' if dual else repr(self.loss)}")
         if dual is not None:
             self.y_mean_, self.y_scale_ = 0.0, 1.0
             extra = dict(epsilon=float(self.epsilon)) if dual == "epsilon_svr" else dict(nu=float(self.nu))
-            result = self._fit_expansion(X, y, sample_weight, dual, float(self.C), **extra)
+            result = self._fit_expansion(X, y, sample_weight, dual, float(self.C), warm=self._warm_beta(X.shape[0]),
+                                         **extra)
             self.intercept_, self.epsilon_ = np.array([-result["rho"]]), float(result["epsilon"])
+            self._warm_coef = None
+            if self.warm_start:
+                self._warm_coef = np.zeros(X.shape[0])
+                self._warm_coef[self.support_] = self.dual_coef_[0]
+                self._warm_C = float(self.C)
             return self
         self._nu = 0.2 * X.shape[0] if self.nu == "auto" else float(self.nu)
         # Standardised targets, the tube (from the optimality conditions) and ε in Rust.
@@ -1172,9 +1195,10 @@ class NuSVR(SVR):
 
     _libsvm_type = "nu_svr"
 
-    # The L2-SVR's settings this model does not have.
+    # The L2-SVR's and the ε-SVR's settings this model does not have.
     loss = "epsilon_insensitive"
     epsilon = 0.0
+    warm_start = False
     algorithm = "swap"
     stopping = "gap"
     init = "random"
@@ -1182,7 +1206,7 @@ class NuSVR(SVR):
 
     _parameter_constraints: dict[str, list[Any]] = {
         **{k: v for k, v in SVR._parameter_constraints.items()
-           if k not in ("epsilon", "loss", "algorithm", "stopping", "init", "sample_size")},
+           if k not in ("epsilon", "loss", "algorithm", "stopping", "init", "sample_size", "warm_start")},
         "nu": [Interval(Real, 0.0, 1.0, closed="right")],
     }
 

@@ -76,6 +76,8 @@ pub struct DualParams {
     solver: SolverParams,
     n_threads: Option<usize>,
     probability: bool,
+    /// ε-SVR: a previous fit's coefficients β = α − α*, one per training row.
+    warm_start: Option<Vec<f64>>,
 }
 
 impl DualParams {
@@ -90,6 +92,7 @@ impl DualParams {
             solver: SolverParams::default(),
             n_threads: None,
             probability: false,
+            warm_start: None,
         }
     }
 
@@ -119,6 +122,17 @@ impl DualParams {
         self
     }
 
+    /// ε-SVR: start from a previous fit's coefficients β_i = α_i − α*_i, one per training row
+    /// (0 off its support; rows appended since start at 0), already scaled to this fit's C (a
+    /// fit at C′ gives β·C/C′: bounds and Σβ = 0 hold, LIBSVM's warm start along a C path). The
+    /// start α_i = max(β_i, 0), α*_i = max(−β_i, 0) is used when it is feasible for this fit
+    /// (within the bounds, Σβ = 0); otherwise the fit starts from 0, as without it. The
+    /// optimum is the same; only the number of steps changes.
+    pub fn warm_start(mut self, beta: Option<Vec<f64>>) -> Self {
+        self.warm_start = beta;
+        self
+    }
+
     solver_setters!();
 
     /// Validates every parameter.
@@ -126,6 +140,22 @@ impl DualParams {
     /// # Errors
     /// [`FwsvmError::InvalidParameter`] naming the first invalid one.
     pub fn check(&self) -> Result<DualValidParams> {
+        if self.warm_start.is_some() && self.kind != DualKind::EpsilonSvr {
+            return Err(FwsvmError::param(
+                "warm_start",
+                "applies to the epsilon-SVR (its feasible set does not move with C or epsilon)",
+            ));
+        }
+        if let Some(b) = self
+            .warm_start
+            .as_ref()
+            .and_then(|w| w.iter().find(|b| !b.is_finite()))
+        {
+            return Err(FwsvmError::param(
+                "warm_start",
+                format!("holds a non-finite coefficient ({b})"),
+            ));
+        }
         if !(self.c.is_finite() && self.c > 0.0) {
             return Err(FwsvmError::param(
                 "C",
@@ -270,7 +300,15 @@ impl DualValidParams {
                 let z: Vec<f64> = rows.iter().map(|&i| y[i]).collect();
                 let c: Vec<f64> = w.iter().map(|&wi| p.c * wi).collect();
                 if p.kind == DualKind::EpsilonSvr {
-                    DualProblem::epsilon_svr(km, &z, &c, p.epsilon)?
+                    let mut problem = DualProblem::epsilon_svr(km, &z, &c, p.epsilon)?;
+                    if let Some(start) = p
+                        .warm_start
+                        .as_ref()
+                        .and_then(|beta| warm_alpha(beta, rows, &c, x.n_rows()))
+                    {
+                        problem.alpha0 = start;
+                    }
+                    problem
                 } else {
                     DualProblem::nu_svr(km, &z, &c, p.nu)?
                 }
@@ -318,6 +356,7 @@ impl DualValidParams {
         let folds = crate::cross_validation::shuffled_folds(rows.len(), 5, self.0.solver.seed);
         let inner = DualValidParams(DualParams {
             probability: false,
+            warm_start: None,
             solver: SolverParams {
                 verbose: false,
                 record_history: false,
@@ -352,4 +391,28 @@ impl DualValidParams {
             .collect();
         Ok(kept.iter().sum::<f64>() / kept.len().max(1) as f64)
     }
+}
+
+/// The ε-SVR start (α, α*) on `rows` from coefficients `beta` (one per training row of
+/// `n_rows`): α_i = max(β_i, 0), α*_i = max(−β_i, 0); `None` unless it is feasible for the
+/// bounds `c` (within 1e-12 relative) with Σ(α − α*) = 0 (to rounding).
+fn warm_alpha(beta: &[f64], rows: &[usize], c: &[f64], n_rows: usize) -> Option<Vec<f64>> {
+    if beta.len() > n_rows {
+        return None;
+    }
+    let n = rows.len();
+    let mut alpha = vec![0.0; 2 * n];
+    let (mut sum, mut scale) = (0.0, 0.0);
+    for (i, &row) in rows.iter().enumerate() {
+        let b = beta.get(row).copied().unwrap_or(0.0);
+        if b.abs() > c[i] * (1.0 + 1e-12) {
+            return None;
+        }
+        let b = b.clamp(-c[i], c[i]);
+        alpha[i] = b.max(0.0);
+        alpha[i + n] = (-b).max(0.0);
+        sum += b;
+        scale += b.abs();
+    }
+    (sum.abs() <= 1e-10 * scale.max(f64::MIN_POSITIVE)).then_some(alpha)
 }

@@ -108,7 +108,7 @@ fn own_params(estimator: Estimator) -> &'static [&'static str] {
             "decision_function_shape",
             "break_ties",
         ],
-        Estimator::Svr => &["nu", "epsilon", "loss"],
+        Estimator::Svr => &["nu", "epsilon", "loss", "warm_start"],
         Estimator::NuSvr => &["nu"],
         Estimator::OneClass => &["nu", "loss"],
         _ => &[],
@@ -215,6 +215,8 @@ fn own_attributes(estimator: Estimator) -> &'static [&'static str] {
             "_nu",
             "epsilon_",
             "fit_status_",
+            "_warm_coef",
+            "_warm_C",
         ],
         Estimator::OneClass => &[
             "_C",

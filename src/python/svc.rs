@@ -421,16 +421,18 @@ pub(crate) fn fit_one_class<'py>(
 
 /// Fits one of LIBSVM's one-class ν-SVM, ε-SVR or ν-SVR (`params["dual"]`) with optional
 /// sample weights. Returns the fitted expansion (support vectors and coefficients) and a dict
-/// of ρ, ε (given or learned), the Laplace σ when asked, and the statistics. `"l2_svr"` and `"ball"` fit the squared-loss
+/// of ρ, ε (given or learned), the Laplace σ when asked, and the statistics. `warm_start`: the
+/// ε-SVR's start β (see [`crate::DualParams::warm_start`]). `"l2_svr"` and `"ball"` fit the squared-loss
 /// models instead (see [`fit_l2`]).
 #[pyfunction]
-#[pyo3(signature = (x, y, params, *, sample_weight=None, cancel=None))]
+#[pyo3(signature = (x, y, params, *, sample_weight=None, warm_start=None, cancel=None))]
 pub(crate) fn fit_dual<'py>(
     py: Python<'py>,
     x: FeaturesArg<'py>,
     y: Option<PyReadonlyArray1<'py, f64>>,
     params: FitArgs,
     sample_weight: Option<PyReadonlyArray1<'py, f64>>,
+    warm_start: Option<PyReadonlyArray1<'py, f64>>,
     cancel: Option<PyRef<'py, CancelToken>>,
 ) -> PyResult<(ExpansionHandle, Bound<'py, PyDict>)> {
     if matches!(params.dual.as_deref(), Some("l2_svr" | "ball")) {
@@ -453,6 +455,11 @@ pub(crate) fn fit_dual<'py>(
         .nu(params.nu.unwrap_or(0.5))
         .epsilon(params.epsilon.unwrap_or(0.1))
         .probability(params.probability)
+        .warm_start(
+            warm_start
+                .map(|w| w.as_slice().map(<[f64]>::to_vec))
+                .transpose()?,
+        )
         .kernel(svc.kernel())
         .solver(svc.solver().clone())
         .n_threads(params.n_threads)
