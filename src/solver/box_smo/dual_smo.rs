@@ -283,10 +283,10 @@ pub fn solve_dual(
         monitor,
         steps: StepCounts::default(),
         totals: Totals::default(),
-        shrinks_left: if params.shrinking
-            && m >= SHRINK_MIN_SAMPLES
-            && kernel.kernel() != Kernel::Precomputed
-        {
+        // As LIBSVM, problems of any size shrink (heart_scale's ε-SVR at C 10, 540 variables
+        // and 1,735 steps: the solve 3.63 → 3.16 ms; the passes over every variable were half
+        // the time).
+        shrinks_left: if params.shrinking && kernel.kernel() != Kernel::Precomputed {
             MAX_DEPTH
         } else {
             0
@@ -352,10 +352,8 @@ pub fn solve_dual(
     })
 }
 
-/// Problems with fewer samples are not shrunk.
-const SHRINK_MIN_SAMPLES: usize = 2000;
-
-/// Steps between two shrinking checks.
+/// Steps between two shrinking checks, at most (LIBSVM's min(l, 1000): the number of variables
+/// when fewer).
 const SHRINK_EVERY: u64 = 1000;
 
 /// Smaller problems nested inside one another, at most.
@@ -389,7 +387,8 @@ fn run(state: &mut State<'_, '_>, ctx: &mut Ctx<'_, '_>) -> Result<ExitReason> {
     let mut cache = params.column_cache(m);
     let mut objective = 0.0;
     let mut n_sv = 0;
-    let mut next_shrink = ctx.tracker.steps_taken + SHRINK_EVERY;
+    let every = SHRINK_EVERY.min(state.alpha.len() as u64);
+    let mut next_shrink = ctx.tracker.steps_taken + every;
     let exit = loop {
         if ctx.tracker.steps_taken.is_multiple_of(64) {
             objective = dual_objective(state);
@@ -423,7 +422,7 @@ fn run(state: &mut State<'_, '_>, ctx: &mut Ctx<'_, '_>) -> Result<ExitReason> {
             break reason;
         }
         if ctx.shrinks_left > 0 && ctx.tracker.steps_taken >= next_shrink {
-            next_shrink = ctx.tracker.steps_taken + SHRINK_EVERY;
+            next_shrink = ctx.tracker.steps_taken + every;
             let kept = state.kept_samples();
             if kept.len() * 4 <= 3 * m {
                 ctx.totals.merge(&Totals::of(&cache, m, 0));
