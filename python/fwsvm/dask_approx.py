@@ -55,7 +55,6 @@ import dask.dataframe as dd
 
 from fwsvm import _core, _dfw
 from fwsvm.kernel_approximation import Nystroem, coreset_indices, inverse_sqrt
-from fwsvm.svm import _KERNELS
 
 __all__ = ["DaskApproxSVC", "LinearShard", "linear_hinge_objective"]
 
@@ -238,15 +237,10 @@ class DaskApproxSVC(ClassifierMixin, BaseEstimator):
     """
 
     _parameter_constraints: dict[str, list[Any]] = {
-        "C": [Interval(Real, 0.0, None, closed="neither")],
-        "kernel": [StrOptions(set(_KERNELS))],
-        "gamma": [StrOptions({"scale", "auto"}), Interval(Real, 0.0, None, closed="neither")],
-        "degree": [Interval(Integral, 0, None, closed="left")],
-        "coef0": [Interval(Real, None, None, closed="neither")],
-        "n_components": [Interval(Integral, 1, None, closed="left")],
-        "landmarks": [StrOptions({"uniform", "coreset"})],
-        "coreset_C": [Interval(Real, 0.0, None, closed="neither")],
-        "coreset_sample": [Interval(Integral, 1, None, closed="left"), None],
+        # the map's settings are Nystroem's (its C is the coreset fits' penalty: coreset_C here)
+        **{key: Nystroem._parameter_constraints[key] for key in
+           ("C", "kernel", "gamma", "degree", "coef0", "n_components", "landmarks", "coreset_sample")},
+        "coreset_C": Nystroem._parameter_constraints["C"],
         "class_weight": [dict, StrOptions({"balanced"}), None],
         "tol": [Interval(Real, 0.0, None, closed="neither")],
         "max_rounds": [Interval(Integral, 1, None, closed="left")],

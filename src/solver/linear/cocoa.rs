@@ -427,7 +427,7 @@ mod tests {
         let whole = gap_pieces(&xv, &y, &c, &alpha, &w).unwrap();
         let cuts = [0, 100, 101, 250, 333];
         let mut pieces = Vec::new();
-        let mut wsum = vec![0.0; 6];
+        let mut wsum = [0.0; 6];
         for s in 0..4 {
             let (lo, hi) = (cuts[s], cuts[s + 1]);
             let part = rows(&x, lo, hi);
