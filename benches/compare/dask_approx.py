@@ -118,7 +118,8 @@ def tradeoff(args) -> None:
         acc = model.score(Xt, yt)
         rec = record(model, t, args.rows, 2, acc)
         print(f"| DaskApproxSVC, 2 workers × 1 thread ({args.components} {args.landmarks} landmarks, γ {args.gamma}, "
-              f"C {args.C}, tol {args.tol}) | {t:.1f} | {acc:.4f} | {rec['rounds']} rounds; check {rec['check']:.1f} s, "
+              f"C {args.C}, tol {args.tol}) | {t:.1f} | {acc:.4f} | {rec['rounds']} rounds; "
+              f"check {rec['check']:.1f} s, "
               f"coreset {rec['coreset']:.1f} s, map {rec['map']:.1f} s, rounds {rec['rounds_seconds']:.1f} s; "
               f"relative gap {rec['relative_gap']:.2g}; {load()} |", flush=True)
     c.close()
@@ -335,7 +336,8 @@ def solver(args) -> None:
           f"{cc['dual'][0]:.8g} | {cc['gap'][0]:.3g} | {cc['n_rounds']} | {cc['rounds_seconds']:.1f} |")
     print(f"| in-process DCD (K = 1) | {ref['primal']:.8g} | {ref['dual']:.8g} | {ref['gap']:.3g} | {ref['rounds']} | "
           f"{t_ref:.1f} |")
-    print(f"| LIBLINEAR (scikit-learn LinearSVC, hinge, tol 1e-6) | {p_lin:.8g} | – | – | {lin.n_iter_} | {t_lin:.1f} |")
+    print(f"| LIBLINEAR (scikit-learn LinearSVC, hinge, tol 1e-6) | {p_lin:.8g} | – | – | {lin.n_iter_} | "
+          f"{t_lin:.1f} |")
 
 
 def _append(path: str | None, rec: dict) -> None:
