@@ -216,7 +216,8 @@ class DaskApproxSVC(ClassifierMixin, BaseEstimator):
     client : distributed.Client or None
     random_state : int, RandomState or None
     verbose : int, default=0
-        1: one line per round on ``sys.stderr`` (primal, dual, relative gap, seconds).
+        1: one line per round on ``sys.stderr`` (the best primal, the dual, the largest
+        relative gap over the problems, the round's seconds).
     retries : int, default=2
         Lost-shard recoveries allowed before the fit fails.
 
@@ -518,7 +519,7 @@ class DaskApproxSVC(ClassifierMixin, BaseEstimator):
             log["local"].append(max(a["seconds"] for a in answers))
             log["relative_gap"].append(float(rel.max()))
             if self.verbose:
-                print(f"DaskApproxSVC round {r}: primal {primal.sum():.6g} dual {dual.sum():.6g} "
+                print(f"DaskApproxSVC round {r}: primal {best_primal.sum():.6g} dual {dual.sum():.6g} "
                       f"relative gap {rel.max():.3g} ({log['wall'][-1]:.2f} s)", file=sys.stderr, flush=True)
             converged = bool(np.all(rel <= float(self.tol)))
             if converged or r >= int(self.max_rounds):
