@@ -15,6 +15,10 @@
   whose weight changed and receives a few scalars and candidates from every shard; it stops
   on the same certified duality gap as :class:`fwsvm.SVC` (see :mod:`fwsvm._dfw`).
   :class:`DistributedOneClassSVM` does the same for :class:`fwsvm.OneClassSVM`'s ball.
+- :class:`DaskApproxSVC` approximates a kernel SVM for data beyond one machine: coreset
+  Nyström landmarks from one pass over the blocks, the feature map applied block by block, and
+  a linear hinge SVM trained by CoCoA+ (one vector per worker per round), stopped on a
+  certified duality gap (see :mod:`fwsvm.dask_approx`).
 
 A worker that dies mid-search is handled by Dask's scheduler: its tasks run again on another
 worker (up to the scheduler's ``allowed-failures``), and since every task is a deterministic
@@ -51,7 +55,7 @@ from fwsvm._dfw import LostShardError
 from fwsvm.search import SVCSearch, chain_tasks, gather_chains, score_fold
 from fwsvm.svm import SVC, OneClassSVM, _remember_kernel, ball_constants
 
-__all__ = ["DaskSVCSearch", "DistributedOneClassSVM", "DistributedSVC", "LostShardError", "fit", "predict", "decision_function"]
+__all__ = ["DaskApproxSVC", "DaskSVCSearch", "DistributedOneClassSVM", "DistributedSVC", "LostShardError", "fit", "predict", "decision_function"]
 
 
 def _client(client: Client | None) -> Client:
@@ -859,3 +863,6 @@ def _call(shards: list[Any], futures: list[Any], requests: list[tuple[Any, ...]]
             f"shard {k} of the distributed fit was lost (its worker died or did not answer): "
             f"{type(exc).__name__}: {exc}"
         ) from exc
+
+
+from fwsvm.dask_approx import DaskApproxSVC  # noqa: E402  (it uses this module's helpers)

@@ -34,6 +34,41 @@ from fwsvm.persistence import SaveMixin
 from fwsvm.svm import _KERNELS, resolve_gamma
 
 
+def coreset_indices(X: Any, y: np.ndarray, k: int, size: int, svc_params: dict[str, Any],
+                    rng: np.random.RandomState) -> np.ndarray:
+    """``k`` rows of X (sorted indices) chosen as :class:`Nystroem`'s ``landmarks="coreset"``
+    does: the support vectors of a Frank-Wolfe fit (:class:`fwsvm.SVC`, squared hinge,
+    ``svc_params``) on a uniform subsample of ``size`` rows, the ``k`` with the largest weights,
+    topped up uniformly when the coreset is smaller. Also the per-block pass and the in-driver
+    selection of :class:`fwsvm.dask.DaskApproxSVC`.
+
+    Raises ValueError when the subsample holds a single class."""
+    from fwsvm.svm import SVC
+
+    n = X.shape[0]
+    k = min(k, n)
+    size = min(n, size)
+    sample = np.sort(rng.choice(n, size=size, replace=False))
+    if np.unique(y[sample]).size < 2:
+        raise ValueError("the coreset subsample holds a single class; use landmarks='uniform'")
+    svc = SVC(loss="squared_hinge", random_state=rng.randint(2**31 - 1), **svc_params).fit(X[sample], y[sample])
+    weight = np.abs(svc.dual_coef_).sum(axis=0)
+    order = np.argsort(-weight, kind="stable")[:k]
+    chosen = sample[svc.support_[order]]
+    if chosen.size < k:
+        rest = np.setdiff1d(np.arange(n), chosen)
+        chosen = np.concatenate([chosen, rng.choice(rest, size=k - chosen.size, replace=False)])
+    return np.sort(chosen)
+
+
+def inverse_sqrt(K: np.ndarray) -> np.ndarray:
+    """K^{−1/2} of the landmarks' kernel matrix (symmetrised; eigenvalues below 1e-12 of the
+    largest dropped: a pseudo-inverse) — :class:`Nystroem`'s ``normalization_``."""
+    K = 0.5 * (K + K.T)
+    values, vectors = np.linalg.eigh(K)
+    keep = values > 1e-12 * max(values.max(), 0.0) if values.max() > 0 else np.zeros_like(values, bool)
+    return (vectors[:, keep] / np.sqrt(values[keep])) @ vectors[:, keep].T
+
 
 class Nystroem(SaveMixin, TransformerMixin, BaseEstimator):
     """Nyström approximation of a kernel: z(x) = K_SS^{−1/2} k(S, x) for landmarks S.
@@ -142,11 +177,7 @@ class Nystroem(SaveMixin, TransformerMixin, BaseEstimator):
             indices = np.sort(rng.choice(n, size=k, replace=False))
         self.component_indices_ = indices
         self.components_ = X[indices]
-        K = self._kernel(self.components_, self.components_)
-        K = 0.5 * (K + K.T)
-        values, vectors = np.linalg.eigh(K)
-        keep = values > 1e-12 * max(values.max(), 0.0) if values.max() > 0 else np.zeros_like(values, bool)
-        self.normalization_ = (vectors[:, keep] / np.sqrt(values[keep])) @ vectors[:, keep].T
+        self.normalization_ = inverse_sqrt(self._kernel(self.components_, self.components_))
         return self
 
     def _coreset(self, X: Any, y: Any, k: int, rng: np.random.RandomState) -> np.ndarray:
@@ -155,33 +186,16 @@ class Nystroem(SaveMixin, TransformerMixin, BaseEstimator):
                 "landmarks='coreset' takes the support vectors of an SVM fit and needs y; "
                 "pass y to fit (a Pipeline does) or use landmarks='uniform'"
             )
-        from fwsvm.svm import SVC
-
         y = np.asarray(y)
         if y.shape[0] != X.shape[0]:
             raise ValueError(f"X has {X.shape[0]} rows but y has {y.shape[0]} labels")
-        n = X.shape[0]
-        size = min(n, self.coreset_sample or 10 * k)
-        sample = np.sort(rng.choice(n, size=size, replace=False))
-        if np.unique(y[sample]).size < 2:
-            raise ValueError("the coreset subsample holds a single class; use landmarks='uniform'")
-        svc = SVC(
-            kernel=self.kernel,
-            gamma=self.gamma_,
-            degree=self.degree,
-            coef0=self.coef0,
-            C=self.C,
-            loss="squared_hinge",
-            random_state=rng.randint(2**31 - 1),
-            n_jobs=self.n_jobs,
-        ).fit(X[sample], y[sample])
-        weight = np.abs(svc.dual_coef_).sum(axis=0)
-        order = np.argsort(-weight, kind="stable")[:k]
-        chosen = sample[svc.support_[order]]
-        if chosen.size < k:
-            rest = np.setdiff1d(np.arange(n), chosen)
-            chosen = np.concatenate([chosen, rng.choice(rest, size=k - chosen.size, replace=False)])
-        return np.sort(chosen)
+        size = min(X.shape[0], self.coreset_sample or 10 * k)
+        return coreset_indices(X, y, k, size, self._svc_params(), rng)
+
+    def _svc_params(self) -> dict[str, Any]:
+        """The coreset fit's settings (resolved γ)."""
+        return dict(kernel=self.kernel, gamma=self.gamma_, degree=self.degree, coef0=self.coef0, C=self.C,
+                    n_jobs=self.n_jobs)
 
     def _kernel(self, X: Any, S: Any) -> np.ndarray:
         return _core.kernel_values(

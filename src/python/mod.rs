@@ -7,6 +7,7 @@
 mod cli;
 mod convert;
 mod crammer_singer;
+mod distributed_linear;
 mod errors;
 mod expansion_model;
 mod io;
@@ -65,6 +66,13 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(linear::fit_sgd_svc, m)?)?;
     m.add_function(wrap_pyfunction!(linear::kernel_values, m)?)?;
     m.add_function(wrap_pyfunction!(linear::kernel_diagonal, m)?)?;
+    m.add_function(wrap_pyfunction!(distributed_linear::cocoa_local_round, m)?)?;
+    m.add_function(wrap_pyfunction!(distributed_linear::cocoa_gap_pieces, m)?)?;
+    m.add_function(wrap_pyfunction!(
+        distributed_linear::cocoa_shard_weights,
+        m
+    )?)?;
+    m.add_function(wrap_pyfunction!(distributed_linear::fit_linear_hinge, m)?)?;
     m.add_function(wrap_pyfunction!(io::load_svmlight, m)?)?;
     m.add_function(wrap_pyfunction!(io::dump_svmlight, m)?)?;
     m.add_function(wrap_pyfunction!(instruction_set, m)?)?;

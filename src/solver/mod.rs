@@ -19,6 +19,8 @@ mod tracker;
 // Each family's files under their old names, so that `super::engine` and the like resolve from
 // every family.
 use box_smo::smo;
+#[cfg(feature = "python")]
+pub(crate) use linear::cocoa;
 use linear::{dcd, sgd};
 #[allow(unused_imports)]
 use simplex::{

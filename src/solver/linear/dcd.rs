@@ -23,7 +23,7 @@ use crate::parallel::map_ranges;
 use crate::random::SplitMix64;
 
 /// Rows per chunk of the certificate pass: fixed, so the sums do not depend on the threads.
-const CHUNK: usize = 4096;
+pub(super) const CHUNK: usize = 4096;
 
 /// The duality gap of α = β/Σβ on the simplex, from one pass over the data.
 struct Certificate {
@@ -45,11 +45,26 @@ impl Certificate {
     }
 }
 
+/// The margin y_i (⟨x_i, w⟩ + w_bias) of row i, with the bias weight last in `w` (the rows
+/// augmented by a constant 1, LIBLINEAR's bias).
+#[inline]
+pub(super) fn margin(x: &Features<'_>, i: usize, y: f64, w: &[f64]) -> f64 {
+    let d = w.len() - 1;
+    y * (x.row_dot(i, &w[..d]) + w[d])
+}
+
+/// w ← w + a·[x_i; 1].
+#[inline]
+pub(super) fn add_row(x: &Features<'_>, i: usize, a: f64, w: &mut [f64]) {
+    let d = w.len() - 1;
+    x.row_axpy(i, a, &mut w[..d]);
+    w[d] += a;
+}
+
 /// (Qβ)_i = y_i (⟨x_i, w⟩ + w_bias) + β_i / C_i.
 #[inline]
 fn q_beta(x: &Features<'_>, i: usize, y: f64, w: &[f64], beta: f64, ridge: f64) -> f64 {
-    let d = w.len() - 1;
-    y * (x.row_dot(i, &w[..d]) + w[d]) + beta * ridge
+    margin(x, i, y, w) + beta * ridge
 }
 
 fn certificate(x: &Features<'_>, y: &[f64], ridge: &[f64], beta: &[f64], w: &[f64]) -> Certificate {
@@ -158,9 +173,7 @@ pub fn solve(
             if pg.abs() > 1e-12 {
                 let old = beta[i];
                 beta[i] = (old - g / diag[i]).max(0.0);
-                let delta = (beta[i] - old) * y[i];
-                x.row_axpy(i, delta, &mut w[..d]);
-                w[d] += delta;
+                add_row(&x, i, (beta[i] - old) * y[i], &mut w);
                 steps += 1;
                 if params.max_iter.is_some_and(|k| steps >= k) {
                     break 'solve ExitReason::MaxIterations;
@@ -288,11 +301,9 @@ fn warm_start(
             ),
         ));
     }
-    let d = w.len() - 1;
     for (i, &a) in warm.iter().enumerate() {
         if a > 0.0 {
-            x.row_axpy(i, a * y[i], &mut w[..d]);
-            w[d] += a * y[i];
+            add_row(x, i, a * y[i], w);
         }
     }
     let sum: f64 = warm.iter().sum();

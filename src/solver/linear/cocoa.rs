@@ -1,0 +1,465 @@
+//! CoCoA+ (Ma, Smith, Jaggi, Jordan, Richtárik & Takáč, ICML 2015) for the linear hinge SVM:
+//! the local subproblem one shard solves per round, the pieces of the primal–dual gap each shard
+//! computes, and the in-process solve (one shard: LIBLINEAR's dual coordinate descent for the
+//! L1 loss, `solve_l2r_l1l2_svc` without shrinking).
+//!
+//! The problem, in LIBLINEAR's C-form with the bias a regularised constant feature (rows
+//! z_i = [x_i; 1], labels y_i = ±1, penalties C_i = C × class weight):
+//!
+//! * primal P(w) = ½‖w‖² + Σ_i C_i max(0, 1 − y_i ⟨w, z_i⟩);
+//! * dual D(α) = Σ_i α_i − ½‖w(α)‖², 0 ≤ α_i ≤ C_i, with w(α) = Σ_i α_i y_i z_i;
+//! * gap P(w(α)) − D(α) = ‖w‖² − Σα_i + Σ_i C_i max(0, 1 − y_i⟨w, z_i⟩) ≥ 0, zero at the optimum.
+//!
+//! The rows are split into K shards. A round starts from the driver's w = w(α). Shard k
+//! maximises, over the change Δα_[k] of its own weights (α_i + Δα_i ∈ [0, C_i]),
+//!
+//!   Σ_{i∈k} Δα_i − ⟨w, A_k Δα_[k]⟩ − (σ′/2) ‖A_k Δα_[k]‖²,  A_k Δα_[k] = Σ_{i∈k} Δα_i y_i z_i,
+//!
+//! and returns Δw_k = A_k Δα_[k] (one vector of d + 1 numbers). The driver adds them all,
+//! w ← w + Σ_k Δw_k (CoCoA+'s additive aggregation, γ = 1). With σ′ = K the subproblems' sum is
+//! a lower bound of D(α + Δα) − D(α) (‖Σ_k v_k‖² ≤ K Σ_k ‖v_k‖²), so every round increases
+//! the dual: the scheme converges for any number of local steps, and with K = 1 it *is* the
+//! in-process dual coordinate descent. The local solver takes `passes` sweeps of exact
+//! coordinate steps on the subproblem in a random order (the step for row i is the Newton step
+//! of a one-dimensional quadratic with curvature σ′‖z_i‖², clipped to the box).
+
+use super::dcd::{CHUNK, add_row, margin};
+use crate::data::Features;
+use crate::error::{FwsvmError, Result};
+use crate::parallel::map_ranges;
+use crate::random::SplitMix64;
+
+/// How a shard solves its subproblem in one round.
+#[derive(Clone, Copy, Debug)]
+pub struct LocalParams {
+    /// σ′ of the subproblem's quadratic term: the number of shards for additive aggregation.
+    pub sigma: f64,
+    /// Sweeps over the shard's rows (each in a fresh random order).
+    pub passes: usize,
+    /// Seed of the sweeps' order.
+    pub seed: u64,
+}
+
+/// What a shard sends back after a round.
+#[derive(Clone, Debug)]
+pub struct LocalUpdate {
+    /// The shard's new weights α_[k] + Δα_[k] (they stay on the shard).
+    pub alpha: Vec<f64>,
+    /// Δw_k = Σ_{i∈k} Δα_i y_i [x_i; 1]: d + 1 numbers, the bias last.
+    pub delta_w: Vec<f64>,
+    /// Coordinate steps taken (those that moved a weight).
+    pub steps: u64,
+}
+
+/// One shard's share of the duality gap at w (see the module's formulas).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct GapPieces {
+    /// Σ_{i∈k} α_i.
+    pub alpha_sum: f64,
+    /// Σ_{i∈k} C_i max(0, 1 − y_i⟨w, z_i⟩).
+    pub loss: f64,
+    /// Rows of the shard with a positive margin violation (1 − y_i⟨w, z_i⟩ > 0).
+    pub violations: usize,
+}
+
+/// The primal and dual objectives and their gap from the shards' pieces and w.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Certificate {
+    /// P(w).
+    pub primal: f64,
+    /// D(α).
+    pub dual: f64,
+    /// P(w) − D(α) ≥ 0.
+    pub gap: f64,
+}
+
+impl Certificate {
+    /// Combines every shard's pieces at the common w = w(α).
+    pub fn from_pieces(w: &[f64], pieces: &[GapPieces]) -> Certificate {
+        let norm2: f64 = w.iter().map(|v| v * v).sum();
+        let alpha_sum: f64 = pieces.iter().map(|p| p.alpha_sum).sum();
+        let loss: f64 = pieces.iter().map(|p| p.loss).sum();
+        let primal = 0.5 * norm2 + loss;
+        let dual = alpha_sum - 0.5 * norm2;
+        Certificate {
+            primal,
+            dual,
+            gap: primal - dual,
+        }
+    }
+
+    /// The gap relative to the primal objective (the solvers' `relative_gap`).
+    pub fn relative_gap(&self) -> f64 {
+        super::tracker::relative(self.gap, self.primal)
+    }
+}
+
+fn check_lengths(x: &Features<'_>, y: &[f64], c: &[f64], alpha: &[f64], w: &[f64]) -> Result<()> {
+    let m = x.n_rows();
+    if y.len() != m || c.len() != m || alpha.len() != m {
+        return Err(FwsvmError::InvalidInput(format!(
+            "the shard has {m} rows but {} labels, {} penalties and {} weights",
+            y.len(),
+            c.len(),
+            alpha.len()
+        )));
+    }
+    if w.len() != x.n_cols() + 1 {
+        return Err(FwsvmError::InvalidInput(format!(
+            "w has {} entries; the rows have {} features (w holds one more: the bias)",
+            w.len(),
+            x.n_cols()
+        )));
+    }
+    if let Some(i) = c.iter().position(|v| !(v.is_finite() && *v > 0.0)) {
+        return Err(FwsvmError::InvalidInput(format!(
+            "penalty {} of row {i} is not positive and finite",
+            c[i]
+        )));
+    }
+    Ok(())
+}
+
+/// One round of shard k: `passes` sweeps of coordinate steps on the CoCoA+ subproblem from the
+/// driver's `w` (d + 1 entries, the bias last) and the shard's weights `alpha`.
+///
+/// # Errors
+/// [`FwsvmError::InvalidInput`] for inconsistent lengths, non-positive penalties or σ′ < 1.
+pub fn local_round(
+    x: &Features<'_>,
+    y: &[f64],
+    c: &[f64],
+    alpha: &[f64],
+    w: &[f64],
+    params: &LocalParams,
+) -> Result<LocalUpdate> {
+    check_lengths(x, y, c, alpha, w)?;
+    if !(params.sigma >= 1.0 && params.sigma.is_finite()) {
+        return Err(FwsvmError::param(
+            "sigma",
+            format!("must be at least 1, got {}", params.sigma),
+        ));
+    }
+    let m = x.n_rows();
+    let sigma = params.sigma;
+    let mut alpha = alpha.to_vec();
+    // u = w + σ′ Δw: the point at which the subproblem's gradient is taken.
+    let mut u = w.to_vec();
+    let mut delta_w = vec![0.0; w.len()];
+    let curvature: Vec<f64> = (0..m).map(|i| sigma * (x.row_sq_norm(i) + 1.0)).collect();
+    let mut rng = SplitMix64::new(params.seed);
+    let mut order: Vec<usize> = (0..m).collect();
+    let mut steps = 0u64;
+    for _ in 0..params.passes {
+        for k in (1..m).rev() {
+            order.swap(k, rng.below(k + 1));
+        }
+        for &i in &order {
+            let g = margin(x, i, y[i], &u) - 1.0;
+            let a = alpha[i];
+            let pg = if a <= 0.0 {
+                g.min(0.0)
+            } else if a >= c[i] {
+                g.max(0.0)
+            } else {
+                g
+            };
+            if pg.abs() <= 1e-12 {
+                continue;
+            }
+            let next = (a - g / curvature[i]).clamp(0.0, c[i]);
+            let delta = next - a;
+            if delta == 0.0 {
+                continue;
+            }
+            alpha[i] = next;
+            add_row(x, i, delta * y[i], &mut delta_w);
+            add_row(x, i, sigma * delta * y[i], &mut u);
+            steps += 1;
+        }
+    }
+    Ok(LocalUpdate {
+        alpha,
+        delta_w,
+        steps,
+    })
+}
+
+/// Shard k's pieces of the gap at the common `w` (one pass over its rows, in fixed chunks).
+///
+/// # Errors
+/// [`FwsvmError::InvalidInput`] for inconsistent lengths or non-positive penalties.
+pub fn gap_pieces(
+    x: &Features<'_>,
+    y: &[f64],
+    c: &[f64],
+    alpha: &[f64],
+    w: &[f64],
+) -> Result<GapPieces> {
+    check_lengths(x, y, c, alpha, w)?;
+    let m = x.n_rows();
+    let parts = map_ranges(m, CHUNK, m.saturating_mul(w.len()), |lo, hi| {
+        let mut p = GapPieces::default();
+        for i in lo..hi {
+            let slack = 1.0 - margin(x, i, y[i], w);
+            p.alpha_sum += alpha[i];
+            if slack > 0.0 {
+                p.loss += c[i] * slack;
+                p.violations += 1;
+            }
+        }
+        p
+    });
+    Ok(parts
+        .into_iter()
+        .fold(GapPieces::default(), |a, b| GapPieces {
+            alpha_sum: a.alpha_sum + b.alpha_sum,
+            loss: a.loss + b.loss,
+            violations: a.violations + b.violations,
+        }))
+}
+
+/// A_k α_[k] = Σ_{i∈k} α_i y_i [x_i; 1]: the shard's share of w(α) (w is recomputed from the
+/// shards after a lost one restarts from α = 0).
+pub fn shard_weights(x: &Features<'_>, y: &[f64], alpha: &[f64]) -> Vec<f64> {
+    let mut w = vec![0.0; x.n_cols() + 1];
+    for (i, (&a, &yi)) in alpha.iter().zip(y).enumerate() {
+        if a != 0.0 {
+            add_row(x, i, a * yi, &mut w);
+        }
+    }
+    w
+}
+
+/// The in-process solve (one shard, σ′ = 1: dual coordinate descent for the hinge loss): one
+/// sweep per round until the relative gap is at most `tol` or `max_rounds` sweeps.
+/// Returns (α, w, the last certificate, sweeps).
+///
+/// # Errors
+/// As [`local_round`].
+pub fn solve_in_process(
+    x: &Features<'_>,
+    y: &[f64],
+    c: &[f64],
+    tol: f64,
+    max_rounds: usize,
+    seed: u64,
+) -> Result<(Vec<f64>, Vec<f64>, Certificate, usize)> {
+    let mut alpha = vec![0.0; x.n_rows()];
+    let mut w = vec![0.0; x.n_cols() + 1];
+    let mut rounds = 0;
+    loop {
+        let cert = Certificate::from_pieces(&w, &[gap_pieces(x, y, c, &alpha, &w)?]);
+        if cert.relative_gap() <= tol || rounds >= max_rounds {
+            return Ok((alpha, w, cert, rounds));
+        }
+        let params = LocalParams {
+            sigma: 1.0,
+            passes: 1,
+            seed: seed.wrapping_add(rounds as u64),
+        };
+        let update = local_round(x, y, c, &alpha, &w, &params)?;
+        alpha = update.alpha;
+        w.iter_mut().zip(&update.delta_w).for_each(|(a, b)| *a += b);
+        rounds += 1;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::data::DenseMatrix;
+
+    fn data(m: usize, d: usize, seed: u64) -> (DenseMatrix, Vec<f64>) {
+        let mut rng = SplitMix64::new(seed);
+        let mut x = Vec::with_capacity(m * d);
+        let mut y = Vec::with_capacity(m);
+        for _ in 0..m {
+            let row: Vec<f64> = (0..d).map(|_| rng.next_f64() * 2.0 - 1.0).collect();
+            let s = row[0] + 0.5 * row[1] - 0.1 + 0.3 * (rng.next_f64() - 0.5);
+            y.push(if s > 0.0 { 1.0 } else { -1.0 });
+            x.extend(row);
+        }
+        (DenseMatrix::new(x, m, d).unwrap(), y)
+    }
+
+    fn rows(x: &DenseMatrix, lo: usize, hi: usize) -> DenseMatrix {
+        x.view().select_rows(&(lo..hi).collect::<Vec<_>>())
+    }
+
+    /// CoCoA+ with K shards, σ′ = K, additive updates: (w, certificate, rounds).
+    fn cocoa(
+        x: &DenseMatrix,
+        y: &[f64],
+        c: &[f64],
+        k: usize,
+        tol: f64,
+    ) -> (Vec<f64>, Certificate, usize) {
+        let m = y.len();
+        let bounds: Vec<usize> = (0..=k).map(|s| s * m / k).collect();
+        let shards: Vec<DenseMatrix> = (0..k).map(|s| rows(x, bounds[s], bounds[s + 1])).collect();
+        let mut alpha: Vec<Vec<f64>> = (0..k)
+            .map(|s| vec![0.0; bounds[s + 1] - bounds[s]])
+            .collect();
+        let mut w = vec![0.0; x.view().n_cols() + 1];
+        for round in 0..100_000 {
+            let pieces: Vec<GapPieces> = (0..k)
+                .map(|s| {
+                    let r = bounds[s]..bounds[s + 1];
+                    gap_pieces(
+                        &shards[s].view().into(),
+                        &y[r.clone()],
+                        &c[r],
+                        &alpha[s],
+                        &w,
+                    )
+                    .unwrap()
+                })
+                .collect();
+            let cert = Certificate::from_pieces(&w, &pieces);
+            if cert.relative_gap() <= tol {
+                return (w, cert, round);
+            }
+            let params = LocalParams {
+                sigma: k as f64,
+                passes: 1,
+                seed: round as u64,
+            };
+            let mut total = vec![0.0; w.len()];
+            for s in 0..k {
+                let r = bounds[s]..bounds[s + 1];
+                let u = local_round(
+                    &shards[s].view().into(),
+                    &y[r.clone()],
+                    &c[r],
+                    &alpha[s],
+                    &w,
+                    &params,
+                )
+                .unwrap();
+                alpha[s] = u.alpha;
+                total.iter_mut().zip(&u.delta_w).for_each(|(a, b)| *a += b);
+            }
+            w.iter_mut().zip(&total).for_each(|(a, b)| *a += b);
+        }
+        panic!("CoCoA+ did not converge");
+    }
+
+    /// With one shard the local solver is dual coordinate descent: it reaches the optimum (a
+    /// certified relative gap of 1e-8) and the dual rises every round. Its w is the one
+    /// LIBLINEAR's optimality conditions give: the KKT conditions hold at α.
+    #[test]
+    fn one_shard_is_dcd_and_reaches_the_optimum() {
+        let (x, y) = data(400, 4, 1);
+        let c = vec![2.0; 400];
+        let xv: Features<'_> = x.view().into();
+        let (alpha, w, cert, rounds) = solve_in_process(&xv, &y, &c, 1e-8, 10_000, 3).unwrap();
+        assert!(cert.relative_gap() <= 1e-8, "{cert:?} after {rounds}");
+        for (a, b) in shard_weights(&xv, &y, &alpha).iter().zip(&w) {
+            assert!((a - b).abs() < 1e-9);
+        }
+        for i in 0..400 {
+            let g = margin(&xv, i, y[i], &w) - 1.0;
+            if alpha[i] > 1e-9 && alpha[i] < c[i] - 1e-9 {
+                assert!(g.abs() < 1e-3, "free row {i}: gradient {g}");
+            }
+        }
+        // The dual rises monotonically under σ′ = 1 rounds.
+        let mut a = vec![0.0; 400];
+        let mut wk = vec![0.0; 5];
+        let mut last = f64::NEG_INFINITY;
+        for r in 0..20 {
+            let p = LocalParams {
+                sigma: 1.0,
+                passes: 1,
+                seed: r,
+            };
+            let u = local_round(&xv, &y, &c, &a, &wk, &p).unwrap();
+            a = u.alpha;
+            wk.iter_mut().zip(&u.delta_w).for_each(|(s, t)| *s += t);
+            let cert = Certificate::from_pieces(&wk, &[gap_pieces(&xv, &y, &c, &a, &wk).unwrap()]);
+            assert!(cert.dual >= last - 1e-9);
+            assert!(cert.gap >= -1e-9);
+            last = cert.dual;
+        }
+    }
+
+    /// K = 1, 2 and 4 shards (σ′ = K) reach the same optimum: the objectives agree within the
+    /// certified gaps.
+    #[test]
+    fn shards_reach_the_in_process_optimum() {
+        let (x, y) = data(600, 3, 2);
+        let c: Vec<f64> = y.iter().map(|&v| if v > 0.0 { 1.0 } else { 3.0 }).collect();
+        let (_, reference, _) = cocoa(&x, &y, &c, 1, 1e-9);
+        for k in [2, 4] {
+            let (_, cert, rounds) = cocoa(&x, &y, &c, k, 1e-7);
+            assert!(rounds > 0);
+            let u = local_round(
+                &x.view().into(),
+                &y,
+                &c,
+                &vec![0.0; y.len()],
+                &[0.0; 4],
+                &LocalParams {
+                    sigma: 1.0,
+                    passes: 1,
+                    seed: 0,
+                },
+            )
+            .unwrap();
+            assert!(u.steps > 0);
+            assert!(
+                (cert.primal - reference.primal).abs()
+                    <= cert.gap + reference.gap + 1e-9 * reference.primal,
+                "K = {k}: {cert:?} vs {reference:?}"
+            );
+        }
+    }
+
+    /// The shards' gap pieces at a common w sum to the pieces of the whole data, and the
+    /// shards' weights to w(α).
+    #[test]
+    fn gap_pieces_sum_to_the_in_process_gap() {
+        let (x, y) = data(333, 5, 4);
+        let c = vec![0.7; 333];
+        let xv: Features<'_> = x.view().into();
+        let (alpha, w, _, _) = solve_in_process(&xv, &y, &c, 1e-3, 3, 5).unwrap();
+        let whole = gap_pieces(&xv, &y, &c, &alpha, &w).unwrap();
+        let cuts = [0, 100, 101, 250, 333];
+        let mut pieces = Vec::new();
+        let mut wsum = [0.0; 6];
+        for s in 0..4 {
+            let (lo, hi) = (cuts[s], cuts[s + 1]);
+            let part = rows(&x, lo, hi);
+            let pv: Features<'_> = part.view().into();
+            pieces.push(gap_pieces(&pv, &y[lo..hi], &c[lo..hi], &alpha[lo..hi], &w).unwrap());
+            let ws = shard_weights(&pv, &y[lo..hi], &alpha[lo..hi]);
+            wsum.iter_mut().zip(&ws).for_each(|(a, b)| *a += b);
+        }
+        let split = Certificate::from_pieces(&w, &pieces);
+        let direct = Certificate::from_pieces(&w, &[whole]);
+        assert!((split.gap - direct.gap).abs() <= 1e-9 * direct.primal.abs().max(1.0));
+        assert_eq!(
+            pieces.iter().map(|p| p.violations).sum::<usize>(),
+            whole.violations
+        );
+        for (a, b) in wsum.iter().zip(&w) {
+            assert!((a - b).abs() < 1e-9);
+        }
+    }
+
+    #[test]
+    fn bad_input_is_refused() {
+        let (x, y) = data(10, 2, 0);
+        let xv: Features<'_> = x.view().into();
+        let p = LocalParams {
+            sigma: 0.5,
+            passes: 1,
+            seed: 0,
+        };
+        assert!(local_round(&xv, &y, &[1.0; 10], &[0.0; 10], &[0.0; 3], &p).is_err());
+        let p = LocalParams { sigma: 1.0, ..p };
+        assert!(local_round(&xv, &y, &[1.0; 10], &[0.0; 10], &[0.0; 2], &p).is_err());
+        assert!(gap_pieces(&xv, &y, &[0.0; 10], &[0.0; 10], &[0.0; 3]).is_err());
+    }
+}

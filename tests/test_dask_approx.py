@@ -1,0 +1,198 @@
+"""fwsvm.dask.DaskApproxSVC (coreset Nyström features + CoCoA+ linear hinge SVM) on a
+LocalCluster started by the test: the in-process optimum on the mapped features, the
+certificate recomputed from the model, a SIGKILL-ed worker, dense, sparse and DataFrame
+input, multiclass with class weights, and a NaN named by its global row."""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.datasets import make_classification
+
+distributed = pytest.importorskip("distributed", reason="fwsvm.dask needs dask and distributed (pip install fwsvm[dask])")
+da = pytest.importorskip("dask.array")
+
+from conftest import dask_client  # noqa: E402
+from fwsvm import _core  # noqa: E402
+from fwsvm.dask import DaskApproxSVC, LostShardError  # noqa: E402
+from fwsvm.dask_approx import linear_hinge_objective  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def client():
+    with dask_client(2) as c:
+        yield c
+
+
+@pytest.fixture(scope="module")
+def doomed_client():
+    with dask_client(3) as c:
+        yield c
+
+
+@pytest.fixture(scope="module")
+def data():
+    X, y = make_classification(n_samples=600, n_features=5, n_informative=3, flip_y=0.05, random_state=0)
+    return X, np.where(y == 1, "yes", "no")
+
+
+def mapped(model, X, y):
+    """The mapped rows, their ±1 labels (positive: classes_[1]) and penalties, in process."""
+    Z = model.nystroem_.transform(X)
+    y_pm = np.where(y == model.classes_[1], 1.0, -1.0)
+    return Z, y_pm
+
+
+def in_process_optimum(Z, y_pm, C):
+    return _core.fit_linear_hinge(np.ascontiguousarray(Z), y_pm * C, dict(tol=1e-9, max_rounds=200_000, seed=0))
+
+
+def test_same_optimum_as_the_in_process_dcd_and_the_certificate_from_the_model(client, data) -> None:
+    X, y = data
+    C = 2.0
+    model = DaskApproxSVC(C=C, n_components=30, tol=1e-4, max_rounds=20_000, client=client, random_state=0)
+    model.fit(da.from_array(X, chunks=(100, 5)), y)
+    c = model.convergence_
+    assert c["exit_reason"] == "converged" and c["relative_gap"][0] <= 1e-4
+    assert c["n_shards"] == 2 and c["n_rounds"] > 1
+    Z, y_pm = mapped(model, X, y)
+    w = np.r_[model.coef_[0], model.intercept_[0]]
+    # The certificate recomputed from the model: its primal objective is the one reported,
+    # and the reported dual bounds it by the reported gap.
+    primal = linear_hinge_objective(Z, y_pm, np.full(len(y), C), w)
+    assert primal == pytest.approx(c["primal"][0], rel=1e-9)
+    assert primal - c["dual"][0] == pytest.approx(c["gap"][0], rel=1e-9)
+    # The in-process dual coordinate descent's optimum lies between them.
+    ref = in_process_optimum(Z, y_pm, C)
+    assert ref["relative_gap"] <= 1e-9
+    assert c["dual"][0] - 1e-9 * ref["primal"] <= ref["primal"] <= primal + 1e-9 * ref["primal"]
+    # ... and so does LIBLINEAR's (scikit-learn's LinearSVC: the same C-form, bias a feature).
+    from sklearn.svm import LinearSVC
+
+    lin = LinearSVC(loss="hinge", C=C, tol=1e-8, max_iter=1_000_000, intercept_scaling=1.0).fit(Z, y_pm)
+    p_lin = linear_hinge_objective(Z, y_pm, np.full(len(y), C), np.r_[lin.coef_[0], lin.intercept_[0]])
+    assert abs(p_lin - ref["primal"]) <= 1e-4 * ref["primal"]
+    # Predictions: in memory and block by block agree.
+    pred = model.predict(da.from_array(X, chunks=(150, 5))).compute()
+    np.testing.assert_array_equal(pred, model.predict(X))
+    assert model.score(X, y) > 0.85
+    assert model.rounds_["wall"].shape == (c["n_rounds"] + 1,)
+
+
+def test_dense_sparse_and_dataframe_chunks(client, data) -> None:
+    import dask.dataframe as dd
+    import pandas as pd
+
+    X, y = data
+    y = (y == "yes").astype(np.int64)  # (string labels in a dask Series are converted with a warning)
+    kw = dict(n_components=20, tol=1e-3, max_rounds=5000, client=client, random_state=1)
+    dense = DaskApproxSVC(**kw).fit(da.from_array(X, chunks=(150, 5)), y)
+    sparse = DaskApproxSVC(**kw).fit(da.from_array(sp.csr_matrix(X), chunks=(150, 5), asarray=False), y)
+    frame = DaskApproxSVC(**kw).fit(dd.from_pandas(pd.DataFrame(X), npartitions=4), dd.from_pandas(pd.Series(y),
+                                                                                                 npartitions=4))
+    # The same landmarks (the coreset fits see the same rows), the same certified optimum.
+    np.testing.assert_array_equal(dense.nystroem_.component_indices_, sparse.nystroem_.component_indices_)
+    np.testing.assert_array_equal(dense.nystroem_.component_indices_, frame.nystroem_.component_indices_)
+    for m in (sparse, frame):
+        assert m.convergence_["exit_reason"] == "converged"
+        assert abs(m.convergence_["primal"][0] - dense.convergence_["primal"][0]) <= (
+            m.convergence_["gap"][0] + dense.convergence_["gap"][0])
+        assert np.mean(m.predict(X) == dense.predict(X)) > 0.98
+    values = sparse.decision_function(da.from_array(sp.csr_matrix(X), chunks=(150, 5), asarray=False)).compute()
+    np.testing.assert_allclose(values, sparse.decision_function(X), rtol=1e-10, atol=1e-10)
+
+
+def test_multiclass_one_vs_rest_with_class_weights(client) -> None:
+    X, y = make_classification(n_samples=900, n_features=6, n_informative=4, n_classes=3, weights=[0.6, 0.3, 0.1],
+                               random_state=2)
+    kw = dict(n_components=40, tol=1e-3, max_rounds=5000, client=client, random_state=0)
+    plain = DaskApproxSVC(**kw).fit(X, y)
+    balanced = DaskApproxSVC(class_weight="balanced", **kw).fit(X, y)
+    assert plain.coef_.shape == (3, plain.nystroem_.normalization_.shape[1])
+    assert plain.convergence_["relative_gap"].shape == (3,)
+    assert plain.score(X, y) > 0.75
+    # Balanced weights raise the rare class's recall.
+    rare = y == 2
+    assert np.mean(balanced.predict(X)[rare] == 2) >= np.mean(plain.predict(X)[rare] == 2)
+    # The penalties C_i = C × weight of the row's class: the certificate holds on them.
+    Z = balanced.nystroem_.transform(X)
+    counts = np.bincount(y)
+    c = (len(y) / (3 * counts))[y]
+    for j in range(3):
+        y_pm = np.where(y == j, 1.0, -1.0)
+        w = np.r_[balanced.coef_[j], balanced.intercept_[j]]
+        assert linear_hinge_objective(Z, y_pm, c, w) == pytest.approx(balanced.convergence_["primal"][j], rel=1e-9)
+        ref = in_process_optimum(Z, y_pm, c)
+        assert balanced.convergence_["dual"][j] <= ref["primal"] * (1 + 1e-9)
+    pred = balanced.predict(da.from_array(X, chunks=(200, 6))).compute()
+    np.testing.assert_array_equal(pred, balanced.predict(X))
+    with pytest.raises(ValueError, match="class_weight names classes not in y"):
+        DaskApproxSVC(class_weight={7: 2.0}, client=client).fit(X, y)
+
+
+@pytest.mark.parametrize("chunks", ["dense", "sparse"])
+def test_non_finite_rows_name_the_global_row(client, chunks) -> None:
+    rng = np.random.default_rng(7)
+    X = rng.random((200, 5))
+    y = np.where(X[:, 0] > 0.5, 1, -1)
+    X[150, 2] = np.nan
+    X[160, 1] = np.inf
+    Xd = (da.from_array(X, chunks=(50, 5)) if chunks == "dense"
+          else da.from_array(sp.csr_matrix(X), chunks=(50, 5), asarray=False))
+    with pytest.raises(ValueError, match="non-finite value .* in row 150$"):
+        DaskApproxSVC(client=client).fit(Xd, y)
+
+
+def test_bad_input(client, data) -> None:
+    X, y = data
+    with pytest.raises(ValueError, match="at least two"):
+        DaskApproxSVC(client=client).fit(X, np.zeros(len(X)))
+    with pytest.raises(ValueError, match="rows but y has"):
+        DaskApproxSVC(client=client).fit(X, y[:-1])
+
+
+def test_a_worker_killed_mid_fit(doomed_client, data) -> None:
+    """A worker SIGKILL-ed before round 3: the lost shard is created again (α = 0), w is
+    recomputed from the shards, the round reruns; the fit reaches the same certified optimum."""
+    client = doomed_client
+    X, y = data
+    C = 1.0
+    worker = sorted(client.scheduler_info()["workers"])[0]
+    pid = client.run(os.getpid, workers=[worker])[worker]
+    killed: dict[str, float] = {}
+
+    def on_round(n: int) -> None:
+        if n == 3 and not killed:
+            os.kill(pid, signal.SIGKILL)
+            killed["at"] = time.perf_counter()
+
+    model = DaskApproxSVC(C=C, n_components=30, tol=1e-4, max_rounds=20_000, n_shards=3, client=client,
+                          random_state=0)
+    model._on_round = on_round
+    model.fit(da.from_array(X, chunks=(100, 5)), y)
+    assert killed
+    c = model.convergence_
+    assert c["retries"] == 1 and c["exit_reason"] == "converged"
+    Z, y_pm = mapped(model, X, y)
+    ref = in_process_optimum(Z, y_pm, C)
+    assert c["dual"][0] - 1e-9 * ref["primal"] <= ref["primal"] <= c["primal"][0] + 1e-9 * ref["primal"]
+    w = np.r_[model.coef_[0], model.intercept_[0]]
+    assert linear_hinge_objective(Z, y_pm, np.full(len(y), C), w) == pytest.approx(c["primal"][0], rel=1e-9)
+
+
+def test_retries_exhausted(doomed_client, data) -> None:
+    client = doomed_client
+    client.wait_for_workers(2, timeout=120)
+    X, y = data
+    worker = sorted(client.scheduler_info()["workers"])[-1]
+    pid = client.run(os.getpid, workers=[worker])[worker]
+    model = DaskApproxSVC(n_components=10, tol=1e-6, max_rounds=20_000, retries=0, client=client, random_state=0)
+    model._on_round = lambda n: os.kill(pid, signal.SIGKILL) if n == 2 else None
+    with pytest.raises(LostShardError, match="no model was fitted"):
+        model.fit(da.from_array(X, chunks=(100, 5)), y)
+    assert not hasattr(model, "coef_")
