@@ -123,7 +123,7 @@ def _remember_kernel(est: Any) -> None:
 
 
 def _kernel_params(est: Any, kernel: str | None = None) -> dict[str, Any]:
-    """The fitted kernel as prediction takes it (``_core.decision_function``'s ``kernel`` dict)."""
+    """The fitted kernel as prediction takes it (``_core.decision_values``'s ``kernel`` dict)."""
     fitted = _fitted_kernel(est)
     return dict(kernel=kernel or fitted["kernel"], gamma=est._gamma, degree=fitted["degree"],
                 coef0=fitted["coef0"], n_threads=n_threads(est.n_jobs))
