@@ -53,7 +53,7 @@ from fwsvm import _core, _dfw
 from fwsvm._native import features_arg
 from fwsvm._dfw import LostShardError
 from fwsvm.search import SVCSearch, chain_tasks, gather_chains, score_fold
-from fwsvm.svm import SVC, OneClassSVM, _remember_kernel, ball_constants
+from fwsvm.svm import SVC, OneClassSVM, _init_params, _remember_kernel, ball_constants
 
 __all__ = ["DaskApproxSVC", "DaskSVCSearch", "DistributedOneClassSVM", "DistributedSVC", "LostShardError", "fit", "predict", "decision_function"]
 
@@ -541,21 +541,7 @@ class DistributedSVC(ClassifierMixin, _ShardedFit):
         cache_size: float = 1000.0,
         retries: int = 1,
     ) -> None:
-        self.C = C
-        self.kernel = kernel
-        self.gamma = gamma
-        self.degree = degree
-        self.coef0 = coef0
-        self.tol = tol
-        self.stopping = stopping
-        self.max_iter = max_iter
-        self.block = block
-        self.n_candidates = n_candidates
-        self.init = init
-        self.client = client
-        self.n_shards = n_shards
-        self.cache_size = cache_size
-        self.retries = retries
+        _init_params(self, locals())
 
     def _check_params(self) -> None:
         if not (np.isfinite(self.C) and self.C > 0):
@@ -713,22 +699,7 @@ class DistributedOneClassSVM(OutlierMixin, _ShardedFit):
         cache_size: float = 1000.0,
         retries: int = 1,
     ) -> None:
-        self.nu = nu
-        self.C = C
-        self.kernel = kernel
-        self.gamma = gamma
-        self.degree = degree
-        self.coef0 = coef0
-        self.tol = tol
-        self.stopping = stopping
-        self.max_iter = max_iter
-        self.block = block
-        self.n_candidates = n_candidates
-        self.init = init
-        self.client = client
-        self.n_shards = n_shards
-        self.cache_size = cache_size
-        self.retries = retries
+        _init_params(self, locals())
 
     def _check_params(self) -> None:
         if not (0.0 < self.nu < 1.0):

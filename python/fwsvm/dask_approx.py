@@ -55,6 +55,7 @@ import dask.dataframe as dd
 
 from fwsvm import _core, _dfw
 from fwsvm.kernel_approximation import Nystroem, coreset_indices, inverse_sqrt
+from fwsvm.svm import _init_params
 
 __all__ = ["DaskApproxSVC", "LinearShard", "linear_hinge_objective"]
 
@@ -261,24 +262,7 @@ class DaskApproxSVC(ClassifierMixin, BaseEstimator):
                  coreset_sample: int | None = None, class_weight: Any = None, tol: float = 1e-2,
                  max_rounds: int = 500, local_passes: int = 1, n_shards: int | None = None, client: Any = None,
                  random_state: Any = None, verbose: int = 0, retries: int = 2) -> None:
-        self.C = C
-        self.kernel = kernel
-        self.gamma = gamma
-        self.degree = degree
-        self.coef0 = coef0
-        self.n_components = n_components
-        self.landmarks = landmarks
-        self.coreset_C = coreset_C
-        self.coreset_sample = coreset_sample
-        self.class_weight = class_weight
-        self.tol = tol
-        self.max_rounds = max_rounds
-        self.local_passes = local_passes
-        self.n_shards = n_shards
-        self.client = client
-        self.random_state = random_state
-        self.verbose = verbose
-        self.retries = retries
+        _init_params(self, locals())
 
     # ---------------------------------------------------------------- input
     @staticmethod

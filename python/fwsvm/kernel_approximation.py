@@ -31,7 +31,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from fwsvm import _core
 from fwsvm._native import features_arg, n_threads
 from fwsvm.persistence import SaveMixin
-from fwsvm.svm import _KERNELS, resolve_gamma
+from fwsvm.svm import _KERNELS, _init_params, resolve_gamma
 
 
 def coreset_indices(X: Any, y: np.ndarray, k: int, size: int, svc_params: dict[str, Any],
@@ -136,16 +136,7 @@ class Nystroem(SaveMixin, TransformerMixin, BaseEstimator):
         random_state: Any = None,
         n_jobs: int | None = None,
     ) -> None:
-        self.kernel = kernel
-        self.gamma = gamma
-        self.degree = degree
-        self.coef0 = coef0
-        self.n_components = n_components
-        self.landmarks = landmarks
-        self.C = C
-        self.coreset_sample = coreset_sample
-        self.random_state = random_state
-        self.n_jobs = n_jobs
+        _init_params(self, locals())
 
     def __sklearn_tags__(self):  # type: ignore[no-untyped-def]
         tags = super().__sklearn_tags__()
@@ -251,10 +242,7 @@ class RandomFourierFeatures(SaveMixin, TransformerMixin, BaseEstimator):
     def __init__(
         self, *, kernel: str = "rbf", gamma: str | float = "scale", n_components: int = 100, random_state: Any = None
     ) -> None:
-        self.kernel = kernel
-        self.gamma = gamma
-        self.n_components = n_components
-        self.random_state = random_state
+        _init_params(self, locals())
 
     def __sklearn_tags__(self):  # type: ignore[no-untyped-def]
         tags = super().__sklearn_tags__()
