@@ -148,3 +148,14 @@ def test_probability_with_a_precomputed_kernel_and_weights() -> None:
     np.testing.assert_allclose(gram.predict_proba(K), direct.predict_proba(X), atol=2e-3)
     weighted = SVC(probability=True, class_weight="balanced").fit(X, y)
     np.testing.assert_allclose(weighted.predict_proba(X).sum(axis=1), 1.0)
+
+
+def test_the_squared_hinge_has_probabilities_too() -> None:
+    # Platt's sigmoids on the L2-SVM's cross-validated values, as for the hinge loss (the
+    # probabilities' gallery example fits both).
+    X, y = make_classification(n_samples=300, n_features=6, random_state=3)
+    clf = SVC(loss="squared_hinge", probability=True, random_state=0).fit(X, y)
+    proba = clf.predict_proba(X)
+    assert clf.probA_.shape == (1,) and np.all(np.isfinite(clf.probA_))
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+    assert np.mean((proba[:, 1] > 0.5) == (clf.predict(X) == clf.classes_[1])) > 0.95

@@ -271,7 +271,7 @@ impl FitArgs {
             .solver(solver)
             .n_threads(self.n_threads)
             .warm_start(warm_start)
-            .probability(self.probability && loss == Loss::Hinge)
+            .probability(self.probability)
             .check()?)
     }
 }
