@@ -13,7 +13,7 @@ import numpy as np
 
 from fwsvm import _core
 from fwsvm._native import features_arg, run_interruptible
-from fwsvm.svm import SVC, _training_gram, _uses_gram
+from fwsvm.svm import SVC, _first, _training_gram, _uses_gram
 
 # The per-pair statistics the in-process fit reports, one column entry per pair.
 _STATS = ("exit_reason", "n_iter", "gap", "relative_gap", "objective", "quadratic", "n_active",
@@ -36,8 +36,7 @@ def _fit_pair(data: Any, rows_i: np.ndarray, rows_j: np.ndarray, weights: np.nda
     order = np.lexsort((support, local >= len(rows_i)))
     stats = model.statistics()
     history = stats.pop("history", None)
-    result = {key: value[0] if not isinstance(value, dict) else {k: v[0] for k, v in value.items()}
-              for key, value in stats.items()}
+    result = _first(stats)  # the pair's one solve, as scalars
     if history is not None:
         result["history"] = history[0]
     result["intercept"] = float(model.intercept[0])

@@ -340,12 +340,6 @@ impl SvcHandle {
         stats_table(py, &self.model.stats, &self.model.history)
     }
 
-    /// Number of classes.
-    #[getter]
-    fn n_classes(&self) -> usize {
-        self.model.classes.len()
-    }
-
     /// The classes the model knows, as the fit's labels (class indices 0..K for a fit from
     /// Python; a class whose samples all have weight 0 is not among them).
     #[getter]
@@ -403,13 +397,6 @@ impl SvcHandle {
     #[getter]
     fn label_order<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<i64>> {
         PyArray1::from_iter(py, self.model.label_order.iter().map(|&c| c as i64))
-    }
-
-    /// The number of columns of the support vectors (of the Gram matrix for a precomputed
-    /// kernel).
-    #[getter]
-    fn n_features(&self) -> usize {
-        self.model.vectors.view().n_cols()
     }
 
     /// The support vectors: a read-only (n_SV, n_features) view for dense rows, or the CSR
