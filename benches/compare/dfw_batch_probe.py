@@ -45,7 +45,7 @@ def fit(X: np.ndarray, y: np.ndarray, tol: float) -> dict:
         c=C, algorithm="swap", tol=tol, stopping="gap", max_iter=-1, cache_size=200.0, init="random", seed=0,
         n_threads=1, loss="squared_hinge", **KERNEL))
     stats = {key: value[0] for key, value in model.statistics().items() if key not in ("steps", "history")}
-    return {"support": model.support, "alpha": model.alpha, **stats}
+    return {"support": model.part("support"), "alpha": model.part("alpha"), **stats}
 
 
 def gradient(X: np.ndarray, y: np.ndarray, rows: np.ndarray, coef: np.ndarray) -> np.ndarray:

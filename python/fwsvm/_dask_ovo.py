@@ -30,8 +30,8 @@ def _fit_pair(data: Any, rows_i: np.ndarray, rows_j: np.ndarray, weights: np.nda
     y_pm = np.concatenate([np.ones(len(rows_i)), -np.ones(len(rows_j))])
     w = None if weights is None else np.ascontiguousarray(weights[rows])
     model = _core.fit_svc_model(features_arg(sub), y_pm, kwargs, sample_weight=w)
-    local = np.asarray(model.support, dtype=np.int64)
-    coef = np.asarray(model.dual_coef[0], dtype=np.float64)
+    local = np.asarray(model.part("support"), dtype=np.int64)
+    coef = np.asarray(model.part("dual_coef")[0], dtype=np.float64)
     support = rows[local]
     order = np.lexsort((support, local >= len(rows_i)))
     stats = model.statistics()
@@ -39,7 +39,7 @@ def _fit_pair(data: Any, rows_i: np.ndarray, rows_j: np.ndarray, weights: np.nda
     result = _first(stats)  # the pair's one solve, as scalars
     if history is not None:
         result["history"] = history[0]
-    result["intercept"] = float(model.intercept[0])
+    result["intercept"] = float(model.part("intercept")[0])
     return {"support": support[order], "coef": coef[order], **result}
 
 

@@ -283,8 +283,8 @@ class Shard:
             c=1.0 / self.inv_c, algorithm="swap", tol=float(tol), stopping=stopping, max_iter=-1,
             cache_size=ENGINE_CACHE_MB, init="random", seed=int(seed), n_threads=self.n_threads,
             loss="squared_hinge", **_kernel_args(self.kernel_kw)))
-        sup = np.asarray(model.support, dtype=np.intp)
-        return {"index": sup + self.offset, "alpha": np.array(model.alpha) * float(weight), "vectors": self.X[sup],
+        sup = np.asarray(model.part("support"), dtype=np.intp)
+        return {"index": sup + self.offset, "alpha": np.array(model.part("alpha")) * float(weight), "vectors": self.X[sup],
                 "n_iter": int(model.statistics()["n_iter"][0]), "seconds": time.perf_counter() - t0}
 
     def _add_columns(self, index: np.ndarray, vectors: np.ndarray, dcoef: np.ndarray) -> None:
@@ -619,7 +619,7 @@ def _inner_solve(V: np.ndarray, yw: np.ndarray, a_old: np.ndarray, C: float, ker
     else:
         model = _core.fit_svc_model(_matrix(V), np.ascontiguousarray(yw), dict(common, loss="squared_hinge"),
                                     warm_start=warm)
-        inner = {"support": model.support, "alpha": model.alpha, "n_iter": model.statistics()["n_iter"][0]}
+        inner = {"support": model.part("support"), "alpha": model.part("alpha"), "n_iter": model.statistics()["n_iter"][0]}
     a_new = np.zeros(len(a_old))
     a_new[np.asarray(inner["support"], dtype=np.intp)] = inner["alpha"]
     return a_new, int(inner["n_iter"])

@@ -186,20 +186,8 @@ def load_svmlight_file(
     >>> X.shape, y.tolist()
     ((2, 3), [1.0, -1.0])
     """
-    return tuple(
-        load_svmlight_files(
-            [f],
-            n_features=n_features,
-            dtype=dtype,
-            multilabel=multilabel,
-            zero_based=zero_based,
-            query_id=query_id,
-            offset=offset,
-            length=length,
-            n_jobs=n_jobs,
-            max_line_length=max_line_length,
-        )
-    )
+    options = {name: value for name, value in locals().items() if name != "f"}
+    return tuple(load_svmlight_files([f], **options))
 
 
 def dump_svmlight_file(

@@ -189,6 +189,11 @@ def _training_gram(est: Any, X: Any) -> Any:
     return np.ascontiguousarray(X.toarray() if sp.issparse(X) else X, dtype=np.float64)
 
 
+def _part(name: str, doc: str | None = None) -> property:
+    """A fitted attribute that reads part ``name`` of the Rust model (``_model.part``)."""
+    return property(lambda self: self._model.part(name), doc=doc)
+
+
 class _KernelSVM(PersistenceMixin, BaseEstimator):
     """What :class:`SVC`, :class:`SVR` and :class:`OneClassSVM` share: sparse and precomputed
     input, γ and the fitted kernel, the training data the native fits take, the kernel
@@ -258,8 +263,8 @@ class _KernelSVM(PersistenceMixin, BaseEstimator):
     # these attributes are views of it. ``_PARTS``: its parts under scikit-learn's names, as
     # pickles and model files keep them.
     _PARTS: tuple[str, ...] = ("support_", "support_vectors_", "dual_coef_")
-    support_ = property(lambda self: self._model.support, doc="Indices of the support vectors in the training data.")
-    dual_coef_ = property(lambda self: self._model.dual_coef, doc="Coefficients of the support vectors.")
+    support_ = _part("support", "Indices of the support vectors in the training data.")
+    dual_coef_ = _part("dual_coef", "Coefficients of the support vectors.")
 
     @property
     def support_vectors_(self) -> Any:
@@ -269,7 +274,7 @@ class _KernelSVM(PersistenceMixin, BaseEstimator):
             return self._support_rows
         if kernel == "precomputed":
             return np.empty((0, 0))
-        vectors = self._model.vectors
+        vectors = self._model.part("vectors")
         if isinstance(vectors, tuple):
             data, indices, indptr, n_features = vectors
             return sp.csr_matrix((data, indices, indptr), shape=(len(indptr) - 1, n_features))
@@ -278,7 +283,7 @@ class _KernelSVM(PersistenceMixin, BaseEstimator):
     def _hold(self, model: Any, X: Any) -> None:
         """Keep the fitted Rust model (and a callable kernel's support rows, which it calls)."""
         self._model = model
-        self._support_rows = X[model.support] if callable(self.kernel) else None
+        self._support_rows = X[model.part("support")] if callable(self.kernel) else None
 
     def __getstate__(self) -> dict[str, Any]:
         state = dict(super().__getstate__())  # BaseEstimator's is the instance's own __dict__
@@ -628,7 +633,7 @@ class SVC(ClassifierMixin, _KernelSVM):
         model, stats = self._fit_core(X_core, y_index, len(classes), kwargs, sample_weight, warm)
         self._hold(model, X)
         # The classes the model has (a class whose samples all weigh 0 takes no part).
-        self.classes_ = classes[self._model.classes.astype(np.intp)]
+        self.classes_ = classes[self._model.part("classes").astype(np.intp)]
         self.history_ = stats.pop("history", None)
         if len(self.classes_) == 2:
             self.history_ = None if self.history_ is None else self.history_[0]
@@ -650,7 +655,7 @@ class SVC(ClassifierMixin, _KernelSVM):
         self._warm_weights = None
         if self.warm_start and len(self.classes_) == 2:
             self._warm_weights = np.zeros(X.shape[0])
-            self._warm_weights[self.support_] = self._model.alpha
+            self._warm_weights[self.support_] = self._alpha
             self._warm_setting = (self.loss, float(self.C))
         reasons = np.asarray(stats["exit_reason"])
         self.fit_status_ = int(not np.all(reasons == "converged"))
@@ -679,12 +684,12 @@ class SVC(ClassifierMixin, _KernelSVM):
 
     _PARTS = ("support_", "support_vectors_", "dual_coef_", "intercept_", "n_support_", "probA_", "probB_",
               "_alpha", "_label_order")
-    n_support_ = property(lambda self: self._model.n_support, doc="Support vectors per class.")
-    intercept_ = property(lambda self: self._model.intercept, doc="One intercept per pair of classes.")
-    probA_ = property(lambda self: self._model.prob_a, doc="Platt's A per pair (empty without probabilities).")
-    probB_ = property(lambda self: self._model.prob_b, doc="Platt's B per pair.")
-    _alpha = property(lambda self: self._model.alpha)
-    _label_order = property(lambda self: self._model.label_order)
+    n_support_ = _part("n_support", "Support vectors per class.")
+    intercept_ = _part("intercept", "One intercept per pair of classes.")
+    probA_ = _part("prob_a", "Platt's A per pair (empty without probabilities).")
+    probB_ = _part("prob_b", "Platt's B per pair.")
+    _alpha = _part("alpha")
+    _label_order = _part("label_order")
 
     def _model_from_parts(self, common: dict[str, Any], parts: dict[str, Any]) -> Any:
         return _core.SvcModel.from_parts(dict(

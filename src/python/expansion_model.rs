@@ -5,7 +5,7 @@
 //! `support_`, `support_vectors_` and `dual_coef_` are read from here (views where they can be).
 
 use numpy::ndarray::ArrayView2;
-use numpy::{PyArray1, PyArray2, PyReadonlyArray1};
+use numpy::{PyArray1, PyReadonlyArray1};
 use pyo3::prelude::*;
 
 use super::convert::{FeaturesArg, KernelArgs};
@@ -136,24 +136,24 @@ impl ExpansionHandle {
         Ok(PyArray1::from_vec(py, values))
     }
 
-    /// Training indices of the support vectors (int32).
-    #[getter]
-    fn support<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<i32>> {
-        PyArray1::from_iter(py, self.support.iter().map(|&s| s as i32))
-    }
-
-    /// The coefficients as a (1, n_SV) read-only view (scikit-learn's `dual_coef_`).
-    #[getter]
-    fn dual_coef<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyArray2<f64>>> {
-        let coef = &slf.get().coef;
-        let values = ArrayView2::from_shape((1, coef.len()), coef)
-            .map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))?;
-        Ok(super::svc_model::view(slf, values))
-    }
-
-    /// The support vectors: a read-only view for dense rows, CSR parts for sparse ones.
-    #[getter]
-    fn vectors<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
-        super::svc_model::matrix_view(slf, &slf.get().vectors)
+    /// One part by name: `"support"` (the training indices, int32), `"dual_coef"` (a (1, n_SV)
+    /// read-only view, scikit-learn's `dual_coef_`) or `"vectors"` (a read-only view of dense
+    /// rows, or the CSR parts `(data, indices, indptr, n_features)` of sparse ones).
+    fn part<'py>(slf: &Bound<'py, Self>, name: &str) -> PyResult<Bound<'py, PyAny>> {
+        let (py, this) = (slf.py(), slf.get());
+        Ok(match name {
+            "support" => PyArray1::from_iter(py, this.support.iter().map(|&s| s as i32)).into_any(),
+            "vectors" => super::svc_model::matrix_view(slf, &this.vectors)?,
+            "dual_coef" => {
+                let values = ArrayView2::from_shape((1, this.coef.len()), &this.coef)
+                    .map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))?;
+                super::svc_model::view(slf, values).into_any()
+            }
+            other => {
+                return Err(pyo3::exceptions::PyKeyError::new_err(format!(
+                    "no model part {other:?}"
+                )));
+            }
+        })
     }
 }

@@ -340,70 +340,43 @@ impl SvcHandle {
         stats_table(py, &self.model.stats, &self.model.history)
     }
 
-    /// The classes the model knows, as the fit's labels (class indices 0..K for a fit from
-    /// Python; a class whose samples all have weight 0 is not among them).
-    #[getter]
-    fn classes<'py>(slf: &Bound<'py, Self>) -> Bound<'py, PyArray1<f64>> {
-        view(slf, ArrayView1::from(&slf.get().model.classes[..]))
-    }
-
-    /// Training indices of the support vectors (int32), grouped by class.
-    #[getter]
-    fn support<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<i32>> {
-        PyArray1::from_iter(py, self.model.support.iter().map(|&s| s as i32))
-    }
-
-    /// Support vectors per class (int32).
-    #[getter]
-    fn n_support<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<i32>> {
-        PyArray1::from_iter(py, self.model.n_support.iter().map(|&s| s as i32))
-    }
-
-    /// (K−1) × n_SV coefficients (a read-only view).
-    #[getter]
-    fn dual_coef<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyArray2<f64>>> {
-        let m = &slf.get().model;
-        let shape = (m.classes.len() - 1, m.support.len());
-        let values = ArrayView2::from_shape(shape, &m.dual_coef)
-            .map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))?;
-        Ok(view(slf, values))
-    }
-
-    /// One intercept per pair of classes (a read-only view).
-    #[getter]
-    fn intercept<'py>(slf: &Bound<'py, Self>) -> Bound<'py, PyArray1<f64>> {
-        view(slf, ArrayView1::from(&slf.get().model.intercept[..]))
-    }
-
-    /// The dual weights of a binary fit (a read-only view; empty for one-vs-one).
-    #[getter]
-    fn alpha<'py>(slf: &Bound<'py, Self>) -> Bound<'py, PyArray1<f64>> {
-        view(slf, ArrayView1::from(&slf.get().model.alpha[..]))
-    }
-
-    /// Platt's A per pair (a read-only view; empty without probabilities).
-    #[getter]
-    fn prob_a<'py>(slf: &Bound<'py, Self>) -> Bound<'py, PyArray1<f64>> {
-        view(slf, ArrayView1::from(&slf.get().model.prob_a[..]))
-    }
-
-    /// Platt's B per pair (a read-only view).
-    #[getter]
-    fn prob_b<'py>(slf: &Bound<'py, Self>) -> Bound<'py, PyArray1<f64>> {
-        view(slf, ArrayView1::from(&slf.get().model.prob_b[..]))
-    }
-
-    /// The classes in a LIBSVM file's label order (empty: sorted).
-    #[getter]
-    fn label_order<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<i64>> {
-        PyArray1::from_iter(py, self.model.label_order.iter().map(|&c| c as i64))
-    }
-
-    /// The support vectors: a read-only (n_SV, n_features) view for dense rows, or the CSR
-    /// parts `(data, indices, indptr, n_features)` for sparse ones.
-    #[getter]
-    fn vectors<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
-        matrix_view(slf, &slf.get().model.vectors)
+    /// One part of the model by name, as the estimator's attributes read it: read-only views
+    /// of `"classes"` (the fit's labels: indices 0..K from Python; a class whose samples all
+    /// weigh 0 is not among them), `"intercept"` (one per pair), `"alpha"` (a binary fit's dual
+    /// weights; empty for one-vs-one), `"prob_a"`/`"prob_b"` (Platt's sigmoids; empty without
+    /// probabilities), `"dual_coef"` ((K−1) × n_SV) and `"vectors"` (dense rows, or the CSR
+    /// parts `(data, indices, indptr, n_features)`); int32 copies of `"support"` (training
+    /// indices, grouped by class) and `"n_support"`; `"label_order"` (a LIBSVM file's class
+    /// order; empty: sorted).
+    fn part<'py>(slf: &Bound<'py, Self>, name: &str) -> PyResult<Bound<'py, PyAny>> {
+        let (py, m) = (slf.py(), &slf.get().model);
+        let floats = |values: &[f64]| view(slf, ArrayView1::from(values)).into_any();
+        let ints =
+            |values: &[usize]| PyArray1::from_iter(py, values.iter().map(|&v| v as i32)).into_any();
+        Ok(match name {
+            "classes" => floats(&m.classes),
+            "intercept" => floats(&m.intercept),
+            "alpha" => floats(&m.alpha),
+            "prob_a" => floats(&m.prob_a),
+            "prob_b" => floats(&m.prob_b),
+            "support" => ints(&m.support),
+            "n_support" => ints(&m.n_support),
+            "label_order" => {
+                PyArray1::from_iter(py, m.label_order.iter().map(|&c| c as i64)).into_any()
+            }
+            "vectors" => matrix_view(slf, &m.vectors)?,
+            "dual_coef" => {
+                let shape = (m.classes.len() - 1, m.support.len());
+                let values = ArrayView2::from_shape(shape, &m.dual_coef)
+                    .map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))?;
+                view(slf, values).into_any()
+            }
+            other => {
+                return Err(pyo3::exceptions::PyKeyError::new_err(format!(
+                    "no model part {other:?}"
+                )));
+            }
+        })
     }
 }
 
