@@ -20,7 +20,6 @@ from typing import Any
 import numpy as np
 
 from fwsvm import _core
-from fwsvm._native import features_arg
 
 LibsvmModelError = _core.LibsvmModelError
 
@@ -40,40 +39,24 @@ def save_libsvm_model(estimator: Any, path: str | os.PathLike[str]) -> None:
     kernel = estimator.kernel
     if callable(kernel) or kernel not in _KERNELS:
         raise ValueError(f"LIBSVM has no {kernel!r} kernel; export supports {sorted(_KERNELS)}")
-    model: dict[str, Any] = dict(
-        kernel=kernel, gamma=float(estimator._gamma) if kernel != "linear" else 1.0,
-        degree=int(estimator.degree), coef0=float(estimator.coef0),
-        vectors=features_arg(estimator.support_vectors_),
-    )
+    path, model = os.fspath(path), estimator._model
     if kind in ("c_svc", "nu_svc"):
         if not np.issubdtype(np.asarray(estimator.classes_).dtype, np.number):
             raise ValueError("LIBSVM model files need numeric class labels")
-        model.update(
-            svm_type=kind, classes=estimator.classes_.astype(np.float64).tolist(),
-            n_support=[int(n) for n in estimator.n_support_],
-            dual_coef=np.ravel(estimator.dual_coef_).tolist(), intercept=list(estimator.intercept_),
-            prob_a=list(getattr(estimator, "probA_", [])), prob_b=list(getattr(estimator, "probB_", [])),
-            label_order=[int(c) for c in getattr(estimator, "_label_order", [])],
-        )
+        model.save_libsvm(path, kind, estimator.classes_.astype(np.float64).tolist())
     elif kind in ("epsilon_svr", "nu_svr", "one_class") and getattr(estimator, "loss", "") in (
             "epsilon_insensitive", "hinge"):
         # LIBSVM's own models: Σ coef k − ρ with intercept_ = −ρ.
-        model.update(svm_type=kind, sv_coef=estimator.dual_coef_[0].tolist(), rho=[-float(estimator.intercept_[0])])
+        model.save_libsvm(path, kind, 1.0, -float(estimator.intercept_[0]))
     elif kind == "epsilon_svr":
         # The L2-SVR on standardised targets: prediction = (Σ coef k + b)·scale + mean.
-        model.update(
-            svm_type="epsilon_svr", sv_coef=(estimator.dual_coef_[0] * estimator.y_scale_).tolist(),
-            rho=[-(estimator.intercept_[0] * estimator.y_scale_ + estimator.y_mean_)],
-        )
+        model.save_libsvm(path, kind, float(estimator.y_scale_),
+                          -(estimator.intercept_[0] * estimator.y_scale_ + estimator.y_mean_))
     elif kind == "one_class":
         if kernel != "rbf":
             # decision = Σ 2α k(sv, x) + constant − k(x, x) − offset_: LIBSVM's Σ coef k − rho
             # only when k(x, x) is constant.
             raise ValueError(f"LIBSVM export of a OneClassSVM needs the rbf kernel, not {kernel!r}")
-        model.update(
-            svm_type="one_class", sv_coef=(2.0 * estimator.dual_coef_[0]).tolist(),
-            rho=[1.0 + estimator.offset_ - estimator._score_constant],
-        )
+        model.save_libsvm(path, kind, 2.0, 1.0 + estimator.offset_ - estimator._score_constant)
     else:
         raise ValueError(f"LIBSVM export supports SVC, SVR and OneClassSVM, not {type(estimator).__name__}")
-    _core.write_libsvm_model(os.fspath(path), model)

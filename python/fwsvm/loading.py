@@ -8,14 +8,10 @@ import os
 from typing import Any
 
 import numpy as np
-import scipy.sparse as sp
 
 from fwsvm import _core, persistence
-from fwsvm.libsvm_model import LibsvmModelError
 from fwsvm.svm import SVC, SVR, NuSVC, NuSVR, OneClassSVM, _remember_kernel
 
-# Imported support vectors are densified up to this many values (128 MB), kept sparse beyond.
-_MAX_DENSE_SV_VALUES = 1 << 24
 
 
 def load_model(path: str | os.PathLike[str]) -> Any:
@@ -47,48 +43,30 @@ def load_libsvm_model(path: str | os.PathLike[str], n_features: int | None = Non
     anything that is not a valid model.
     """
     name = os.fspath(path)
-    raw = _core.read_libsvm_model(name)
+    raw = _core.read_libsvm_model(name, n_features)
     svm_type, kernel = raw["svm_type"], raw["kernel"]
-    data, indices, indptr, d = raw["vectors"]
-    if n_features is not None:
-        if n_features < d:
-            raise LibsvmModelError(f"{name}: support vectors use {d} features, more than n_features={n_features}")
-        d = n_features
-    total_sv = len(indptr) - 1
-    sv = sp.csr_matrix((data, indices, indptr), shape=(total_sv, max(d, 1)))
-    if total_sv * max(d, 1) <= _MAX_DENSE_SV_VALUES:
-        sv = sv.toarray()  # LIBSVM's models are usually small and dense enough
-    # else: kept sparse (an SV index of 10⁸ asked for 160 GiB densified)
     gamma = raw["gamma"] if raw["gamma"] is not None else 0.0
     common = dict(kernel=kernel, gamma=gamma if kernel != "linear" else "scale",
                   degree=int(raw["degree"]), coef0=float(raw["coef0"]))
     if svm_type in ("c_svc", "nu_svc"):
         est = (SVC(**common, loss="hinge") if svm_type == "c_svc" else NuSVC(**common))
         est.classes_ = raw["classes"]
-        est.fit_status_ = 0
-        est.probability = len(raw["prob_a"]) > 0
+        est.probability = len(raw["model"].part("prob_a")) > 0
+        est.n_iter_ = np.zeros(max(raw["n_pairs"], 1), dtype=np.int64)
     else:
-        # LIBSVM's one-class, ε-SVR and ν-SVR: Σ coef k − ρ.
+        # LIBSVM's decision value is Σ coef k − rho: intercept_ = −rho.
         est = {"one_class": OneClassSVM, "epsilon_svr": SVR, "nu_svr": NuSVR}[svm_type](**common)
-        est.intercept_ = np.array([-raw["rho"][0]])
-        est.fit_status_ = 0
+        est.intercept_ = np.array([-raw["rho"]])
+        est.n_iter_ = 0
         if svm_type == "one_class":
-            est.offset_ = float(raw["rho"][0])
+            est.offset_ = float(raw["rho"])
         else:
             est.y_mean_, est.y_scale_ = 0.0, 1.0
             est.epsilon_ = float("nan")
-    est._gamma = gamma
-    est.n_features_in_ = sv.shape[1]
-    est.shape_fit_ = (total_sv, sv.shape[1])
+    n_sv = len(raw["model"].part("support"))
+    est._gamma, est.fit_status_ = gamma, 0
+    est.n_features_in_, est.shape_fit_ = raw["n_features"], (n_sv, raw["n_features"])
     _remember_kernel(est)
-    parts = dict(support_=np.arange(total_sv), support_vectors_=sv)
-    if svm_type in ("c_svc", "nu_svc"):
-        est.n_iter_ = np.zeros(max(len(raw["intercept"]), 1), dtype=np.int64)
-        parts.update(n_support_=raw["n_support"], dual_coef_=raw["dual_coef"], intercept_=raw["intercept"],
-                     probA_=raw["prob_a"], probB_=raw["prob_b"], _label_order=raw["label_order"])
-    else:
-        est.n_iter_ = 0
-        parts.update(dual_coef_=raw["sv_coef"][:, 0].reshape(1, -1))
-    est._set_parts(parts)
+    est._hold(raw["model"], None)
     est.convergence_ = {"exit_reason": "imported", "source": name}
     return est

@@ -136,6 +136,20 @@ impl ExpansionHandle {
         Ok(PyArray1::from_vec(py, values))
     }
 
+    /// Writes the expansion as a LIBSVM model file of type `svm_type` ("one_class",
+    /// "epsilon_svr" or "nu_svr"): the coefficients times `scale`, and `rho`; atomically.
+    fn save_libsvm(
+        &self,
+        py: Python<'_>,
+        path: std::path::PathBuf,
+        svm_type: &str,
+        scale: f64,
+        rho: f64,
+    ) -> PyResult<()> {
+        let expansion = (self.kernel, &self.vectors, &self.coef[..]);
+        super::libsvm_model::save_expansion(py, expansion, &path, svm_type, scale, rho)
+    }
+
     /// One part by name: `"support"` (the training indices, int32), `"dual_coef"` (a (1, n_SV)
     /// read-only view, scikit-learn's `dual_coef_`) or `"vectors"` (a read-only view of dense
     /// rows, or the CSR parts `(data, indices, indptr, n_features)` of sparse ones).

@@ -1,79 +1,78 @@
-//! LIBSVM model files from Python: `fwsvm.load_libsvm_model` and `est.save_libsvm_model` read
-//! and write them here ([`crate::model_file::libsvm`]); Python only maps the arrays to its
-//! estimators' attributes.
+//! LIBSVM model files from Python: `fwsvm.load_libsvm_model` reads one here into the Rust
+//! model an estimator holds (`SvcModel` or `KernelExpansion`), and `est.save_libsvm_model`
+//! writes the held model ([`crate::model_file::libsvm`]); Python only sets its estimators'
+//! other attributes.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-use numpy::{PyArray1, PyArray2, PyArrayMethods};
+use numpy::PyArray1;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyTuple};
+use pyo3::types::PyDict;
 
-use super::convert::{FeaturesArg, kernel_from};
-use crate::data::{CsrMatrix, FeatureMatrix};
+use super::LibsvmModelError;
+use super::expansion_model::ExpansionHandle;
+use super::svc_model::SvcHandle;
+use crate::data::{CsrMatrix, DenseMatrix, FeatureMatrix};
 use crate::model::SvcModel;
 use crate::model_file::{LibsvmModel, SvmType};
 
-/// What Python passes to write a LIBSVM model file: the kernel, the support vectors and either
-/// a classifier in fwsvm's layout (`classes`, …) or, for one-class and regression models, the
-/// file's own `sv_coef` column and `rho`.
-#[derive(FromPyObject)]
-#[pyo3(from_item_all)]
-pub(crate) struct LibsvmArgs<'py> {
-    svm_type: String,
-    kernel: String,
-    gamma: f64,
-    degree: i64,
-    coef0: f64,
-    vectors: FeaturesArg<'py>,
-    #[pyo3(default)]
-    classes: Vec<f64>,
-    #[pyo3(default)]
-    n_support: Vec<usize>,
-    #[pyo3(default)]
-    dual_coef: Vec<f64>,
-    #[pyo3(default)]
-    intercept: Vec<f64>,
-    #[pyo3(default)]
-    prob_a: Vec<f64>,
-    #[pyo3(default)]
-    prob_b: Vec<f64>,
-    #[pyo3(default)]
-    label_order: Vec<usize>,
-    #[pyo3(default)]
-    sv_coef: Vec<f64>,
-    #[pyo3(default)]
-    rho: Vec<f64>,
+/// Support vectors with at most this many values (rows × columns) are kept dense: LIBSVM's
+/// models are usually small, and dense rows are queried faster.
+const MAX_DENSE_SV_VALUES: usize = 1 << 24;
+
+/// The model type named `name` (LIBSVM's `svm_type` line).
+fn svm_type_of(name: &str) -> PyResult<SvmType> {
+    SvmType::from_name(name)
+        .ok_or_else(|| PyValueError::new_err(format!("unknown svm_type {name:?}")))
 }
 
-fn csr_tuple<'py>(py: Python<'py>, m: &CsrMatrix) -> PyResult<Bound<'py, PyTuple>> {
-    let view = m.view();
-    (
-        PyArray1::from_slice(py, view.data()),
-        PyArray1::from_iter(py, view.indices().iter().map(|&i| i64::from(i))),
-        PyArray1::from_iter(py, view.indptr().iter().map(|&i| i as i64)),
-        m.n_cols(),
-    )
-        .into_pyobject(py)
+/// A file's support vectors over `n_cols` columns (at least the file's), dense when small.
+fn stored_rows(rows: &CsrMatrix, n_cols: usize) -> crate::Result<FeatureMatrix> {
+    let v = rows.view();
+    let n = v.n_rows();
+    if n * n_cols > MAX_DENSE_SV_VALUES {
+        let (indptr, indices, data) = rows.clone().into_parts();
+        return Ok(FeatureMatrix::Sparse(CsrMatrix::new(
+            indptr, indices, data, n_cols,
+        )?));
+    }
+    let mut values = vec![0.0; n * n_cols];
+    for r in 0..n {
+        let (indices, data) = v.row(r);
+        for (&j, &x) in indices.iter().zip(data) {
+            values[r * n_cols + j as usize] = x;
+        }
+    }
+    Ok(FeatureMatrix::Dense(DenseMatrix::new(values, n, n_cols)?))
 }
 
-fn matrix<'py>(
-    py: Python<'py>,
-    values: &[f64],
-    rows: usize,
-    cols: usize,
-) -> PyResult<Bound<'py, PyArray2<f64>>> {
-    PyArray1::from_slice(py, values).reshape([rows, cols])
-}
-
-/// Reads a LIBSVM model file. Returns a dict: `svm_type`, the kernel (`kernel` in
-/// scikit-learn's names, `gamma`, `degree`, `coef0`), `vectors` as CSR parts
-/// `(data, indices, indptr, n_features)`, and for classifiers fwsvm's layout (`classes` sorted,
-/// `n_support`, `dual_coef`, `intercept`, `prob_a`, `prob_b`, `label_order`: the file's label
-/// order), else the file's `sv_coef` (n_SV × 1), `rho` and `prob_a` (SVR's σ).
+/// Reads a LIBSVM model file into the model an estimator holds. Returns a dict: `svm_type`,
+/// the kernel (`kernel` in scikit-learn's names, `gamma` (None when the file has none),
+/// `degree`, `coef0`), `n_features` (the support vectors' columns: the file's highest index,
+/// or `n_features` when given, which may not be lower) and `model`: an `SvcModel` for
+/// classifiers, with `classes` (the labels, sorted) and `n_pairs`, or a `KernelExpansion` for
+/// one-class and regression models, with their `rho`.
 #[pyfunction]
-pub(crate) fn read_libsvm_model(py: Python<'_>, path: PathBuf) -> PyResult<Bound<'_, PyDict>> {
+#[pyo3(signature = (path, n_features=None))]
+pub(crate) fn read_libsvm_model(
+    py: Python<'_>,
+    path: PathBuf,
+    n_features: Option<usize>,
+) -> PyResult<Bound<'_, PyDict>> {
     let file = py.detach(|| LibsvmModel::read(&path))?;
+    let used = file.vectors.n_cols();
+    let n_cols = match n_features {
+        Some(n) if n < used => {
+            return Err(LibsvmModelError::new_err(format!(
+                "{}: support vectors use {used} features, more than n_features={n}",
+                path.display()
+            )));
+        }
+        Some(n) => n,
+        None => used,
+    }
+    .max(1);
     let out = PyDict::new(py);
     out.set_item("svm_type", file.svm_type.name())?;
     out.set_item("kernel", file.kernel.name())?;
@@ -85,89 +84,70 @@ pub(crate) fn read_libsvm_model(py: Python<'_>, path: PathBuf) -> PyResult<Bound
     };
     out.set_item("degree", degree)?;
     out.set_item("coef0", coef0)?;
+    out.set_item("n_features", n_cols)?;
     if file.svm_type.is_classifier() {
-        let model = SvcModel::from_libsvm(&file)?;
-        let k = model.n_classes();
-        let vectors = match model.support_vectors() {
-            FeatureMatrix::Sparse(s) => s,
-            FeatureMatrix::Dense(_) => unreachable!("read from a file: sparse"),
-        };
-        out.set_item("vectors", csr_tuple(py, vectors)?)?;
-        out.set_item("classes", PyArray1::from_slice(py, model.classes()))?;
-        out.set_item(
-            "n_support",
-            PyArray1::from_iter(py, model.n_support_per_class().iter().map(|&n| n as i32)),
-        )?;
-        out.set_item(
-            "dual_coef",
-            matrix(py, model.dual_coef(), k - 1, model.n_support())?,
-        )?;
-        out.set_item("intercept", PyArray1::from_slice(py, model.intercept()))?;
-        let (a, b) = model.probability_parameters();
-        out.set_item("prob_a", PyArray1::from_slice(py, a))?;
-        out.set_item("prob_b", PyArray1::from_slice(py, b))?;
-        out.set_item(
-            "label_order",
-            PyArray1::from_iter(py, model.label_order().iter().map(|&c| c as i64)),
-        )?;
+        let mut model = SvcModel::from_libsvm_owned(file)?;
+        let rows = model.vectors.view().to_csr();
+        model.vectors = stored_rows(&rows, n_cols)?;
+        out.set_item("classes", PyArray1::from_slice(py, &model.classes))?;
+        out.set_item("n_pairs", model.intercept.len())?;
+        out.set_item("model", SvcHandle { model })?;
     } else {
-        out.set_item("vectors", csr_tuple(py, &file.vectors)?)?;
-        out.set_item(
-            "sv_coef",
-            matrix(py, &file.sv_coef, file.n_support_vectors(), file.n_coef())?,
-        )?;
-        out.set_item("rho", PyArray1::from_slice(py, &file.rho))?;
-        out.set_item("prob_a", PyArray1::from_slice(py, &file.prob_a))?;
+        file.check()?;
+        let support: Vec<usize> = (0..file.n_support_vectors()).collect();
+        let vectors = stored_rows(&file.vectors, n_cols)?;
+        let model = ExpansionHandle::new(file.kernel, &vectors, &support, &file.sv_coef)?;
+        out.set_item("rho", file.rho[0])?;
+        out.set_item("model", model)?;
     }
     Ok(out)
 }
 
-/// Writes a LIBSVM model file (atomically) from [`LibsvmArgs`].
-#[pyfunction]
-pub(crate) fn write_libsvm_model(
-    py: Python<'_>,
-    path: PathBuf,
-    model: LibsvmArgs<'_>,
-) -> PyResult<()> {
-    let svm_type = SvmType::from_name(&model.svm_type)
-        .ok_or_else(|| PyValueError::new_err(format!("unknown svm_type {:?}", model.svm_type)))?;
-    let kernel = kernel_from(&model.kernel, model.gamma, model.degree, model.coef0)?;
-    let vectors = model.vectors.view()?.to_csr();
-    let file = if svm_type.is_classifier() {
-        let svc = SvcModel {
-            kernel,
-            support: (0..vectors.n_rows()).collect(),
-            vectors: FeatureMatrix::Sparse(vectors),
-            classes: model.classes,
-            n_support: model.n_support,
-            dual_coef: model.dual_coef,
-            intercept: model.intercept,
-            alpha: Vec::new(),
-            prob_a: model.prob_a,
-            prob_b: model.prob_b,
-            label_order: model.label_order,
-            stats: Vec::new(),
-            history: Vec::new(),
-            params: serde_json::Map::new(),
-        };
-        svc.check()?;
-        let mut file = svc.to_libsvm()?;
-        file.svm_type = svm_type;
-        file
-    } else {
-        LibsvmModel {
-            svm_type,
-            kernel,
-            labels: Vec::new(),
-            rho: model.rho,
-            prob_a: model.prob_a,
-            prob_b: Vec::new(),
-            prob_density_marks: Vec::new(),
-            n_support: Vec::new(),
-            sv_coef: model.sv_coef,
-            vectors,
-        }
-    };
-    py.detach(|| file.write(&path))?;
+/// Writes a LIBSVM model file (atomically).
+fn write(py: Python<'_>, path: &Path, file: LibsvmModel) -> PyResult<()> {
+    file.check()?;
+    py.detach(|| file.write(path))?;
     Ok(())
+}
+
+/// `SvcModel.save_libsvm`: the classifier as a LIBSVM model file of type `svm_type` ("c_svc"
+/// or "nu_svc"), its classes named by `labels` (sorted, one per class).
+pub(super) fn save_svc(
+    py: Python<'_>,
+    model: &SvcModel,
+    path: &Path,
+    svm_type: &str,
+    labels: Vec<f64>,
+) -> PyResult<()> {
+    let mut model = model.clone();
+    model.classes = labels;
+    model.check()?;
+    let mut file = model.to_libsvm()?;
+    file.svm_type = svm_type_of(svm_type)?;
+    write(py, path, file)
+}
+
+/// `KernelExpansion.save_libsvm`: the expansion Σ coef_s k(x_s, x) as a LIBSVM model file of
+/// type `svm_type` ("one_class", "epsilon_svr" or "nu_svr"), its coefficients times `scale`.
+pub(super) fn save_expansion(
+    py: Python<'_>,
+    (kernel, vectors, coef): (crate::Kernel, &FeatureMatrix, &[f64]),
+    path: &Path,
+    svm_type: &str,
+    scale: f64,
+    rho: f64,
+) -> PyResult<()> {
+    let file = LibsvmModel {
+        svm_type: svm_type_of(svm_type)?,
+        kernel,
+        labels: Vec::new(),
+        rho: vec![rho],
+        prob_a: Vec::new(),
+        prob_b: Vec::new(),
+        prob_density_marks: Vec::new(),
+        n_support: Vec::new(),
+        sv_coef: coef.iter().map(|c| c * scale).collect(),
+        vectors: vectors.view().to_csr(),
+    };
+    write(py, path, file)
 }

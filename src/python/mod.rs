@@ -47,46 +47,52 @@ create_exception!(
      newer, or crafted); the message names the file and the problem."
 );
 
+/// Adds each `#[pyfunction]` to the module `m`.
+macro_rules! add_functions {
+    ($m:expr, $($f:path),+ $(,)?) => {
+        $($m.add_function(wrap_pyfunction!($f, $m)?)?;)+
+    };
+}
+
 /// The native core of fwsvm (private: use the `fwsvm` package).
 #[pymodule(gil_used = false)]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_class::<svc::CancelToken>()?;
     m.add_class::<progress::ProgressQueue>()?;
-    m.add_function(wrap_pyfunction!(progress::route_progress, m)?)?;
     m.add_class::<svc_model::SvcHandle>()?;
     m.add_class::<expansion_model::ExpansionHandle>()?;
-    m.add_function(wrap_pyfunction!(svc_model::fit_svc_model, m)?)?;
-    m.add_function(wrap_pyfunction!(svc_model::svc_model_from_pairs, m)?)?;
-    m.add_function(wrap_pyfunction!(svc::fit_one_class, m)?)?;
-    m.add_function(wrap_pyfunction!(svc::fit_dual, m)?)?;
-    m.add_function(wrap_pyfunction!(svc::data_variance, m)?)?;
-    m.add_function(wrap_pyfunction!(predict::decision_values, m)?)?;
-    m.add_function(wrap_pyfunction!(crammer_singer::fit_crammer_singer, m)?)?;
-    m.add_function(wrap_pyfunction!(linear::fit_sgd_svc, m)?)?;
-    m.add_function(wrap_pyfunction!(linear::kernel_values, m)?)?;
-    m.add_function(wrap_pyfunction!(linear::kernel_diagonal, m)?)?;
-    m.add_function(wrap_pyfunction!(distributed_linear::cocoa_local_round, m)?)?;
-    m.add_function(wrap_pyfunction!(distributed_linear::cocoa_gap_pieces, m)?)?;
-    m.add_function(wrap_pyfunction!(
-        distributed_linear::cocoa_shard_weights,
-        m
-    )?)?;
-    m.add_function(wrap_pyfunction!(distributed_linear::fit_linear_hinge, m)?)?;
-    m.add_function(wrap_pyfunction!(io::load_svmlight, m)?)?;
-    m.add_function(wrap_pyfunction!(io::dump_svmlight, m)?)?;
-    m.add_function(wrap_pyfunction!(instruction_set, m)?)?;
-    m.add_function(wrap_pyfunction!(cli::cli_main, m)?)?;
     m.add("LibsvmFormatError", m.py().get_type::<LibsvmFormatError>())?;
-    m.add_function(wrap_pyfunction!(persistence::read_model_file, m)?)?;
-    m.add_function(wrap_pyfunction!(persistence::write_model_file, m)?)?;
     m.add("ModelFormatError", m.py().get_type::<ModelFormatError>())?;
-    m.add_function(wrap_pyfunction!(libsvm_model::read_libsvm_model, m)?)?;
-    m.add_function(wrap_pyfunction!(libsvm_model::write_libsvm_model, m)?)?;
     m.add("LibsvmModelError", m.py().get_type::<LibsvmModelError>())?;
-    m.add_function(wrap_pyfunction!(probability::sigmoid_train, m)?)?;
-    m.add_function(wrap_pyfunction!(probability::sigmoid_predict, m)?)?;
-    m.add_function(wrap_pyfunction!(probability::couple, m)?)?;
+    add_functions!(
+        m,
+        progress::route_progress,
+        svc_model::fit_svc_model,
+        svc_model::svc_model_from_pairs,
+        svc::fit_one_class,
+        svc::fit_dual,
+        svc::data_variance,
+        predict::decision_values,
+        crammer_singer::fit_crammer_singer,
+        linear::fit_sgd_svc,
+        linear::kernel_values,
+        linear::kernel_diagonal,
+        distributed_linear::cocoa_local_round,
+        distributed_linear::cocoa_gap_pieces,
+        distributed_linear::cocoa_shard_weights,
+        distributed_linear::fit_linear_hinge,
+        io::load_svmlight,
+        io::dump_svmlight,
+        instruction_set,
+        cli::cli_main,
+        persistence::read_model_file,
+        persistence::write_model_file,
+        libsvm_model::read_libsvm_model,
+        probability::sigmoid_train,
+        probability::sigmoid_predict,
+        probability::couple,
+    );
     Ok(())
 }
 

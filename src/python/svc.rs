@@ -127,35 +127,25 @@ pub(super) fn put_history(
     out.set_item("history", hist)
 }
 
-/// The solver statistics every fit returns, as dict items.
+/// The solver statistics every fit returns, as dict items: the one row of [`stats_table`].
 pub(super) fn put_stats(out: &Bound<'_, PyDict>, s: &crate::solver::SolverStats) -> PyResult<()> {
-    out.set_item("exit_reason", s.exit_reason.name())?;
-    out.set_item("n_iter", s.n_iter)?;
-    out.set_item("gap", s.gap)?;
-    out.set_item("relative_gap", s.relative_gap)?;
-    out.set_item("objective", s.objective)?;
-    out.set_item("quadratic", s.quadratic)?;
-    out.set_item("n_active", s.n_active)?;
-    out.set_item("columns_computed", s.columns_computed)?;
-    out.set_item("cache_hits", s.cache_hits)?;
-    out.set_item("cache_capacity", s.cache_capacity)?;
-    out.set_item("cache_precision", s.cache_precision.name())?;
-    out.set_item("resyncs", s.resyncs)?;
-    out.set_item("shrinks", s.shrinks)?;
-    out.set_item("rejoins", s.rejoins)?;
-    out.set_item("kernel_evaluations", s.kernel_evaluations)?;
-    out.set_item("sampled_steps", s.sampled_steps)?;
-    out.set_item("seconds", s.seconds)?;
-    let steps = PyDict::new(out.py());
-    steps.set_item("toward", s.steps.toward)?;
-    steps.set_item("away", s.steps.away)?;
-    steps.set_item("drop", s.steps.drop)?;
-    steps.set_item("swap_add", s.steps.swap_add)?;
-    steps.set_item("swap_drop", s.steps.swap_drop)?;
-    steps.set_item("corrective", s.steps.corrective)?;
-    steps.set_item("inner", s.steps.inner)?;
-    steps.set_item("coordinate", s.steps.coordinate)?;
-    out.set_item("steps", steps)
+    put_first(out, &stats_table(out.py(), std::slice::from_ref(s), &[])?)
+}
+
+/// The first entry of every column of `table` (nested tables too) as scalar items of `out`.
+fn put_first(out: &Bound<'_, PyDict>, table: &Bound<'_, PyDict>) -> PyResult<()> {
+    for (key, column) in table.iter() {
+        if let Ok(nested) = column.cast::<PyDict>() {
+            let inner = PyDict::new(out.py());
+            put_first(&inner, nested)?;
+            out.set_item(key, inner)?;
+        } else if let Ok(list) = column.cast::<PyList>() {
+            out.set_item(key, list.get_item(0)?)?;
+        } else {
+            out.set_item(key, column.call_method1("item", (0,))?)?;
+        }
+    }
+    Ok(())
 }
 
 /// Input checks shared by the fits without class labels (one-class, regression).

@@ -340,6 +340,18 @@ impl SvcHandle {
         stats_table(py, &self.model.stats, &self.model.history)
     }
 
+    /// Writes the model as a LIBSVM model file of type `svm_type` ("c_svc" or "nu_svc"), its
+    /// classes named by `labels` (sorted, one per class), atomically.
+    fn save_libsvm(
+        &self,
+        py: Python<'_>,
+        path: std::path::PathBuf,
+        svm_type: &str,
+        labels: Vec<f64>,
+    ) -> PyResult<()> {
+        super::libsvm_model::save_svc(py, &self.model, &path, svm_type, labels)
+    }
+
     /// One part of the model by name, as the estimator's attributes read it: read-only views
     /// of `"classes"` (the fit's labels: indices 0..K from Python; a class whose samples all
     /// weigh 0 is not among them), `"intercept"` (one per pair), `"alpha"` (a binary fit's dual
