@@ -14,12 +14,11 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from fwsvm._convergence import Convergence
 from fwsvm import _core
-from fwsvm._native import features_arg, n_threads, run_interruptible
-from fwsvm.persistence import SaveMixin
-from fwsvm.svm import SVC, _check_query, _init_params, _seed, _verbosity, _warn_unconverged
+from fwsvm._native import n_threads, run_interruptible
+from fwsvm.svm import _KernelSVM, _check_query, _init_params, _seed, _verbosity, _warn_unconverged
 
 
-class CrammerSingerSVC(SaveMixin, ClassifierMixin, BaseEstimator):
+class CrammerSingerSVC(ClassifierMixin, _KernelSVM):
     """Multiclass SVM with one joint problem for all classes (Crammer & Singer 2001).
 
     Where :class:`SVC` trains one binary SVM per pair of classes, this model learns one score
@@ -101,11 +100,6 @@ class CrammerSingerSVC(SaveMixin, ClassifierMixin, BaseEstimator):
     ) -> None:
         _init_params(self, locals())
 
-    def __sklearn_tags__(self) -> Any:
-        tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = True
-        return tags
-
     def fit(self, X: Any, y: Any) -> CrammerSingerSVC:
         """Fit the joint multiclass model.
 
@@ -125,19 +119,17 @@ class CrammerSingerSVC(SaveMixin, ClassifierMixin, BaseEstimator):
         classes, y_index = np.unique(y, return_inverse=True)
         if len(classes) < 2:
             raise ValueError(f"The number of classes has to be greater than one; got {len(classes)} class")
-        self._gamma = SVC(kernel=self.kernel, gamma=self.gamma)._resolve_gamma(X)
-        result = run_interruptible(
-            _core.fit_crammer_singer, features_arg(X), y_index.astype(np.float64),
-            dict(c=float(self.C), kernel=self.kernel, gamma=self._gamma, degree=int(self.degree),
+        X_core, kernel = self._prepare(X)
+        model, result = run_interruptible(
+            _core.fit_crammer_singer, X_core, y_index.astype(np.float64),
+            dict(c=float(self.C), kernel=kernel, gamma=self._gamma, degree=int(self.degree),
                  coef0=float(self.coef0), tol=float(self.tol), max_iter=int(self.max_iter),
                  cache_size=float(self.cache_size), seed=_seed(self.random_state), n_threads=n_threads(self.n_jobs),
                  verbose=_verbosity(self.verbose)),
             len(classes),
         )
+        self._hold(model, X)
         self.classes_ = classes
-        self.support_ = result.pop("support").astype(np.int32)
-        self.dual_coef_ = result.pop("dual_coef")
-        self.support_vectors_ = X[self.support_]
         self.n_iter_ = int(result["n_iter"])
         self.convergence_ = Convergence(result)
         self.convergence_["tol"] = float(self.tol)
@@ -156,16 +148,7 @@ class CrammerSingerSVC(SaveMixin, ClassifierMixin, BaseEstimator):
         ndarray of shape (n_samples, n_classes)
         """
         check_is_fitted(self)
-        X = _check_query(self, X)
-        x, sv = features_arg(X), features_arg(self.support_vectors_)
-        # In row blocks that Ctrl-C stops (within about 0.1 s), one class at a time.
-        columns = [
-            run_interruptible(_core.decision_values, x, sv, np.ascontiguousarray(coef), 0.0,
-                              dict(kernel=self.kernel, gamma=self._gamma, degree=int(self.degree),
-                                   coef0=float(self.coef0), n_threads=n_threads(self.n_jobs)))
-            for coef in self.dual_coef_
-        ]
-        return np.column_stack(columns)
+        return self._query(_check_query(self, X), "values")
 
     def predict(self, X: Any) -> np.ndarray:
         """The class with the highest score.

@@ -20,7 +20,7 @@ from sklearn.utils.validation import _check_sample_weight, check_is_fitted, vali
 from fwsvm import _core
 from fwsvm._native import features_arg, n_threads, run_interruptible
 from fwsvm._convergence import Convergence
-from fwsvm.persistence import PersistenceMixin
+from fwsvm.persistence import PersistenceMixin, SaveMixin
 
 _KERNELS = ("linear", "rbf", "poly", "sigmoid", "laplacian")
 _ALGORITHMS = ("fw", "mfw", "swap", "swap2o", "bc", "ky", "dcd")
@@ -194,7 +194,7 @@ def _part(name: str, doc: str | None = None) -> property:
     return property(lambda self: self._model.part(name), doc=doc)
 
 
-class _KernelSVM(PersistenceMixin, BaseEstimator):
+class _KernelSVM(SaveMixin, BaseEstimator):
     """What :class:`SVC`, :class:`SVR` and :class:`OneClassSVM` share: sparse and precomputed
     input, γ and the fitted kernel, the training data the native fits take, the kernel
     expansion at prediction and the warnings of a fit that did not converge."""
@@ -314,8 +314,9 @@ class _KernelSVM(PersistenceMixin, BaseEstimator):
         self._model = self._model_from_parts(common, parts)
 
     def _model_from_parts(self, common: dict[str, Any], parts: dict[str, Any]) -> Any:
-        return _core.KernelExpansion.from_parts(
-            dict(common, coef=np.ascontiguousarray(np.ravel(parts["dual_coef_"]), dtype=np.float64)))
+        coef = np.atleast_2d(np.asarray(parts["dual_coef_"], dtype=np.float64))
+        return _core.KernelExpansion.from_parts(dict(common, coef=np.ascontiguousarray(coef.ravel()),
+                                                     n_outputs=coef.shape[0]))
 
     def _query(self, X: Any, method: str) -> Any:
         """``method`` of the Rust model on checked rows (kernel values for a precomputed or
@@ -332,7 +333,7 @@ class _KernelSVM(PersistenceMixin, BaseEstimator):
                                  n_threads=n_threads(self.n_jobs))
 
 
-class SVC(ClassifierMixin, _KernelSVM):
+class SVC(ClassifierMixin, PersistenceMixin, _KernelSVM):
     """Kernel support vector classifier: LIBSVM's hinge-loss model by SMO (the default), or the L2-SVM by Frank-Wolfe methods.
 
     Two models (``loss``). ``"squared_hinge"`` is the L2-SVM of the Core Vector Machine
@@ -826,7 +827,7 @@ def ball_constants(objective: float, quadratic: float, alpha: np.ndarray, C: flo
     return r2, r2 - (quadratic - alpha_sq / C)
 
 
-class OneClassSVM(OutlierMixin, _KernelSVM):
+class OneClassSVM(OutlierMixin, PersistenceMixin, _KernelSVM):
     """Novelty and outlier detection: LIBSVM's one-class ν-SVM, or the minimum enclosing ball.
 
     With ``loss="hinge"`` (the default) this is LIBSVM's one-class ν-SVM (Schölkopf et al.
@@ -961,7 +962,7 @@ class OneClassSVM(OutlierMixin, _KernelSVM):
         return np.where(values > 0 if self.loss == "hinge" else values >= 0, 1, -1)
 
 
-class SVR(RegressorMixin, _KernelSVM):
+class SVR(RegressorMixin, PersistenceMixin, _KernelSVM):
     """Kernel support vector regression: LIBSVM's ε-SVR, or the L2-SVR with a learned tube.
 
     With ``loss="epsilon_insensitive"`` (the default) this is LIBSVM's ε-SVR (``svm-train

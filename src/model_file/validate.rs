@@ -140,6 +140,7 @@ fn known_attribute(estimator: Estimator, key: &str) -> bool {
             SHARED_ATTRIBUTES.contains(&key) || own_attributes(estimator).contains(&key)
         }
         Estimator::CrammerSinger => [
+            "_kernel_fit_",
             "classes_",
             "support_",
             "support_vectors_",

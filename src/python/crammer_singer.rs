@@ -1,10 +1,11 @@
 //! The Crammer–Singer joint multiclass SVM for `fwsvm.CrammerSingerSVC`.
 
-use numpy::{IntoPyArray, PyArray2, PyArrayMethods, PyReadonlyArray1};
+use numpy::PyReadonlyArray1;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 use super::convert::FeaturesArg;
+use super::expansion_model::ExpansionHandle;
 use super::svc::FitArgs;
 use super::svc::{CancelToken, fit_monitor, put_stats};
 use crate::error::FwsvmError;
@@ -14,8 +15,8 @@ use crate::params::Loss;
 use crate::solver::solve_crammer_singer;
 
 /// Fits the kernelised Crammer–Singer SVM; `y` holds class indices 0..K as floats. Returns the
-/// support (rows with a non-zero coefficient in some class), the K × n_SV coefficients and the
-/// statistics.
+/// model, one expansion per class over the support (the rows with a non-zero coefficient in
+/// some class), and the statistics.
 #[pyfunction]
 #[pyo3(signature = (x, y, params, n_classes, *, cancel=None))]
 pub(crate) fn fit_crammer_singer<'py>(
@@ -25,7 +26,7 @@ pub(crate) fn fit_crammer_singer<'py>(
     params: FitArgs,
     n_classes: usize,
     cancel: Option<PyRef<'py, CancelToken>>,
-) -> PyResult<Bound<'py, PyDict>> {
+) -> PyResult<(ExpansionHandle, Bound<'py, PyDict>)> {
     let (c, verbose, n_threads) = (params.c, params.verbose, params.n_threads);
     // The solver settings every fit takes (its stopping rule: the relative gap).
     let checked = params.params(None)?;
@@ -62,18 +63,9 @@ pub(crate) fn fit_crammer_singer<'py>(
     for k in 0..n_classes {
         coef.extend(support.iter().map(|&i| beta[k * m + i]));
     }
+    let rows = features.select_rows(&support);
+    let model = ExpansionHandle::new(kernel, &rows, &support, &coef, n_classes)?;
     let out = PyDict::new(py);
-    out.set_item(
-        "support",
-        support
-            .iter()
-            .map(|&i| i as i64)
-            .collect::<Vec<_>>()
-            .into_pyarray(py),
-    )?;
-    let coef: Bound<'py, PyArray2<f64>> =
-        coef.into_pyarray(py).reshape([n_classes, support.len()])?;
-    out.set_item("dual_coef", coef)?;
     put_stats(&out, &solution.stats)?;
-    Ok(out)
+    Ok((model, out))
 }

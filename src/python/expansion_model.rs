@@ -5,7 +5,7 @@
 //! `support_`, `support_vectors_` and `dual_coef_` are read from here (views where they can be).
 
 use numpy::ndarray::ArrayView2;
-use numpy::{PyArray1, PyReadonlyArray1};
+use numpy::{PyArray1, PyArrayMethods, PyReadonlyArray1};
 use pyo3::prelude::*;
 
 use super::convert::{FeaturesArg, KernelArgs};
@@ -16,34 +16,60 @@ use crate::kernel::Kernel;
 use crate::model::{Query, decision_values_until};
 use crate::parallel::with_threads;
 
-/// Support vectors (their training indices) and coefficients under a kernel.
+/// Support vectors (their training indices) and coefficients under a kernel: one expansion,
+/// or several over the same support vectors (one per class of the Crammer–Singer model).
 #[pyclass(module = "fwsvm._core", name = "KernelExpansion", frozen)]
 pub(crate) struct ExpansionHandle {
     kernel: Kernel,
     /// The rows; for a precomputed kernel no entries (queries are kernel values).
     vectors: FeatureMatrix,
     support: Vec<usize>,
+    /// `n_outputs` × n_SV, row-major.
     coef: Vec<f64>,
+    n_outputs: usize,
 }
 
 impl ExpansionHandle {
-    /// The expansion of a fitted model's parts (a precomputed kernel's Gram rows are not kept).
+    /// The expansion of a fitted model's parts (a precomputed kernel's Gram rows are not kept):
+    /// `coef` holds `n_outputs` rows of one coefficient per support vector.
     pub(crate) fn new(
         kernel: Kernel,
         vectors: &FeatureMatrix,
         support: &[usize],
         coef: &[f64],
+        n_outputs: usize,
     ) -> crate::Result<Self> {
         let vectors = if kernel == Kernel::Precomputed {
             empty_rows(support.len(), vectors.view().n_cols())?
         } else {
             vectors.clone()
         };
+        Self::checked(kernel, vectors, support.to_vec(), coef.to_vec(), n_outputs)
+    }
+
+    /// The expansion, if its parts agree: `n_outputs` × n_SV coefficients, n_SV rows.
+    fn checked(
+        kernel: Kernel,
+        vectors: FeatureMatrix,
+        support: Vec<usize>,
+        coef: Vec<f64>,
+        n_outputs: usize,
+    ) -> crate::Result<Self> {
+        let n_rows = vectors.view().n_rows();
+        if n_outputs == 0 || n_rows != support.len() || coef.len() != n_outputs * n_rows {
+            return Err(crate::FwsvmError::InvalidInput(format!(
+                "inconsistent kernel expansion: {n_rows} support vectors, {} indices, {} coefficients \
+                 for {n_outputs} outputs",
+                support.len(),
+                coef.len()
+            )));
+        }
         Ok(ExpansionHandle {
             kernel,
             vectors,
-            support: support.to_vec(),
-            coef: coef.to_vec(),
+            support,
+            coef,
+            n_outputs,
         })
     }
 }
@@ -71,6 +97,9 @@ pub(crate) struct ExpansionParts<'py> {
     n_training: usize,
     support: Vec<usize>,
     coef: PyReadonlyArray1<'py, f64>,
+    /// Rows of `coef` (one expansion each), default 1.
+    #[pyo3(default)]
+    n_outputs: Option<usize>,
 }
 
 #[pymethods]
@@ -84,24 +113,19 @@ impl ExpansionHandle {
             Some(v) => owned_matrix(v)?,
             None => empty_rows(parts.support.len(), parts.n_training)?,
         };
-        if vectors.view().n_rows() != coef.len() || parts.support.len() != coef.len() {
-            return Err(pyo3::exceptions::PyValueError::new_err(format!(
-                "inconsistent kernel expansion: {} support vectors, {} indices, {} coefficients",
-                vectors.view().n_rows(),
-                parts.support.len(),
-                coef.len()
-            )));
-        }
-        Ok(ExpansionHandle {
+        let n_outputs = parts.n_outputs.unwrap_or(1);
+        Ok(Self::checked(
             kernel,
             vectors,
-            support: parts.support,
+            parts.support,
             coef,
-        })
+            n_outputs,
+        )?)
     }
 
     /// Σ_s coef_s k(x_s, x) for every row of `x` (whose columns `columns` names: "features",
-    /// "training_kernel" or "support_kernel"), in row blocks Ctrl-C stops.
+    /// "training_kernel" or "support_kernel"), in row blocks Ctrl-C stops: shape (n,) for one
+    /// expansion, (n, n_outputs) for several.
     #[pyo3(signature = (x, *, columns="features", n_threads=None, cancel=None))]
     fn values<'py>(
         &self,
@@ -110,7 +134,7 @@ impl ExpansionHandle {
         columns: &str,
         n_threads: Option<usize>,
         cancel: Option<PyRef<'py, CancelToken>>,
-    ) -> PyResult<Bound<'py, PyArray1<f64>>> {
+    ) -> PyResult<Bound<'py, PyAny>> {
         let (x, query, stop) = (x.view()?, query_of(columns)?, stop_flag(cancel));
         x.check_finite("X")?;
         let n_sv = self.support.len();
@@ -128,12 +152,26 @@ impl ExpansionHandle {
                 (Kernel::Linear, &unit)
             }
         };
-        let values = py.detach(|| {
+        let columns = py.detach(|| {
             with_threads(n_threads, || {
-                decision_values_until(kernel, vectors.view(), &self.coef, 0.0, x, &stop)
+                self.coef
+                    .chunks(n_sv.max(1))
+                    .take(self.n_outputs)
+                    .map(|coef| decision_values_until(kernel, vectors.view(), coef, 0.0, x, &stop))
+                    .collect::<crate::Result<Vec<_>>>()
             })
         })??;
-        Ok(PyArray1::from_vec(py, values))
+        if self.n_outputs == 1 {
+            return Ok(PyArray1::from_vec(py, columns.concat()).into_any());
+        }
+        // Row i: the outputs' values at x_i.
+        let n = x.n_rows();
+        let values: Vec<f64> = (0..n * self.n_outputs)
+            .map(|t| columns[t % self.n_outputs][t / self.n_outputs])
+            .collect();
+        Ok(PyArray1::from_vec(py, values)
+            .reshape([n, self.n_outputs])?
+            .into_any())
     }
 
     /// Writes the expansion as a LIBSVM model file of type `svm_type` ("one_class",
@@ -146,12 +184,17 @@ impl ExpansionHandle {
         scale: f64,
         rho: f64,
     ) -> PyResult<()> {
+        if self.n_outputs != 1 {
+            return Err(pyo3::exceptions::PyValueError::new_err(
+                "a LIBSVM model file holds one expansion",
+            ));
+        }
         let expansion = (self.kernel, &self.vectors, &self.coef[..]);
         super::libsvm_model::save_expansion(py, expansion, &path, svm_type, scale, rho)
     }
 
-    /// One part by name: `"support"` (the training indices, int32), `"dual_coef"` (a (1, n_SV)
-    /// read-only view, scikit-learn's `dual_coef_`) or `"vectors"` (a read-only view of dense
+    /// One part by name: `"support"` (the training indices, int32), `"dual_coef"` (an
+    /// (n_outputs, n_SV) read-only view, scikit-learn's `dual_coef_`) or `"vectors"` (a read-only view of dense
     /// rows, or the CSR parts `(data, indices, indptr, n_features)` of sparse ones).
     fn part<'py>(slf: &Bound<'py, Self>, name: &str) -> PyResult<Bound<'py, PyAny>> {
         let (py, this) = (slf.py(), slf.get());
@@ -159,8 +202,9 @@ impl ExpansionHandle {
             "support" => PyArray1::from_iter(py, this.support.iter().map(|&s| s as i32)).into_any(),
             "vectors" => super::svc_model::matrix_view(slf, &this.vectors)?,
             "dual_coef" => {
-                let values = ArrayView2::from_shape((1, this.coef.len()), &this.coef)
-                    .map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))?;
+                let values =
+                    ArrayView2::from_shape((this.n_outputs, this.support.len()), &this.coef)
+                        .map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))?;
                 super::svc_model::view(slf, values).into_any()
             }
             other => {

@@ -96,7 +96,7 @@ pub(crate) fn read_libsvm_model(
         file.check()?;
         let support: Vec<usize> = (0..file.n_support_vectors()).collect();
         let vectors = stored_rows(&file.vectors, n_cols)?;
-        let model = ExpansionHandle::new(file.kernel, &vectors, &support, &file.sv_coef)?;
+        let model = ExpansionHandle::new(file.kernel, &vectors, &support, &file.sv_coef, 1)?;
         out.set_item("rho", file.rho[0])?;
         out.set_item("model", model)?;
     }

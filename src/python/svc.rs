@@ -466,6 +466,7 @@ pub(crate) fn fit_dual<'py>(
         model.support_vectors(),
         model.support(),
         model.dual_coef(),
+        1,
     )?;
     let out = PyDict::new(py);
     out.set_item("rho", model.rho())?;
@@ -510,6 +511,7 @@ fn fit_l2<'py>(
             model.support_vectors(),
             model.support(),
             model.dual_coef(),
+            1,
         )?;
         out.set_item("intercept", model.intercept())?;
         let (mean, scale) = model.y_standardisation();
@@ -531,6 +533,7 @@ fn fit_l2<'py>(
             model.support_vectors(),
             model.support(),
             model.alpha(),
+            1,
         )?;
         out.set_item("score_constant", model.score_constant)?;
         out.set_item("radius", model.radius())?;
