@@ -46,20 +46,23 @@ def _seed(random_state: Any) -> int:
     return int(check_random_state(random_state).randint(np.iinfo(np.int32).max))
 
 
-def _warn_unconverged(reasons: Any, relative_gaps: Any, tol: float) -> None:
-    """ConvergenceWarnings for solves that stopped at ``max_iter`` or the time limit, or made no
-    progress (see :func:`_warn_no_progress`); one entry per solve."""
-    reasons, relative_gaps = np.asarray(reasons), np.asarray(relative_gaps)
+def _warn_unconverged(reasons: Any, measures: Any, tol: float, measure: str = "relative duality gap",
+                      relative_gaps: Any = None, stacklevel: int = 3) -> None:
+    """ConvergenceWarnings for solves that stopped at ``max_iter`` or the time limit (naming
+    ``measure``, e.g. the hinge duals' largest optimality violation, against ``tol``), or made
+    no progress (see :func:`_warn_no_progress`, on ``relative_gaps``, default ``measures``); one
+    entry per solve."""
+    reasons, measures = np.asarray(reasons), np.asarray(measures)
     early = (reasons == "max_iter") | (reasons == "time_limit")
     if early.any():
         warnings.warn(
-            f"Solver terminated early ({reasons[early][0]}) with relative duality gap "
-            f"{np.max(relative_gaps[early]):.3g}, before meeting tol={tol}. "
+            f"Solver terminated early ({reasons[early][0]}) with {measure} "
+            f"{np.max(measures[early]):.3g}, before meeting tol={tol}. "
             "Consider increasing max_iter.",
             ConvergenceWarning,
-            stacklevel=3,
+            stacklevel=stacklevel,
         )
-    _warn_no_progress(reasons, relative_gaps, tol, stacklevel=4)
+    _warn_no_progress(reasons, measures if relative_gaps is None else relative_gaps, tol, stacklevel=stacklevel + 1)
 
 
 def _warn_no_progress(reasons: Any, relative_gaps: Any, tol: float, stacklevel: int = 3) -> None:
@@ -247,16 +250,9 @@ class _KernelSVM(SaveMixin, BaseEstimator):
         self.n_iter_ = int(result["n_iter"])
         self.fit_status_ = int(result["exit_reason"] != "converged")
         self.convergence_ = Convergence(result)
-        measure = ("largest optimality violation", result["gap"]) if libsvm else ("relative duality gap",
-                                                                                  result["relative_gap"])
-        if result["exit_reason"] in ("max_iter", "time_limit"):
-            warnings.warn(
-                f"Solver terminated early ({result['exit_reason']}) with {measure[0]} {measure[1]:.3g} > "
-                f"tol={self.tol}. Consider increasing max_iter.",
-                ConvergenceWarning,
-                stacklevel=3,
-            )
-        _warn_no_progress([result["exit_reason"]], [result["relative_gap"]], self.tol, stacklevel=4)
+        measure = ("largest optimality violation", "gap") if libsvm else ("relative duality gap", "relative_gap")
+        _warn_unconverged([result["exit_reason"]], [result[measure[1]]], self.tol, measure[0],
+                          relative_gaps=[result["relative_gap"]], stacklevel=4)
         return result
 
     # The fitted model is Rust's (``_model``: ``_core.SvcModel`` or ``_core.KernelExpansion``);
