@@ -96,7 +96,8 @@ def test_ctrl_c_stops_crammer_singer_predict() -> None:
         X, y = rng.normal(size=(3000, 20)), rng.integers(0, 3, 3000)
         model = fwsvm.CrammerSingerSVC(C=10.0, max_iter=20000).fit(X, y)
         Xt = rng.normal(size=(1_000_000, 20))
-        sent = interrupt_once_started("decision_values")
+        import fwsvm.svm  # it predicts through its Rust model, called by run_interruptible there
+        sent = interrupt_once_started("run_interruptible", fwsvm.svm)
         report(lambda: model.predict(Xt))
     """)
     assert _latency(out) <= 0.5, out

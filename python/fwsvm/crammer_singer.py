@@ -161,4 +161,5 @@ class CrammerSingerSVC(ClassifierMixin, _KernelSVM):
         -------
         ndarray of shape (n_samples,)
         """
-        return self.classes_[np.argmax(self.decision_function(X), axis=1)]
+        check_is_fitted(self)
+        return self.classes_[self._query(_check_query(self, X), "predict")]

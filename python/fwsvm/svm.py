@@ -325,7 +325,7 @@ class _KernelSVM(SaveMixin, BaseEstimator):
                 raise ValueError(f"X.shape[1] = {X.shape[1]} should be equal to {self.shape_fit_[0]}, "
                                  "the number of samples at training time")
             X, columns = (X.toarray() if sp.issparse(X) else X), "training_kernel"
-        return run_interruptible(getattr(self._model, method), features_arg(X), columns=columns,
+        return run_interruptible(self._model.query, method, features_arg(X), columns=columns,
                                  n_threads=n_threads(self.n_jobs))
 
 

@@ -123,18 +123,25 @@ impl ExpansionHandle {
         )?)
     }
 
-    /// Σ_s coef_s k(x_s, x) for every row of `x` (whose columns `columns` names: "features",
-    /// "training_kernel" or "support_kernel"), in row blocks Ctrl-C stops: shape (n,) for one
-    /// expansion, (n, n_outputs) for several.
-    #[pyo3(signature = (x, *, columns="features", n_threads=None, cancel=None))]
-    fn values<'py>(
+    /// The expansion's `what` for every row of `x` (whose columns `columns` names: "features",
+    /// "training_kernel" or "support_kernel"), in row blocks Ctrl-C stops: `"values"`,
+    /// Σ_s coef_s k(x_s, x), (n,) for one expansion and (n, n_outputs) for several;
+    /// `"predict"`, the index of the largest output.
+    #[pyo3(signature = (what, x, *, columns="features", n_threads=None, cancel=None))]
+    fn query<'py>(
         &self,
         py: Python<'py>,
+        what: &str,
         x: FeaturesArg<'py>,
         columns: &str,
         n_threads: Option<usize>,
         cancel: Option<PyRef<'py, CancelToken>>,
     ) -> PyResult<Bound<'py, PyAny>> {
+        if !matches!(what, "values" | "predict") {
+            return Err(pyo3::exceptions::PyValueError::new_err(format!(
+                "unknown query {what:?}"
+            )));
+        }
         let (x, query, stop) = (x.view()?, query_of(columns)?, stop_flag(cancel));
         x.check_finite("X")?;
         let n_sv = self.support.len();
@@ -161,11 +168,18 @@ impl ExpansionHandle {
                     .collect::<crate::Result<Vec<_>>>()
             })
         })??;
+        let n = x.n_rows();
+        if what == "predict" {
+            let best = |i: usize| {
+                (0..self.n_outputs)
+                    .fold(0, |b, k| if columns[k][i] > columns[b][i] { k } else { b })
+            };
+            return Ok(PyArray1::from_iter(py, (0..n).map(|i| best(i) as i64)).into_any());
+        }
         if self.n_outputs == 1 {
             return Ok(PyArray1::from_vec(py, columns.concat()).into_any());
         }
         // Row i: the outputs' values at x_i.
-        let n = x.n_rows();
         let values: Vec<f64> = (0..n * self.n_outputs)
             .map(|t| columns[t % self.n_outputs][t / self.n_outputs])
             .collect();

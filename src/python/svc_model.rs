@@ -216,7 +216,7 @@ pub(crate) fn svc_model_from_pairs<'py>(
 impl SvcHandle {
     /// `work(model, rows, query, stop)` on the checked rows of `x` (whose columns `columns`
     /// names) without the GIL, in `n_threads` threads, stopped by `cancel`.
-    fn query<T: Send>(
+    fn compute<T: Send>(
         &self,
         py: Python<'_>,
         x: &FeaturesArg<'_>,
@@ -269,61 +269,54 @@ impl SvcHandle {
         Ok(SvcHandle { model })
     }
 
-    /// Decision values: (n,) for two classes, (n, K(K−1)/2) one-vs-one values for more.
-    #[pyo3(signature = (x, *, columns="features", n_threads=None, cancel=None))]
-    fn decision_function<'py>(
+    /// The model's `what` for every row of `x` (whose columns `columns` names: "features",
+    /// "training_kernel" or "support_kernel"), in row blocks Ctrl-C stops:
+    /// `"decision_function"`, (n,) for two classes, (n, K(K−1)/2) one-vs-one values for more;
+    /// `"predict"`, class indices 0..K (LIBSVM's votes for more than two classes);
+    /// `"predict_proba"`, (n, K) Platt's sigmoids coupled as LIBSVM's `-b 1`.
+    #[pyo3(signature = (what, x, *, columns="features", n_threads=None, cancel=None))]
+    fn query<'py>(
         &self,
         py: Python<'py>,
+        what: &str,
         x: FeaturesArg<'py>,
         columns: &str,
         n_threads: Option<usize>,
         cancel: Option<PyRef<'py, CancelToken>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let n = x.view()?.n_rows();
-        let values = self.query(py, &x, columns, n_threads, cancel, |m, x, q, stop| {
-            m.values_until(x, q, stop)
-        })?;
-        let array = PyArray1::from_vec(py, values);
-        if self.model.classes.len() == 2 {
-            return Ok(array.into_any());
-        }
-        Ok(array.reshape([n, self.model.intercept.len()])?.into_any())
-    }
-
-    /// Predicted classes (indices 0..K): LIBSVM's votes for more than two classes.
-    #[pyo3(signature = (x, *, columns="features", n_threads=None, cancel=None))]
-    fn predict<'py>(
-        &self,
-        py: Python<'py>,
-        x: FeaturesArg<'py>,
-        columns: &str,
-        n_threads: Option<usize>,
-        cancel: Option<PyRef<'py, CancelToken>>,
-    ) -> PyResult<Bound<'py, PyArray1<i64>>> {
-        let classes = self.query(py, &x, columns, n_threads, cancel, |m, x, q, stop| {
-            m.predict_until(x, q, stop, CHUNK_VALUES)
-        })?;
-        Ok(PyArray1::from_iter(
-            py,
-            classes.into_iter().map(|c| c as i64),
-        ))
-    }
-
-    /// Class probabilities (n, K): Platt's sigmoids coupled as LIBSVM's `-b 1`.
-    #[pyo3(signature = (x, *, columns="features", n_threads=None, cancel=None))]
-    fn predict_proba<'py>(
-        &self,
-        py: Python<'py>,
-        x: FeaturesArg<'py>,
-        columns: &str,
-        n_threads: Option<usize>,
-        cancel: Option<PyRef<'py, CancelToken>>,
-    ) -> PyResult<Bound<'py, PyArray2<f64>>> {
-        let n = x.view()?.n_rows();
-        let probs = self.query(py, &x, columns, n_threads, cancel, |m, x, q, stop| {
-            m.proba_until(x, q, stop, CHUNK_VALUES)
-        })?;
-        PyArray1::from_vec(py, probs).reshape([n, self.model.classes.len()])
+        let (n, k) = (x.view()?.n_rows(), self.model.classes.len());
+        Ok(match what {
+            "decision_function" => {
+                let values =
+                    self.compute(py, &x, columns, n_threads, cancel, |m, x, q, stop| {
+                        m.values_until(x, q, stop)
+                    })?;
+                let array = PyArray1::from_vec(py, values);
+                if k == 2 {
+                    array.into_any()
+                } else {
+                    array.reshape([n, self.model.intercept.len()])?.into_any()
+                }
+            }
+            "predict" => {
+                let classes =
+                    self.compute(py, &x, columns, n_threads, cancel, |m, x, q, stop| {
+                        m.predict_until(x, q, stop, CHUNK_VALUES)
+                    })?;
+                PyArray1::from_iter(py, classes.into_iter().map(|c| c as i64)).into_any()
+            }
+            "predict_proba" => {
+                let probs = self.compute(py, &x, columns, n_threads, cancel, |m, x, q, stop| {
+                    m.proba_until(x, q, stop, CHUNK_VALUES)
+                })?;
+                PyArray1::from_vec(py, probs).reshape([n, k])?.into_any()
+            }
+            other => {
+                return Err(pyo3::exceptions::PyValueError::new_err(format!(
+                    "unknown query {other:?}"
+                )));
+            }
+        })
     }
 
     /// The linear kernel's weights, one row per pair of classes (scikit-learn's `coef_`).
