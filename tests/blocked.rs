@@ -10,7 +10,7 @@ use fwsvm::data::Features;
 use fwsvm::kernel::KernelMatrix;
 use fwsvm::parallel::with_threads;
 use fwsvm::solver::{NoMonitor, solve_box};
-use fwsvm::{BoxProblem, CsrMatrix, DenseMatrix, Kernel, Loss, SolverParams, Svc};
+use fwsvm::{BoxProblem, CsrMatrix, DenseMatrix, Kernel, SolverParams};
 
 const KERNELS: [Kernel; 5] = [
     Kernel::Rbf { gamma: 0.4 },
