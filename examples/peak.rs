@@ -24,6 +24,19 @@ fn axpy(y: &mut [f64], a: f64, x: &[f64]) {
     }
 }
 
+/// GB/s of `passes` axpy passes over two arrays of `n` f64 (24 bytes moved per element).
+fn axpy_gbs(n: usize, passes: usize) -> f64 {
+    let x = vec![1.0f64; n];
+    let mut y = vec![0.5f64; n];
+    let start = Instant::now();
+    for p in 0..passes {
+        axpy(black_box(&mut y), 1e-9 * p as f64, black_box(&x));
+    }
+    let secs = start.elapsed().as_secs_f64();
+    black_box(&y);
+    24.0 * n as f64 * passes as f64 / secs / 1e9
+}
+
 fn main() {
     // In-cache compute: 2 × 2 KB vectors, many repetitions.
     let a: Vec<f64> = (0..256).map(|i| i as f64 * 1e-3).collect();
@@ -40,29 +53,9 @@ fn main() {
     println!("dot, 256 f64 in L1:        {gflops:6.2} GFLOP/s (one core)");
 
     // Streaming: 2 × 64 MB arrays, y += a·x reads 16 B and writes 8 B per element.
-    let n = 8 << 20;
-    let x = vec![1.0f64; n];
-    let mut y = vec![0.5f64; n];
-    let passes = 20;
-    let start = Instant::now();
-    for p in 0..passes {
-        axpy(black_box(&mut y), 1e-9 * p as f64, black_box(&x));
-    }
-    let secs = start.elapsed().as_secs_f64();
-    black_box(&y);
-    let gbs = 24.0 * n as f64 * passes as f64 / secs / 1e9;
+    let gbs = axpy_gbs(8 << 20, 20);
     println!("axpy, 2 × 64 MB (DRAM):    {gbs:6.2} GB/s (one core, 24 bytes per element)");
     // A 32k-element G pass (a9a's m) fits in L2: the scan's realistic ceiling.
-    let m = 32_768;
-    let x = vec![1.0f64; m];
-    let mut y = vec![0.5f64; m];
-    let passes = 20_000;
-    let start = Instant::now();
-    for p in 0..passes {
-        axpy(black_box(&mut y), 1e-9 * p as f64, black_box(&x));
-    }
-    let secs = start.elapsed().as_secs_f64();
-    black_box(&y);
-    let gbs = 24.0 * m as f64 * passes as f64 / secs / 1e9;
+    let gbs = axpy_gbs(32_768, 20_000);
     println!("axpy, 2 × 256 KB (L2):     {gbs:6.2} GB/s (one core)");
 }

@@ -125,6 +125,21 @@ fn main() -> ExitCode {
     }
 }
 
+/// A model's builder with the settings all three share: kernel, progress, `-e` and `--algorithm`.
+macro_rules! with_common {
+    ($params:expr, $o:expr, $kernel:expr, $verbose:expr) => {{
+        let params = $params.kernel($kernel).verbose($verbose);
+        let params = match $o.tol {
+            Some(tol) => params.tol(tol),
+            None => params,
+        };
+        match &$o.algorithm {
+            Some(a) => params.algorithm(a.parse()?),
+            None => params,
+        }
+    }};
+}
+
 fn labels(t: &Targets) -> fwsvm::Result<&[f64]> {
     match t {
         Targets::Single(y) => Ok(y),
@@ -156,15 +171,9 @@ fn run(o: &Options) -> fwsvm::Result<()> {
     let on = if data.len() > 1 { "test" } else { "training" };
     let start = Instant::now();
     let predicted = if o.svr {
-        let mut params = Svr::params().kernel(kernel).nu(o.nu).verbose(verbose);
+        let mut params = with_common!(Svr::params(), o, kernel, verbose).nu(o.nu);
         if let Some(c) = o.c {
             params = params.c(c);
-        }
-        if let Some(tol) = o.tol {
-            params = params.tol(tol);
-        }
-        if let Some(a) = &o.algorithm {
-            params = params.algorithm(a.parse()?);
         }
         let model = params.fit(x, y)?;
         println!(
@@ -186,15 +195,9 @@ fn run(o: &Options) -> fwsvm::Result<()> {
         println!("{on} mean squared error: {mse:.6}");
         predicted
     } else if o.one_class {
-        let mut params = OneClass::params().kernel(kernel).c(o.c).verbose(verbose);
+        let mut params = with_common!(OneClass::params(), o, kernel, verbose).c(o.c);
         if let Some(nu) = o.nu {
             params = params.nu(nu);
-        }
-        if let Some(tol) = o.tol {
-            params = params.tol(tol);
-        }
-        if let Some(a) = &o.algorithm {
-            params = params.algorithm(a.parse()?);
         }
         let model = params.fit(x)?;
         println!(
@@ -211,7 +214,7 @@ fn run(o: &Options) -> fwsvm::Result<()> {
         println!("{on} outliers: {outliers}/{}", predicted.len());
         predicted
     } else {
-        let mut params = Svc::params().kernel(kernel).verbose(verbose);
+        let mut params = with_common!(Svc::params(), o, kernel, verbose);
         if o.working_set.is_some() {
             params = params.working_set(o.working_set);
         }
@@ -220,12 +223,6 @@ fn run(o: &Options) -> fwsvm::Result<()> {
         }
         if let Some(loss) = &o.loss {
             params = params.loss(loss.parse()?);
-        }
-        if let Some(tol) = o.tol {
-            params = params.tol(tol);
-        }
-        if let Some(a) = &o.algorithm {
-            params = params.algorithm(a.parse()?);
         }
         let model = params.fit(x, y)?;
         let steps: u64 = model.stats().iter().map(|s| s.n_iter).sum();

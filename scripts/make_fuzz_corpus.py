@@ -10,6 +10,9 @@ the same models (up to floating point of the solver's summation order).
 
 from __future__ import annotations
 
+import io
+import json
+import zlib
 from pathlib import Path
 
 import numpy as np
@@ -73,23 +76,31 @@ def _libsvm_regressions(binary: str) -> dict[str, str]:
     }
 
 
-def _tampered(path: Path, edit) -> bytes:
-    """A saved .fwm rewritten through ``edit(meta, files)`` with a valid checksum."""
-    import io
-    import json
-    import zlib
+def fwm_parts(path: Path) -> tuple[dict, dict[str, np.ndarray]]:
+    """A saved .fwm file's metadata and arrays (the tests that tamper with models use it too)."""
+    from fwsvm.persistence import _HEADER
 
-    from fwsvm.persistence import _HEADER, FORMAT_VERSION, MAGIC
-
-    blob = path.read_bytes()
-    archive = np.load(io.BytesIO(blob[_HEADER.size :]), allow_pickle=False)
+    archive = np.load(io.BytesIO(path.read_bytes()[_HEADER.size :]), allow_pickle=False)
     files = {k: archive[k] for k in archive.files}
     meta = json.loads(files.pop("__meta__").tobytes().decode())
-    edit(meta, files)
+    return meta, files
+
+
+def fwm_bytes(meta: dict, files: dict[str, np.ndarray]) -> bytes:
+    """A .fwm file of this metadata and these arrays, with a valid checksum."""
+    from fwsvm.persistence import _HEADER, FORMAT_VERSION, MAGIC
+
     buf = io.BytesIO()
     np.savez(buf, __meta__=np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8), **files)
     payload = buf.getvalue()
     return _HEADER.pack(MAGIC, FORMAT_VERSION, 0, len(payload), zlib.crc32(payload)) + payload
+
+
+def tampered(path: Path, edit) -> bytes:
+    """A saved .fwm rewritten through ``edit(meta, files)`` with a valid checksum."""
+    meta, files = fwm_parts(path)
+    edit(meta, files)
+    return fwm_bytes(meta, files)
 
 
 def _fwm_regressions(sparse: Path, svr: Path) -> dict[str, bytes]:
@@ -101,12 +112,12 @@ def _fwm_regressions(sparse: Path, svr: Path) -> dict[str, bytes]:
         files["support_vectors_.csr.indptr"] = bad
 
     return {
-        "corrupt_indptr.fwm": _tampered(sparse, indptr),  # was "double free or corruption"
-        "sets_predict.fwm": _tampered(sparse, lambda m, f: m["scalars"].update(predict=1)),
-        "evil_kernel.fwm": _tampered(sparse, lambda m, f: m["params"].update(kernel="evil")),
-        "short_dual_coef.fwm": _tampered(sparse, lambda m, f: f.update(dual_coef_=f["dual_coef_"][:, :3])),
+        "corrupt_indptr.fwm": tampered(sparse, indptr),  # was "double free or corruption"
+        "sets_predict.fwm": tampered(sparse, lambda m, f: m["scalars"].update(predict=1)),
+        "evil_kernel.fwm": tampered(sparse, lambda m, f: m["params"].update(kernel="evil")),
+        "short_dual_coef.fwm": tampered(sparse, lambda m, f: f.update(dual_coef_=f["dual_coef_"][:, :3])),
         # Found by the long fuzz run (30,000 mutations): an IndexError at predict.
-        "svr_empty_intercept.fwm": _tampered(svr, lambda m, f: f.update(intercept_=np.zeros(0))),
+        "svr_empty_intercept.fwm": tampered(svr, lambda m, f: f.update(intercept_=np.zeros(0))),
     }
 
 

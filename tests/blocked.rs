@@ -5,12 +5,12 @@
 
 mod common;
 
-use common::blobs;
+use common::{blobs, hinge_rbf};
 use fwsvm::data::Features;
 use fwsvm::kernel::KernelMatrix;
 use fwsvm::parallel::with_threads;
 use fwsvm::solver::{NoMonitor, solve_box};
-use fwsvm::{BoxProblem, CsrMatrix, DenseMatrix, Kernel, Loss, SolverParams, Svc};
+use fwsvm::{BoxProblem, CsrMatrix, DenseMatrix, Kernel, SolverParams};
 
 const KERNELS: [Kernel; 5] = [
     Kernel::Rbf { gamma: 0.4 },
@@ -229,10 +229,7 @@ fn multiclass_models_agree_between_the_two_working_sets() {
         .map(|(i, &t)| if i % 3 == 0 { 2.0 } else { t })
         .collect();
     let fit = |working_set| {
-        Svc::params()
-            .loss(Loss::Hinge)
-            .c(1.0)
-            .kernel(Kernel::rbf(0.5))
+        hinge_rbf(1.0, 0.5)
             .tol(1e-6)
             .working_set(working_set)
             .fit(&x2, &y)

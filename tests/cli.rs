@@ -4,13 +4,22 @@
 #![cfg(feature = "cli")]
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Output};
 
-fn fwsvm(args: &[&str]) -> std::process::Output {
+fn fwsvm(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_fwsvm"))
         .args(args)
         .output()
         .expect("the fwsvm binary runs")
+}
+
+/// Asserts that a run exited with status 0, with its stderr as the message otherwise.
+fn assert_success(run: &Output) {
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
 }
 
 fn folder(name: &str) -> PathBuf {
@@ -42,11 +51,7 @@ fn trains_with_probabilities_writes_a_libsvm_model_and_predicts_it() {
     write_data(&data);
     let s = |p: &Path| p.to_str().unwrap().to_owned();
     let run = fwsvm(&["train", "-b", "1", "-c", "2", &s(&data), &s(&model)]);
-    assert!(
-        run.status.success(),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
+    assert_success(&run);
     let stdout = String::from_utf8(run.stdout).unwrap();
     assert!(
         stdout.contains("nSV per class: 1:") && stdout.contains("Total nSV = "),
@@ -67,11 +72,7 @@ fn trains_with_probabilities_writes_a_libsvm_model_and_predicts_it() {
         4
     );
     let run = fwsvm(&["predict", "-b", "1", &s(&data), &s(&model), &s(&out)]);
-    assert!(
-        run.status.success(),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
+    assert_success(&run);
     let accuracy = String::from_utf8(run.stdout).unwrap();
     assert!(accuracy.starts_with("Accuracy = "), "{accuracy}");
     let lines: Vec<String> = std::fs::read_to_string(&out)
@@ -165,11 +166,7 @@ fn scale_follows_the_entries_not_the_largest_index() {
         Command::new("sh").args(["-c", &command]).output().unwrap()
     };
     let run = limited(&["scale", "-r", &s(&range), &s(&data)]);
-    assert!(
-        run.status.success(),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
+    assert_success(&run);
     assert_eq!(
         String::from_utf8(run.stdout).unwrap(),
         "1 1:0.25 1000000000000:-1 \n-1 1:-0.5 1000000000000:-1 \n1 1000000000000:-1 \n"
@@ -181,11 +178,7 @@ fn scale_follows_the_entries_not_the_largest_index() {
         "{stderr}"
     );
     let run = limited(&["scale", "-s", &s(&saved), &s(&data)]);
-    assert!(
-        run.status.success(),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
+    assert_success(&run);
     assert_eq!(
         std::fs::read_to_string(&saved).unwrap(),
         "x\n-1 1\n1 -1 0.5\n2 0 3\n2147483647 0 2\n"
@@ -228,11 +221,7 @@ fn grid_rates_are_train_cross_validation_accuracies() {
             &s(out),
             &s(&data),
         ]);
-        assert!(
-            run.status.success(),
-            "{}",
-            String::from_utf8_lossy(&run.stderr)
-        );
+        assert_success(&run);
         String::from_utf8(run.stdout).unwrap()
     };
     let (one, two) = (dir.join("one.out"), dir.join("two.out"));

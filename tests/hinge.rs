@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::blobs;
+use common::{blobs, hinge_rbf};
 use fwsvm::data::Features;
 use fwsvm::kernel::KernelMatrix;
 use fwsvm::solver::{NoMonitor, solve_box};
@@ -180,10 +180,7 @@ fn optimality_conditions_hold_exactly_with_shrinking_and_an_f32_cache() {
 fn shrinking_reaches_the_same_model_and_threads_do_not_change_it() {
     let (x, y) = blobs(2500, 3, 1.0, 9);
     let fit = |shrinking: bool, threads: usize| {
-        Svc::params()
-            .loss(Loss::Hinge)
-            .c(2.0)
-            .kernel(Kernel::rbf(0.5))
+        hinge_rbf(2.0, 0.5)
             .tol(1e-6)
             .shrinking(shrinking)
             .n_threads(Some(threads))
@@ -222,12 +219,7 @@ fn one_vs_one_pairs_solve_the_hinge_loss() {
     }
     let x = DenseMatrix::new(values, 400, 2).unwrap();
     let c = 3.0;
-    let params = Svc::params()
-        .loss(Loss::Hinge)
-        .c(c)
-        .kernel(Kernel::rbf(0.5))
-        .check()
-        .unwrap();
+    let params = hinge_rbf(c, 0.5).check().unwrap();
     let fit = params
         .fit_ovo(Features::Dense(x.view()), &labels, None, &mut NoMonitor)
         .expect("one-vs-one fit");
@@ -251,10 +243,7 @@ fn one_vs_one_pairs_solve_the_hinge_loss() {
 fn warm_starts_reach_the_cold_optimum() {
     let (x, y) = blobs(600, 2, 1.0, 4);
     let fit = |c: f64, warm: Option<Vec<f64>>| {
-        Svc::params()
-            .loss(Loss::Hinge)
-            .c(c)
-            .kernel(Kernel::rbf(0.7))
+        hinge_rbf(c, 0.7)
             .tol(1e-6)
             .warm_start(warm)
             .fit(&x, &y)

@@ -3,7 +3,9 @@
 
 mod common;
 
-use common::{blobs, dense_q, objective_and_gap, reference_optimum, reference_optimum_blocks};
+use common::{
+    BlobsSvc, blobs, dense_q, dense_q_and_optimum, objective_and_gap, reference_optimum_blocks,
+};
 use fwsvm::kernel::KernelMatrix;
 use fwsvm::solver::{HistoryEntry, Monitor, NoMonitor, StepKind, solve};
 use fwsvm::{
@@ -21,12 +23,9 @@ fn params(algorithm: Algorithm, tol: f64) -> SolverParams {
 }
 
 fn check_against_reference(kernel: Kernel, c: f64, m: usize, seed: u64) {
-    let (x, y) = blobs(m, 3, 1.5, seed);
-    let cs = vec![c; m];
-    let problem =
-        SimplexProblem::l2_svc(KernelMatrix::new(kernel, Features::from(&x)), &y, &cs).unwrap();
-    let (q, b) = dense_q(&problem);
-    let (_, best) = reference_optimum(&q, &b);
+    let data = BlobsSvc::new(m, 3, 1.5, seed, c);
+    let problem = data.l2_svc(kernel);
+    let (q, b, best) = dense_q_and_optimum(&problem);
     for algorithm in Algorithm::SINGLE_SIMPLEX {
         // Plain FW converges sublinearly: give it a looser target.
         let tol = if algorithm == Algorithm::Fw {
@@ -96,16 +95,9 @@ fn poly_and_laplacian_problems_reach_the_reference_optimum() {
 
 #[test]
 fn every_initialisation_reaches_the_optimum() {
-    let (x, y) = blobs(50, 2, 1.0, 11);
-    let cs = vec![2.0; 50];
-    let problem = SimplexProblem::l2_svc(
-        KernelMatrix::new(Kernel::rbf(1.0), Features::from(&x)),
-        &y,
-        &cs,
-    )
-    .unwrap();
-    let (q, b) = dense_q(&problem);
-    let (_, best) = reference_optimum(&q, &b);
+    let data = BlobsSvc::new(50, 2, 1.0, 11, 2.0);
+    let problem = data.l2_svc(Kernel::rbf(1.0));
+    let (_, _, best) = dense_q_and_optimum(&problem);
     for init in [Init::Random, Init::Farthest, Init::ClosestPair] {
         let p = SolverParams {
             init,
@@ -157,11 +149,9 @@ impl Monitor for Invariants {
 
 #[test]
 fn feasible_and_monotone_at_every_step() {
-    let (x, y) = blobs(60, 2, 1.0, 21);
-    let cs = vec![5.0; 60];
+    let data = BlobsSvc::new(60, 2, 1.0, 21, 5.0);
     for kernel in [Kernel::rbf(0.7), Kernel::linear()] {
-        let problem =
-            SimplexProblem::l2_svc(KernelMatrix::new(kernel, Features::from(&x)), &y, &cs).unwrap();
+        let problem = data.l2_svc(kernel);
         let (q, b) = dense_q(&problem);
         for algorithm in Algorithm::SINGLE_SIMPLEX {
             let mut mon = Invariants {
@@ -215,14 +205,8 @@ fn feasible_and_monotone_at_every_step() {
 
 #[test]
 fn max_iter_stops_with_its_reason() {
-    let (x, y) = blobs(80, 2, 0.5, 3);
-    let cs = vec![100.0; 80];
-    let problem = SimplexProblem::l2_svc(
-        KernelMatrix::new(Kernel::rbf(1.0), Features::from(&x)),
-        &y,
-        &cs,
-    )
-    .unwrap();
+    let data = BlobsSvc::new(80, 2, 0.5, 3, 100.0);
+    let problem = data.l2_svc(Kernel::rbf(1.0));
     let p = SolverParams {
         max_iter: Some(5),
         ..params(Algorithm::Fw, 1e-12)
@@ -234,52 +218,27 @@ fn max_iter_stops_with_its_reason() {
 
 #[test]
 fn stopping_rules_are_ordered_by_strictness() {
-    let (x, y) = blobs(100, 2, 1.0, 8);
-    let cs = vec![1.0; 100];
-    let problem = SimplexProblem::l2_svc(
-        KernelMatrix::new(Kernel::rbf(1.0), Features::from(&x)),
-        &y,
-        &cs,
-    )
-    .unwrap();
-    let loose = solve(
-        &problem,
-        &SolverParams {
-            tol: 1e-2,
-            ..SolverParams::default()
-        },
-        &mut NoMonitor,
-    )
-    .unwrap();
-    let tight = solve(
-        &problem,
-        &SolverParams {
-            tol: 1e-6,
-            ..SolverParams::default()
-        },
-        &mut NoMonitor,
-    )
-    .unwrap();
+    let data = BlobsSvc::new(100, 2, 1.0, 8, 1.0);
+    let problem = data.l2_svc(Kernel::rbf(1.0));
+    let fit = |p: SolverParams| solve(&problem, &p, &mut NoMonitor).unwrap();
+    let loose = fit(SolverParams {
+        tol: 1e-2,
+        ..SolverParams::default()
+    });
+    let tight = fit(SolverParams {
+        tol: 1e-6,
+        ..SolverParams::default()
+    });
     assert!(loose.stats.relative_gap <= 1e-2 && tight.stats.relative_gap <= 1e-6);
     assert!(tight.stats.n_iter >= loose.stats.n_iter);
-    let meb = solve(
-        &problem,
-        &SolverParams {
-            stopping: Stopping::Meb,
-            tol: 1e-6,
-            ..SolverParams::default()
-        },
-        &mut NoMonitor,
-    )
-    .unwrap();
+    let meb = fit(SolverParams {
+        stopping: Stopping::Meb,
+        tol: 1e-6,
+        ..SolverParams::default()
+    });
     assert_eq!(meb.stats.exit_reason, ExitReason::Converged);
     // The MEB rule on a non-ball problem is refused.
-    let lin = SimplexProblem::l2_svc(
-        KernelMatrix::new(Kernel::linear(), Features::from(&x)),
-        &y,
-        &cs,
-    )
-    .unwrap();
+    let lin = data.l2_svc(Kernel::linear());
     let err = solve(
         &lin,
         &SolverParams {
@@ -294,14 +253,8 @@ fn stopping_rules_are_ordered_by_strictness() {
 
 #[test]
 fn forced_resyncs_do_not_change_the_answer() {
-    let (x, y) = blobs(70, 2, 1.0, 9);
-    let cs = vec![3.0; 70];
-    let problem = SimplexProblem::l2_svc(
-        KernelMatrix::new(Kernel::rbf(1.0), Features::from(&x)),
-        &y,
-        &cs,
-    )
-    .unwrap();
+    let data = BlobsSvc::new(70, 2, 1.0, 9, 3.0);
+    let problem = data.l2_svc(Kernel::rbf(1.0));
     let a = solve(&problem, &params(Algorithm::Swap, 1e-10), &mut NoMonitor).unwrap();
     let b = solve(
         &problem,
@@ -331,8 +284,7 @@ fn bc_reaches_the_optimum_of_one_class_and_regression_problems() {
     )
     .unwrap();
     for problem in [one_class, regression] {
-        let (q, b) = dense_q(&problem);
-        let (_, best) = reference_optimum(&q, &b);
+        let (q, b, best) = dense_q_and_optimum(&problem);
         for algorithm in [Algorithm::Bc, Algorithm::Swap] {
             let sol = solve(&problem, &params(algorithm, 1e-10), &mut NoMonitor).unwrap();
             assert_eq!(sol.stats.exit_reason, ExitReason::Converged);
@@ -400,15 +352,13 @@ fn ky_reaches_the_two_simplex_reference_optimum() {
         (Kernel::linear(), 0.5, 43),
         (Kernel::poly(0.5, 1.0, 2), 2.0, 44),
     ] {
-        let (x, y) = blobs(40, 3, 1.5, seed);
-        let cs = vec![c; 40];
-        let problem =
-            SimplexProblem::l2_svc(KernelMatrix::new(kernel, Features::from(&x)), &y, &cs).unwrap();
+        let data = BlobsSvc::new(40, 3, 1.5, seed, c);
+        let problem = data.l2_svc(kernel);
         let (q, b) = dense_q(&problem);
-        let group: Vec<usize> = y.iter().map(|&v| usize::from(v < 0.0)).collect();
+        let group: Vec<usize> = data.y.iter().map(|&v| usize::from(v < 0.0)).collect();
         let (_, best) = reference_optimum_blocks(&q, &b, &group);
         let mut monitor = TwoSimplexInvariants {
-            signs: y.clone(),
+            signs: data.y.clone(),
             q: q.clone(),
             last: f64::NEG_INFINITY,
             steps: 0,
@@ -440,17 +390,9 @@ fn ky_reaches_the_two_simplex_reference_optimum() {
 fn adaptive_swap_runs_coreset_rounds_and_reaches_the_reference_optimum() {
     // Large C on overlapping blobs: a small coreset that takes many pairwise steps to balance,
     // where coreset rounds and second-order partners take over (the `rounds` module).
-    let m = 60;
-    let (x, y) = blobs(m, 3, 0.6, 11);
-    let cs = vec![100.0; m];
-    let problem = SimplexProblem::l2_svc(
-        KernelMatrix::new(Kernel::rbf(0.5), Features::from(&x)),
-        &y,
-        &cs,
-    )
-    .unwrap();
-    let (q, b) = dense_q(&problem);
-    let (_, best) = reference_optimum(&q, &b);
+    let data = BlobsSvc::new(60, 3, 0.6, 11, 100.0);
+    let problem = data.l2_svc(Kernel::rbf(0.5));
+    let (q, b, best) = dense_q_and_optimum(&problem);
     let tol = 1e-10;
     for algorithm in [Algorithm::Swap, Algorithm::Swap2o] {
         let mut runs = Vec::new();
@@ -485,15 +427,8 @@ fn adaptive_swap_runs_coreset_rounds_and_reaches_the_reference_optimum() {
 #[test]
 fn sampling_hands_a_sampled_iterate_to_the_full_solver_which_reaches_the_optimum() {
     // Well-separated blobs: many points, few support vectors, where sampling is meant to pay.
-    let m = 1000;
-    let (x, y) = blobs(m, 2, 4.0, 21);
-    let cs = vec![10.0; m];
-    let problem = SimplexProblem::l2_svc(
-        KernelMatrix::new(Kernel::rbf(0.5), Features::from(&x)),
-        &y,
-        &cs,
-    )
-    .unwrap();
+    let data = BlobsSvc::new(1000, 2, 4.0, 21, 10.0);
+    let problem = data.l2_svc(Kernel::rbf(0.5));
     let (q, b) = dense_q(&problem);
     // The optimum to 1e-11, from the full solver (checked against the FISTA reference above).
     let best = solve(&problem, &params(Algorithm::Swap, 1e-11), &mut NoMonitor)
@@ -533,14 +468,8 @@ fn sampling_hands_a_sampled_iterate_to_the_full_solver_which_reaches_the_optimum
 
 #[test]
 fn sampling_is_refused_where_it_cannot_work() {
-    let (x, y) = blobs(20, 2, 2.0, 3);
-    let cs = vec![1.0; 20];
-    let problem = SimplexProblem::l2_svc(
-        KernelMatrix::new(Kernel::rbf(0.5), Features::from(&x)),
-        &y,
-        &cs,
-    )
-    .unwrap();
+    let data = BlobsSvc::new(20, 2, 2.0, 3, 1.0);
+    let problem = data.l2_svc(Kernel::rbf(0.5));
     for (algorithm, size, needle) in [
         (Algorithm::Swap, 0, "must be positive"),
         (Algorithm::Swap2o, 59, "'swap2o'"),

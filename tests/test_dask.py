@@ -4,9 +4,6 @@ prediction over dask arrays and DataFrames."""
 
 from __future__ import annotations
 
-import os
-import signal
-import threading
 import time
 
 import numpy as np
@@ -17,18 +14,12 @@ distributed = pytest.importorskip("distributed", reason="fwsvm.dask needs dask a
 da = pytest.importorskip("dask.array")
 dd = pytest.importorskip("dask.dataframe")
 
-from conftest import dask_client  # noqa: E402
+from conftest import kill_once_busy, worker_and_pid  # noqa: E402
 from fwsvm import SVC, SVCSearch  # noqa: E402
 from fwsvm.dask import DaskSVCSearch, decision_function, predict  # noqa: E402
 
 CS = [0.1, 1.0, 10.0]
 GAMMAS = [0.02, 0.1, 0.5]
-
-
-@pytest.fixture(scope="module")
-def client():
-    with dask_client(2) as c:
-        yield c
 
 
 def test_core_package_does_not_import_dask() -> None:
@@ -58,30 +49,9 @@ def test_a_worker_killed_mid_search_gives_the_same_result(client) -> None:
     params = dict(Cs=[1.0, 10.0, 100.0, 1000.0], gammas=[0.05, 0.2, 1.0], cv=4, refit=False)
     local = SVCSearch(**params).fit(X, y)
 
-    worker = sorted(client.scheduler_info()["workers"])[0]
-    pid = client.run(os.getpid, workers=[worker])[worker]
-
-    killed = {}
-    done = threading.Event()
-
-    def kill_one_worker_once_busy():
-        # Not after a fixed delay (on a loaded machine the search may not have started, or may
-        # be over): as soon as the worker is processing one of the search's tasks.
-        while not done.is_set():
-            if client.processing(workers=[worker]).get(worker):
-                os.kill(pid, signal.SIGKILL)
-                killed["at"] = time.perf_counter()
-                return
-            time.sleep(0.01)
-
-    killer = threading.Thread(target=kill_one_worker_once_busy)
-    killer.start()
-    try:
+    with kill_once_busy(client, *worker_and_pid(client)) as killed:
         remote = DaskSVCSearch(client=client, **params).fit(X, y)
         finished = time.perf_counter()
-    finally:
-        done.set()
-        killer.join()
     assert killed["at"] < finished  # the worker died while the search ran
     np.testing.assert_array_equal(local.cv_results_["mean_test_score"], remote.cv_results_["mean_test_score"])
     client.wait_for_workers(2, timeout=60)

@@ -17,28 +17,15 @@ from sklearn.datasets import make_classification
 distributed = pytest.importorskip("distributed", reason="fwsvm.dask needs dask and distributed (pip install fwsvm[dask])")
 da = pytest.importorskip("dask.array")
 
-from conftest import dask_client  # noqa: E402
+from conftest import yes_no_classification  # noqa: E402
 from fwsvm import _core  # noqa: E402
 from fwsvm.dask import DaskApproxSVC, LostShardError  # noqa: E402
 from fwsvm.dask_approx import linear_hinge_objective  # noqa: E402
 
 
 @pytest.fixture(scope="module")
-def client():
-    with dask_client(2) as c:
-        yield c
-
-
-@pytest.fixture(scope="module")
-def doomed_client():
-    with dask_client(3) as c:
-        yield c
-
-
-@pytest.fixture(scope="module")
 def data():
-    X, y = make_classification(n_samples=600, n_features=5, n_informative=3, flip_y=0.05, random_state=0)
-    return X, np.where(y == 1, "yes", "no")
+    return yes_no_classification(600)
 
 
 def mapped(model, X, y):

@@ -18,7 +18,7 @@ from sklearn.datasets import make_classification
 distributed = pytest.importorskip("distributed", reason="fwsvm.dask needs dask and distributed (pip install fwsvm[dask])")
 da = pytest.importorskip("dask.array")
 
-from conftest import dask_client  # noqa: E402
+from conftest import worker_and_pid, yes_no_classification  # noqa: E402
 from fwsvm import SVC, OneClassSVM  # noqa: E402
 from fwsvm.dask import DistributedOneClassSVM, DistributedSVC, LostShardError  # noqa: E402
 
@@ -26,23 +26,8 @@ PARAMS = dict(C=10.0, gamma=0.5)
 
 
 @pytest.fixture(scope="module")
-def client():
-    with dask_client(2) as c:
-        yield c
-
-
-@pytest.fixture(scope="module")
-def doomed_client():
-    """A cluster of three workers for the tests that kill one each (no test waits for a
-    killed worker to come back: under load its restart took minutes)."""
-    with dask_client(3) as c:
-        yield c
-
-
-@pytest.fixture(scope="module")
 def data():
-    X, y = make_classification(n_samples=400, n_features=5, n_informative=3, flip_y=0.05, random_state=0)
-    return X, np.where(y == 1, "yes", "no")
+    return yes_no_classification(400)
 
 
 def assert_same_optimum(model, ref, X, tol) -> None:
@@ -174,8 +159,7 @@ def test_max_iter_warns_and_is_not_converged(client, data) -> None:
 def _killer(client) -> tuple[Callable[[int], None], dict[str, float]]:
     """A round hook that SIGKILLs one worker before round 2 is sent: the shards exist and the
     fit is under way, whatever the machine's load."""
-    worker = sorted(client.scheduler_info()["workers"])[0]
-    pid = client.run(os.getpid, workers=[worker])[worker]
+    _, pid = worker_and_pid(client)
     killed: dict[str, float] = {}
 
     def on_round(n: int) -> None:

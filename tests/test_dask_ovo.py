@@ -3,9 +3,6 @@ the in-process fit, bit for bit, and a worker killed mid-fit."""
 
 from __future__ import annotations
 
-import os
-import signal
-import threading
 import time
 
 import numpy as np
@@ -15,17 +12,11 @@ from sklearn.datasets import make_classification
 
 distributed = pytest.importorskip("distributed", reason="fwsvm.dask needs dask and distributed (pip install fwsvm[dask])")
 
-from conftest import dask_client  # noqa: E402
+from conftest import dask_client, kill_once_busy, worker_and_pid  # noqa: E402
 from fwsvm import SVC  # noqa: E402
 from fwsvm.dask import fit  # noqa: E402
 
 ATTRIBUTES = ("classes_", "support_", "dual_coef_", "intercept_", "n_support_", "n_iter_")
-
-
-@pytest.fixture(scope="module")
-def client():
-    with dask_client(2) as c:
-        yield c
 
 
 @pytest.fixture(scope="module")
@@ -82,29 +73,9 @@ def test_a_worker_killed_mid_fit_gives_the_same_model(data) -> None:
     expected = SVC(C=10.0).fit(X, y)
     # A cluster of its own: the module's cluster never sees a killed and restarted worker (a
     # test after this one once met that worker's closed stream in `client.scatter`).
-    with dask_client(2) as client:
-        worker, pid = sorted(client.run(os.getpid).items())[0]
-        done = threading.Event()
-        killed = {}
-
-        def kill_one_once_busy() -> None:
-            # As soon as the worker processes one of the fit's pairs (not after a fixed delay,
-            # which on a loaded machine may fall before the fit or after it).
-            while not done.is_set():
-                if client.processing(workers=[worker]).get(worker):
-                    os.kill(pid, signal.SIGKILL)
-                    killed["at"] = time.perf_counter()
-                    return
-                time.sleep(0.01)
-
-        killer = threading.Thread(target=kill_one_once_busy)
-        killer.start()
-        try:
-            got = fit(SVC(C=10.0), X, y, client=client)
-            finished = time.perf_counter()
-        finally:
-            done.set()
-            killer.join()
+    with dask_client(2) as client, kill_once_busy(client, *worker_and_pid(client)) as killed:
+        got = fit(SVC(C=10.0), X, y, client=client)
+        finished = time.perf_counter()
     assert killed and killed["at"] < finished  # the worker died while the fit ran
     assert_same(expected, got, X)
 

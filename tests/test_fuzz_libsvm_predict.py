@@ -7,24 +7,16 @@ docs/SECURITY.md)."""
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import shutil
 import sys
 from pathlib import Path
 
 import pytest
+from conftest import load_script
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = Path(os.environ.get("FWSVM_DATA", "/work/shared/data"))
-
-
-def _script():
-    spec = importlib.util.spec_from_file_location("fuzz_libsvm_predict", ROOT / "scripts" / "fuzz_libsvm_predict.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
 
 
 @pytest.mark.skipif(not (DATA / "heart_scale").exists() or not (DATA / "vowel.scale.t").exists(),
@@ -35,7 +27,7 @@ def test_mutated_libsvm_models_through_fwsvm_predict() -> None:
     fwsvm = os.environ.get("FWSVM_BIN") or (str(binary) if binary.exists() else
                                             str(Path(sys.executable).parent / "fwsvm"))
     assert shutil.which(fwsvm) or Path(fwsvm).exists()
-    fuzz = _script()
+    fuzz = load_script("fuzz_libsvm_predict")
     counts = fuzz.fuzz([fwsvm], int(os.environ.get("FWSVM_FUZZ_PREDICT", "400")), seed_value=33,
                        check_libsvm=False)
     assert counts["runs"] > 0 and counts["error"] > 0 and counts["same"] + counts["differs"] > 0, counts
@@ -44,7 +36,7 @@ def test_mutated_libsvm_models_through_fwsvm_predict() -> None:
 
 
 def test_the_reference_reader_refuses_what_must_be_refused() -> None:
-    fuzz = _script()
+    fuzz = load_script("fuzz_libsvm_predict")
     good = (b"svm_type c_svc\nkernel_type rbf\ngamma 0.5\nnr_class 2\ntotal_sv 2\nrho 0.1\nlabel 1 -1\n"
             b"nr_sv 1 1\nSV\n1 1:0.5 3:1\n-1 2:1\n")
     assert fuzz.strictly_valid(good) is None

@@ -16,7 +16,6 @@ import io
 import json
 import os
 import warnings
-import zlib
 from pathlib import Path
 
 import numpy as np
@@ -25,6 +24,7 @@ import scipy.sparse as sp
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from conftest import load_script
 from fwsvm import (
     SVC,
     LibsvmFormatError,
@@ -34,12 +34,12 @@ from fwsvm import (
     load_model,
     load_svmlight_file,
 )
-from fwsvm.persistence import _HEADER, FORMAT_VERSION, MAGIC
 
 EXAMPLES = int(os.environ.get("FWSVM_FUZZ_EXAMPLES", "200"))
 FUZZ = settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 CORPUS = Path(__file__).parent / "fuzz_corpus"
+CORPUS_SCRIPT = load_script("make_fuzz_corpus")  # writes the corpus; reads and writes .fwm files
 _LIBSVM_MODELS = sorted((CORPUS / "libsvm_model").glob("*.model"))
 _FWM_MODELS = sorted((CORPUS / "fwm").glob("*.fwm"))
 _DATA_FILES = sorted((CORPUS / "data").glob("*.svm"))
@@ -149,17 +149,9 @@ def test_mutated_corpus_data_files(seed, edits) -> None:
     assert X.shape[0] == len(y)
 
 
-def _fwm_parts(path: Path):
-    blob = path.read_bytes()
-    archive = np.load(io.BytesIO(blob[_HEADER.size :]), allow_pickle=False)
-    files = {k: archive[k] for k in archive.files}
-    meta = json.loads(files.pop("__meta__").tobytes().decode())
-    return meta, files
-
-
 @pytest.fixture(scope="module")
 def fwm_parts():
-    return [_fwm_parts(path) for path in _FWM_MODELS]
+    return [CORPUS_SCRIPT.fwm_parts(path) for path in _FWM_MODELS]
 
 
 _values = st.one_of(
@@ -200,14 +192,12 @@ def test_mutated_fwm_files(tmp_path_factory, fwm_parts, data) -> None:
                     files[target] = np.asarray(values, dtype=dtype)
                 except (OverflowError, ValueError):
                     files[target] = np.zeros(n, dtype=dtype)
-    buf = io.BytesIO()
     try:
-        np.savez(buf, __meta__=np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8), **files)
+        blob = CORPUS_SCRIPT.fwm_bytes(meta, files)
     except (ValueError, OverflowError):
         return
-    payload = buf.getvalue()
     path = tmp_path_factory.mktemp("case") / "m.fwm"
-    path.write_bytes(_HEADER.pack(MAGIC, FORMAT_VERSION, 0, len(payload), zlib.crc32(payload)) + payload)
+    path.write_bytes(blob)
     try:
         model = load_model(path)
     except ModelFormatError:

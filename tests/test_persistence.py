@@ -12,6 +12,7 @@ import pytest
 import scipy.sparse as sp
 from sklearn.datasets import load_diabetes, load_iris
 
+from conftest import load_script
 from fwsvm import (
     SGDSVC,
     SVC,
@@ -121,21 +122,7 @@ def test_unfitted_and_callable_models_are_refused(tmp_path) -> None:
 
 def _tamper(path, edit) -> None:
     """Rewrite a saved model's payload through ``edit(meta, files)`` with a valid checksum."""
-    import io
-    import json
-    import zlib
-
-    from fwsvm.persistence import _HEADER, FORMAT_VERSION, MAGIC
-
-    blob = path.read_bytes()
-    archive = np.load(io.BytesIO(blob[_HEADER.size :]), allow_pickle=False)
-    files = {k: archive[k] for k in archive.files}
-    meta = json.loads(files.pop("__meta__").tobytes().decode())
-    edit(meta, files)
-    buf = io.BytesIO()
-    np.savez(buf, __meta__=np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8), **files)
-    payload = buf.getvalue()
-    path.write_bytes(_HEADER.pack(MAGIC, FORMAT_VERSION, 0, len(payload), zlib.crc32(payload)) + payload)
+    path.write_bytes(load_script("make_fuzz_corpus").tampered(path, edit))
 
 
 def test_crafted_model_files_are_refused(tmp_path) -> None:

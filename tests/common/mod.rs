@@ -3,8 +3,9 @@
 
 #![allow(dead_code)]
 
+use fwsvm::kernel::KernelMatrix;
 use fwsvm::random::SplitMix64;
-use fwsvm::{DenseMatrix, SimplexProblem};
+use fwsvm::{DenseMatrix, Features, Kernel, Loss, SimplexProblem, Svc, SvcParams};
 
 /// Two overlapping Gaussian blobs in `d` dimensions, labels ±1.
 pub fn blobs(m: usize, d: usize, separation: f64, seed: u64) -> (DenseMatrix, Vec<f64>) {
@@ -29,6 +30,44 @@ pub fn blobs(m: usize, d: usize, separation: f64, seed: u64) -> (DenseMatrix, Ve
     (DenseMatrix::from_rows(&rows).unwrap(), y)
 }
 
+/// The hinge-loss SVC (LIBSVM's model) with an RBF kernel: the set-up of the fits that vary
+/// one more setting.
+pub fn hinge_rbf(c: f64, gamma: f64) -> SvcParams {
+    Svc::params()
+        .loss(Loss::Hinge)
+        .c(c)
+        .kernel(Kernel::rbf(gamma))
+}
+
+/// [`blobs`] with one penalty C for every row: the data an L2-SVM problem borrows.
+pub struct BlobsSvc {
+    pub x: DenseMatrix,
+    pub y: Vec<f64>,
+    pub cs: Vec<f64>,
+}
+
+impl BlobsSvc {
+    /// `blobs(m, d, separation, seed)`, every row's penalty `c`.
+    pub fn new(m: usize, d: usize, separation: f64, seed: u64, c: f64) -> Self {
+        let (x, y) = blobs(m, d, separation, seed);
+        Self {
+            x,
+            y,
+            cs: vec![c; m],
+        }
+    }
+
+    /// The L2-SVM problem of these rows under `kernel`.
+    pub fn l2_svc(&self, kernel: Kernel) -> SimplexProblem<'_> {
+        SimplexProblem::l2_svc(
+            KernelMatrix::new(kernel, Features::from(&self.x)),
+            &self.y,
+            &self.cs,
+        )
+        .unwrap()
+    }
+}
+
 /// The dense Q and b of a problem (small m only).
 pub fn dense_q(problem: &SimplexProblem<'_>) -> (Vec<f64>, Vec<f64>) {
     let n = problem.n_slots();
@@ -39,6 +78,13 @@ pub fn dense_q(problem: &SimplexProblem<'_>) -> (Vec<f64>, Vec<f64>) {
         }
     }
     (q, problem.linear().to_vec())
+}
+
+/// The dense Q and b of a problem and its optimum g* from [`reference_optimum`].
+pub fn dense_q_and_optimum(problem: &SimplexProblem<'_>) -> (Vec<f64>, Vec<f64>, f64) {
+    let (q, b) = dense_q(problem);
+    let (_, best) = reference_optimum(&q, &b);
+    (q, b, best)
 }
 
 /// g(α) = bᵀα − αᵀQα, the gradient-cache-free duality gap max ∇g − αᵀ∇g.
