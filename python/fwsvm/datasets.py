@@ -161,22 +161,12 @@ def load_svmlight_files(
     return result
 
 
-def load_svmlight_file(
-    f: Any,
-    *,
-    n_features: int | None = None,
-    dtype: Any = np.float64,
-    multilabel: bool = False,
-    zero_based: bool | str = "auto",
-    query_id: bool = False,
-    offset: int = 0,
-    length: int = -1,
-    n_jobs: int | None = None,
-    max_line_length: int | None = None,
-) -> tuple[Any, ...]:
+def load_svmlight_file(f: Any, **options: Any) -> tuple[Any, ...]:
     """Load one LIBSVM/svmlight file into a CSR matrix and labels.
 
-    Same parameters as :func:`load_svmlight_files`; returns ``(X, y)`` or ``(X, y, qid)``.
+    Same keyword parameters as :func:`load_svmlight_files` (``n_features``, ``dtype``,
+    ``multilabel``, ``zero_based``, ``query_id``, ``offset``, ``length``, ``n_jobs``,
+    ``max_line_length``); returns ``(X, y)`` or ``(X, y, qid)``.
 
     Examples
     --------
@@ -186,7 +176,6 @@ def load_svmlight_file(
     >>> X.shape, y.tolist()
     ((2, 3), [1.0, -1.0])
     """
-    options = {name: value for name, value in locals().items() if name != "f"}
     return tuple(load_svmlight_files([f], **options))
 
 

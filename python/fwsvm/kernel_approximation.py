@@ -31,7 +31,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from fwsvm import _core
 from fwsvm._native import features_arg, n_threads
 from fwsvm.persistence import SaveMixin
-from fwsvm.svm import _KERNELS, _init_params, resolve_gamma
+from fwsvm.svm import _KERNELS, SparseInputMixin, _init_params, resolve_gamma
 
 
 def coreset_indices(X: Any, y: np.ndarray, k: int, size: int, svc_params: dict[str, Any],
@@ -70,7 +70,7 @@ def inverse_sqrt(K: np.ndarray) -> np.ndarray:
     return (vectors[:, keep] / np.sqrt(values[keep])) @ vectors[:, keep].T
 
 
-class Nystroem(SaveMixin, TransformerMixin, BaseEstimator):
+class Nystroem(SaveMixin, SparseInputMixin, TransformerMixin, BaseEstimator):
     """Nyström approximation of a kernel: z(x) = K_SS^{−1/2} k(S, x) for landmarks S.
 
     Parameters
@@ -137,11 +137,6 @@ class Nystroem(SaveMixin, TransformerMixin, BaseEstimator):
         n_jobs: int | None = None,
     ) -> None:
         _init_params(self, locals())
-
-    def __sklearn_tags__(self):  # type: ignore[no-untyped-def]
-        tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = True
-        return tags
 
     def fit(self, X: Any, y: Any = None) -> Nystroem:
         """Choose the landmarks and compute K_SS^{−1/2}.
@@ -212,7 +207,7 @@ class Nystroem(SaveMixin, TransformerMixin, BaseEstimator):
         return self._kernel(X, self.components_) @ self.normalization_
 
 
-class RandomFourierFeatures(SaveMixin, TransformerMixin, BaseEstimator):
+class RandomFourierFeatures(SaveMixin, SparseInputMixin, TransformerMixin, BaseEstimator):
     """Random Fourier features (Rahimi & Recht 2007) of a shift-invariant kernel:
     z(x) = √(2/D) cos(Wx + b).
 
@@ -243,11 +238,6 @@ class RandomFourierFeatures(SaveMixin, TransformerMixin, BaseEstimator):
         self, *, kernel: str = "rbf", gamma: str | float = "scale", n_components: int = 100, random_state: Any = None
     ) -> None:
         _init_params(self, locals())
-
-    def __sklearn_tags__(self):  # type: ignore[no-untyped-def]
-        tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = True
-        return tags
 
     def fit(self, X: Any, y: Any = None) -> RandomFourierFeatures:
         """Draw W and b (only the shape of X and, for ``gamma="scale"``, its variance are used).

@@ -18,10 +18,10 @@ from sklearn.utils.validation import validate_data
 from fwsvm import _core
 from fwsvm._native import features_arg, n_threads, run_interruptible
 from fwsvm.persistence import SaveMixin
-from fwsvm.svm import _init_params, _seed, _verbosity, fit_weights
+from fwsvm.svm import SparseInputMixin, _init_params, _seed, _verbosity, fit_weights
 
 
-class SGDSVC(SaveMixin, LinearClassifierMixin, BaseEstimator):
+class SGDSVC(SaveMixin, SparseInputMixin, LinearClassifierMixin, BaseEstimator):
     """Linear SVM trained by mini-batch stochastic subgradient descent (seed 004, Algorithm 2).
 
     Minimises the primal of the soft-margin SVM with an unregularised bias,
@@ -143,11 +143,6 @@ class SGDSVC(SaveMixin, LinearClassifierMixin, BaseEstimator):
         verbose: int | bool = 0,
     ) -> None:
         _init_params(self, locals())
-
-    def __sklearn_tags__(self):  # type: ignore[no-untyped-def]
-        tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = True
-        return tags
 
     def fit(self, X: Any, y: Any, sample_weight: Any = None) -> SGDSVC:
         """Fit the model.

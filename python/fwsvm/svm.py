@@ -192,19 +192,27 @@ def _training_gram(est: Any, X: Any) -> Any:
     return np.ascontiguousarray(X.toarray() if sp.issparse(X) else X, dtype=np.float64)
 
 
+class SparseInputMixin:
+    """Tags an estimator as taking sparse input (scikit-learn's ``input_tags.sparse``)."""
+
+    def __sklearn_tags__(self):  # type: ignore[no-untyped-def]
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags
+
+
 def _part(name: str, doc: str | None = None) -> property:
     """A fitted attribute that reads part ``name`` of the Rust model (``_model.part``)."""
     return property(lambda self: self._model.part(name), doc=doc)
 
 
-class _KernelSVM(SaveMixin, BaseEstimator):
+class _KernelSVM(SparseInputMixin, SaveMixin, BaseEstimator):
     """What :class:`SVC`, :class:`SVR` and :class:`OneClassSVM` share: sparse and precomputed
     input, γ and the fitted kernel, the training data the native fits take, the kernel
     expansion at prediction and the warnings of a fit that did not converge."""
 
     def __sklearn_tags__(self):  # type: ignore[no-untyped-def]
         tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = True
         tags.input_tags.pairwise = self.kernel == "precomputed"
         return tags
 
