@@ -106,23 +106,17 @@ pub(super) fn put_history(
     let column = |f: fn(&crate::solver::HistoryEntry) -> f64| {
         h.iter().map(f).collect::<Vec<_>>().into_pyarray(py)
     };
-    hist.set_item(
-        "iteration",
+    let counts = |f: fn(&crate::solver::HistoryEntry) -> u64| {
         h.iter()
-            .map(|e| e.iteration as i64)
+            .map(|e| f(e) as i64)
             .collect::<Vec<_>>()
-            .into_pyarray(py),
-    )?;
+            .into_pyarray(py)
+    };
+    hist.set_item("iteration", counts(|e| e.iteration))?;
     hist.set_item("objective", column(|e| e.objective))?;
     hist.set_item("gap", column(|e| e.gap))?;
     hist.set_item("kind", h.iter().map(|e| e.kind.name()).collect::<Vec<_>>())?;
-    hist.set_item(
-        "coreset_size",
-        h.iter()
-            .map(|e| e.coreset_size as i64)
-            .collect::<Vec<_>>()
-            .into_pyarray(py),
-    )?;
+    hist.set_item("coreset_size", counts(|e| e.coreset_size as u64))?;
     hist.set_item("seconds", column(|e| e.seconds))?;
     out.set_item("history", hist)
 }
