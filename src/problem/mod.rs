@@ -75,16 +75,55 @@ pub(crate) fn check_svc_inputs(
             y[i]
         )));
     }
+    check_bounds(c)?;
+    check_gram(kernel)
+}
+
+/// Per-sample bounds C_i (after sample and class weights) must be positive and finite.
+pub(crate) fn check_bounds(c: &[f64]) -> crate::error::Result<()> {
     if let Some(i) = c.iter().position(|&v| !(v.is_finite() && v > 0.0)) {
-        return Err(FwsvmError::param(
+        return Err(crate::error::FwsvmError::param(
             "C",
             format!(
-                "must be positive and finite (after sample/class weights), got {} at row {i}",
+                "every bound must be positive and finite (after sample/class weights), got {} at row {i}",
                 c[i]
             ),
         ));
     }
-    check_gram(kernel)
+    Ok(())
+}
+
+/// A regression's targets: one finite value per training row (of which there must be some);
+/// returns the number of rows.
+pub(crate) fn check_targets(kernel: &KernelMatrix<'_>, y: &[f64]) -> crate::error::Result<usize> {
+    use crate::error::FwsvmError;
+    let m = kernel.n_rows();
+    if m == 0 {
+        return Err(FwsvmError::InvalidInput("no training samples".into()));
+    }
+    if y.len() != m {
+        return Err(FwsvmError::InvalidInput(format!(
+            "X has {m} rows but y has {}",
+            y.len()
+        )));
+    }
+    if let Some(row) = y.iter().position(|v| !v.is_finite()) {
+        return Err(FwsvmError::NonFinite { what: "y", row });
+    }
+    Ok(m)
+}
+
+/// The total weight of the positive and of the negative class: (Σ_{y_i > 0} w_i, Σ_{y_i ≤ 0} w_i).
+pub(crate) fn class_totals(y: &[f64], w: &[f64]) -> (f64, f64) {
+    let (mut pos, mut neg) = (0.0, 0.0);
+    for (&yi, &wi) in y.iter().zip(w) {
+        if yi > 0.0 {
+            pos += wi;
+        } else {
+            neg += wi;
+        }
+    }
+    (pos, neg)
 }
 
 /// A precomputed kernel's training matrix must be the square Gram matrix, and k(x, x) must be

@@ -29,6 +29,7 @@ use crate::error::Result;
 use crate::kernel::{COLUMN_BLOCK, CachePrecision, Column, ColumnCache, Kernel, KernelMatrix};
 use crate::parallel::{current_num_threads, map_chunks, map_ranges};
 use crate::problem::BoxProblem;
+use crate::simd::{first_in_block, lanes_max, lanes_min, strict_max, strict_min};
 
 /// The curvature used when k_ii + k_jj − 2k_ij ≤ 0 (LIBSVM's τ).
 pub(super) const TAU: f64 = 1e-12;
@@ -245,14 +246,7 @@ fn feasible_start(w: &[f64], y: &[f64], c: &[f64]) -> Result<Vec<f64>> {
             format!("has {} weights but there are {} samples", w.len(), y.len()),
         ));
     }
-    let (mut pos, mut neg) = (0.0, 0.0);
-    for (&wi, &yi) in w.iter().zip(y) {
-        if yi > 0.0 {
-            pos += wi;
-        } else {
-            neg += wi;
-        }
-    }
+    let (pos, neg) = crate::problem::class_totals(y, w);
     let target = pos.min(neg);
     if !(target > 0.0 && target.is_finite()) {
         return Ok(vec![0.0; y.len()]);
@@ -759,26 +753,25 @@ pub(super) fn pair_update(
         let sum = ai + aj;
         ai -= delta;
         aj += delta;
-        if sum > ci {
-            if ai > ci {
-                ai = ci;
-                aj = sum - ci;
-            }
-        } else if aj < 0.0 {
-            aj = 0.0;
-            ai = sum;
-        }
-        if sum > cj {
-            if aj > cj {
-                aj = cj;
-                ai = sum - cj;
-            }
-        } else if ai < 0.0 {
-            ai = 0.0;
-            aj = sum;
-        }
+        clip_on_sum(&mut ai, &mut aj, ci, sum);
+        clip_on_sum(&mut aj, &mut ai, cj, sum);
     }
     (ai, aj)
+}
+
+/// One half of [`pair_update`]'s same-sign case, with α_a + α_b = `sum` kept: α_a clipped to
+/// its bound `ca` when the sum exceeds it, else α_b to 0.
+#[inline(always)]
+fn clip_on_sum(a: &mut f64, b: &mut f64, ca: f64, sum: f64) {
+    if sum > ca {
+        if *a > ca {
+            *a = ca;
+            *b = sum - ca;
+        }
+    } else if *b < 0.0 {
+        *b = 0.0;
+        *a = sum;
+    }
 }
 
 /// The extremes a pass finds: the toward vertex argmax_{I_up} v and min_{I_low} v.
@@ -916,29 +909,18 @@ fn scan_chunk(
         );
         for (v8, (u8, l8)) in lanes {
             for l in 0..LANES {
-                let x = v8[l] + u8[l];
-                hi[l] = if x > hi[l] { x } else { hi[l] };
-                let z = v8[l] + l8[l];
-                lo[l] = if z < lo[l] { z } else { lo[l] };
+                hi[l] = strict_max(hi[l], v8[l] + u8[l]);
+                lo[l] = strict_min(lo[l], v8[l] + l8[l]);
             }
         }
         for r in full..len {
-            let x = vb[r] + ub[r];
-            hi[0] = if x > hi[0] { x } else { hi[0] };
-            let z = vb[r] + lb[r];
-            lo[0] = if z < lo[0] { z } else { lo[0] };
+            hi[0] = strict_max(hi[0], vb[r] + ub[r]);
+            lo[0] = strict_min(lo[0], vb[r] + lb[r]);
         }
-        let block_hi = hi
-            .iter()
-            .fold(f64::NEG_INFINITY, |a, &x| if x > a { x } else { a });
-        let block_lo = lo
-            .iter()
-            .fold(f64::INFINITY, |a, &x| if x < a { x } else { a });
+        let block_hi = lanes_max(&hi);
+        let block_lo = lanes_min(&lo);
         if block_hi > out.up_val {
-            let r = (0..len)
-                .find(|&r| vb[r] + ub[r] == block_hi)
-                .expect("attained in the block");
-            out.up_idx = first + start + r;
+            out.up_idx = first + start + first_in_block(len, |r| vb[r] + ub[r] == block_hi);
             out.up_val = block_hi;
         }
         out.low_val = out.low_val.min(block_lo);

@@ -169,13 +169,9 @@ pub(crate) fn solve(
         if stagnation.stuck(eps, 1.0, tracker.steps_taken) {
             break ExitReason::NoProgress;
         }
-        if let Some(reason) = tracker.checkpoint(
-            monitor,
-            objective,
-            gap,
-            state.active.len(),
-            cache.columns_computed(),
-        )? {
+        if let Some(reason) =
+            tracker.checkpoint_at(monitor, &state, objective, gap, cache.columns_computed())?
+        {
             break reason;
         }
         let kind = if cert.plus > cert.minus {
@@ -198,14 +194,7 @@ pub(crate) fn solve(
         certified = false;
         steps.count(kind);
         since_resync += 1;
-        tracker.record(
-            monitor,
-            &state.alpha,
-            objective,
-            gap,
-            kind,
-            state.active.len(),
-        );
+        tracker.record_at(monitor, &state, objective, gap, kind);
         if params.resync_every.is_some_and(|k| since_resync >= k) {
             resync(problem, &mut state, &mut cache, &mut v);
             since_resync = 0;

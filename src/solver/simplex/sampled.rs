@@ -186,7 +186,7 @@ pub(crate) fn run(
             continue;
         }
         quiet = 0;
-        if let Some(reason) = tracker.checkpoint(monitor, objective, gap, state.active.len(), 0)? {
+        if let Some(reason) = tracker.checkpoint_at(monitor, &state, objective, gap, 0)? {
             break Handoff::Stop(reason);
         }
         let step = match params.algorithm {
@@ -262,14 +262,7 @@ pub(crate) fn run(
         state.refresh_scalars(problem);
         steps.count(kind);
         taken += 1;
-        tracker.record(
-            monitor,
-            &state.alpha,
-            objective,
-            gap,
-            kind,
-            state.active.len(),
-        );
+        tracker.record_at(monitor, &state, objective, gap, kind);
     };
 
     let values = state.active.iter().map(|&a| state.alpha[a]).collect();
