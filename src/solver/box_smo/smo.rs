@@ -323,13 +323,7 @@ fn run_pairs(
             Opened::Shrunk => continue,
             Opened::Stop(reason) => break reason,
         };
-        let Level {
-            up,
-            low,
-            ext,
-            cache,
-            ..
-        } = &mut level;
+        let (up, low, ext, cache) = level.parts_mut();
         let i = ext.up_idx;
         let gmax = ext.up_val;
         // Where several columns cost about one (sparse or wide data: the pass over the data is
@@ -361,23 +355,17 @@ fn run_pairs(
         };
         let (ci, cj) = (cache.column(si), cache.column(sj));
         let kij = ci.get(j);
-        let (old_i, old_j) = (alpha[i], alpha[j]);
-        let (gi, gj) = (-y[i] * v[i], -y[j] * v[j]);
-        let (new_i, new_j) = pair_update(
-            y[i] != y[j],
+        let ((new_i, new_j), (wi, wj)) = pair_step(
+            (y[i], y[j]),
             diag[i] + diag[j] - 2.0 * kij,
-            gi,
-            gj,
-            old_i,
-            old_j,
-            c[i],
-            c[j],
+            (-y[i] * v[i], -y[j] * v[j]),
+            (alpha[i], alpha[j]),
+            (c[i], c[j]),
         );
         alpha[i] = new_i;
         alpha[j] = new_j;
         set_penalties(up, low, i, new_i, y[i], c[i]);
         set_penalties(up, low, j, new_j, y[j], c[j]);
-        let (wi, wj) = (y[i] * (new_i - old_i), y[j] * (new_j - old_j));
         if wi == 0.0 && wj == 0.0 {
             // No representable step: the violation is below what double precision resolves.
             break ExitReason::NoProgress;
@@ -437,6 +425,18 @@ enum Shrunk {
 }
 
 impl Level {
+    /// The penalties, extremes and cache borrowed apart, for a step that reads the first three
+    /// while it fetches columns.
+    pub(super) fn parts_mut(
+        &mut self,
+    ) -> (
+        &mut Vec<f64>,
+        &mut Vec<f64>,
+        &mut Extremes,
+        &mut ColumnCache,
+    ) {
+        (&mut self.up, &mut self.low, &mut self.ext, &mut self.cache)
+    }
     /// The level of `problem` at α and v: penalties and extremes from them, the first
     /// shrinking check [`SHRINK_EVERY`] steps on.
     pub(super) fn new(
@@ -707,6 +707,24 @@ pub(super) fn set_penalties(up: &mut [f64], low: &mut [f64], t: usize, a: f64, y
     let (can_grow, can_shrink) = membership(a, y, c);
     up[t] = if can_grow { 0.0 } else { f64::NEG_INFINITY };
     low[t] = if can_shrink { 0.0 } else { f64::INFINITY };
+}
+
+/// The step on variables i and j with labels `y`, minimised-dual gradients `g`, values `old`
+/// and bounds `c` ([`pair_update`]): the new (α_i, α_j) and the moves (y_i Δα_i, y_j Δα_j) that
+/// update the gradient.
+#[inline]
+pub(super) fn pair_step(
+    y: (f64, f64),
+    quad: f64,
+    g: (f64, f64),
+    old: (f64, f64),
+    c: (f64, f64),
+) -> ((f64, f64), (f64, f64)) {
+    let (new_i, new_j) = pair_update(y.0 != y.1, quad, g.0, g.1, old.0, old.1, c.0, c.1);
+    (
+        (new_i, new_j),
+        (y.0 * (new_i - old.0), y.1 * (new_j - old.1)),
+    )
 }
 
 /// The two-variable subproblem along y_i e_i − y_j e_j solved exactly and clipped to the box
