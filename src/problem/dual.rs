@@ -154,10 +154,7 @@ impl<'a> DualProblem<'a> {
     /// [`FwsvmError::InvalidParameter`] for ν outside (0, 1] or non-positive weights.
     pub fn one_class(kernel: KernelMatrix<'a>, w: &[f64], nu: f64) -> Result<Self> {
         check_nu(nu)?;
-        let m = kernel.n_rows();
-        if m == 0 {
-            return Err(FwsvmError::InvalidInput("no training samples".into()));
-        }
+        let m = super::n_training_rows(&kernel)?;
         check_weights(w, m)?;
         super::check_gram(&kernel)?;
         let mut alpha = vec![0.0; m];
@@ -243,7 +240,8 @@ impl<'a> DualProblem<'a> {
         z: &[f64],
         c: &[f64],
     ) -> Result<(Vec<f64>, Vec<f64>)> {
-        let m = super::check_targets(kernel, z)?;
+        let m = super::n_training_rows(kernel)?;
+        super::check_targets(z, m, "targets")?;
         check_weights(c, m)?;
         super::check_gram(kernel)?;
         let y = std::iter::repeat_n(1.0, m)

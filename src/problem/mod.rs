@@ -58,10 +58,7 @@ pub(crate) fn check_svc_inputs(
     c: &[f64],
 ) -> crate::error::Result<()> {
     use crate::error::FwsvmError;
-    let m = kernel.n_rows();
-    if m == 0 {
-        return Err(FwsvmError::InvalidInput("no training samples".into()));
-    }
+    let m = n_training_rows(kernel)?;
     if y.len() != m || c.len() != m {
         return Err(FwsvmError::InvalidInput(format!(
             "X has {m} rows but y has {} and the penalties {}",
@@ -93,24 +90,48 @@ pub(crate) fn check_bounds(c: &[f64]) -> crate::error::Result<()> {
     Ok(())
 }
 
-/// A regression's targets: one finite value per training row (of which there must be some);
-/// returns the number of rows.
-pub(crate) fn check_targets(kernel: &KernelMatrix<'_>, y: &[f64]) -> crate::error::Result<usize> {
+/// `y` must hold one finite value per row of X (`m` rows); `what` names its entries in the
+/// message ("labels", "targets").
+pub(crate) fn check_targets(y: &[f64], m: usize, what: &str) -> crate::error::Result<()> {
     use crate::error::FwsvmError;
-    let m = kernel.n_rows();
-    if m == 0 {
-        return Err(FwsvmError::InvalidInput("no training samples".into()));
-    }
     if y.len() != m {
         return Err(FwsvmError::InvalidInput(format!(
-            "X has {m} rows but y has {}",
+            "X has {m} rows but y has {} {what}",
             y.len()
         )));
     }
     if let Some(row) = y.iter().position(|v| !v.is_finite()) {
         return Err(FwsvmError::NonFinite { what: "y", row });
     }
-    Ok(m)
+    Ok(())
+}
+
+/// Sample weights: one per row of X (`m` rows), each finite and non-negative.
+pub(crate) fn check_sample_weight(w: &[f64], m: usize) -> crate::error::Result<()> {
+    use crate::error::FwsvmError;
+    if w.len() != m {
+        return Err(FwsvmError::InvalidInput(format!(
+            "sample_weight has {} entries but X has {m} rows",
+            w.len()
+        )));
+    }
+    if let Some(row) = w.iter().position(|v| !(v.is_finite() && *v >= 0.0)) {
+        return Err(FwsvmError::InvalidInput(format!(
+            "sample_weight must be finite and non-negative, got {} at row {row}",
+            w[row]
+        )));
+    }
+    Ok(())
+}
+
+/// The kernel's training rows, of which there must be some.
+pub(crate) fn n_training_rows(kernel: &KernelMatrix<'_>) -> crate::error::Result<usize> {
+    match kernel.n_rows() {
+        0 => Err(crate::error::FwsvmError::InvalidInput(
+            "no training samples".into(),
+        )),
+        m => Ok(m),
+    }
 }
 
 /// The total weight of the positive and of the negative class: (Σ_{y_i > 0} w_i, Σ_{y_i ≤ 0} w_i).

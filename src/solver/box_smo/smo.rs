@@ -817,6 +817,15 @@ impl Extremes {
         }
         self.low_val = self.low_val.min(later.low_val);
     }
+
+    /// The extremes over consecutive chunks, given in index order.
+    pub(super) fn merge_all(chunks: impl IntoIterator<Item = Extremes>) -> Self {
+        let mut out = Extremes::empty();
+        for chunk in chunks {
+            out.merge(chunk);
+        }
+        out
+    }
 }
 
 /// A pairwise update of v: the columns of i and j and y_i Δα_i, y_j Δα_j.
@@ -845,11 +854,7 @@ pub(super) fn pass(v: &mut [f64], up: &[f64], low: &[f64], update: Option<Update
             }),
         }
     });
-    let mut out = Extremes::empty();
-    for p in parts {
-        out.merge(p);
-    }
-    out
+    Extremes::merge_all(parts)
 }
 
 crate::simd::multiversion! {

@@ -389,11 +389,7 @@ fn update_pass(v: &mut [f64], up: &[f64], low: &[f64], moves: &[(Column<'_>, f64
         }
         out
     });
-    let mut out = Extremes::empty();
-    for p in parts {
-        out.merge(p);
-    }
-    out
+    Extremes::merge_all(parts)
 }
 
 crate::simd::multiversion! {
