@@ -19,11 +19,11 @@
 //! vectorised separately, the AVX2 build made a shuttle fit 1.46× faster and AVX-512 another
 //! 1.2× (BENCHMARKS.md).
 
-/// The scheme both precisions share, as an expression: x clamped to [`$flush`, 0]; t = x·log₂e
-/// + shifter rounds n = round(x·log₂e) into t's low mantissa bits; r = x − n·ln 2 with ln 2
-/// split as `$hi + $lo` (Cody–Waite); e^r from `$poly`; 2ⁿ as `$mant`-bit-shifted n + `$bias`
-/// in the exponent bits; 0 below `$flush`. A macro rather than a generic function so each
-/// precision keeps its own plain float code (no trait calls in the vectorised loops).
+/// The scheme both precisions share, as an expression: x clamped to [`$flush`, 0]; adding the
+/// shifter to x·log₂e rounds n = round(x·log₂e) into the low mantissa bits of t; r = x − n·ln 2
+/// with ln 2 split as `$hi` plus `$lo` (Cody–Waite); e^r from `$poly`; 2ⁿ as n plus `$bias`
+/// shifted by `$mant` bits into the exponent; 0 below `$flush`. A macro rather than a generic
+/// function so each precision keeps its own plain float code in the vectorised loops.
 macro_rules! cody_waite {
     ($x:expr, $float:ty, $flush:expr, $log2_e:expr, $shifter:expr, $hi:expr, $lo:expr,
      $poly:expr, $mant:literal, $bias:literal) => {{
