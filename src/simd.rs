@@ -79,6 +79,42 @@ fn detected() -> Level {
     Level::Baseline
 }
 
+/// `x` when it is strictly above `m`, else `m`: NaN never wins, and a lane loop of it
+/// vectorises as a compare and blend (where `f64::max` does not).
+#[inline(always)]
+pub(crate) fn strict_max(m: f64, x: f64) -> f64 {
+    if x > m { x } else { m }
+}
+
+/// `x` when it is strictly below `m`, else `m` (the mirror of [`strict_max`]).
+#[inline(always)]
+pub(crate) fn strict_min(m: f64, x: f64) -> f64 {
+    if x < m { x } else { m }
+}
+
+/// The largest lane by [`strict_max`] from −∞ (NaN lanes never win).
+#[inline(always)]
+pub(crate) fn lanes_max(lanes: &[f64]) -> f64 {
+    lanes
+        .iter()
+        .fold(f64::NEG_INFINITY, |m, &x| strict_max(m, x))
+}
+
+/// The smallest lane by [`strict_min`] from +∞.
+#[inline(always)]
+pub(crate) fn lanes_min(lanes: &[f64]) -> f64 {
+    lanes.iter().fold(f64::INFINITY, |m, &x| strict_min(m, x))
+}
+
+/// The first offset r < `len` with `attains(r)`: the slot of a block's extreme, found again
+/// after the lane-wise scan (the block holds it).
+#[inline(always)]
+pub(crate) fn first_in_block(len: usize, attains: impl Fn(usize) -> bool) -> usize {
+    (0..len)
+        .find(|&r| attains(r))
+        .expect("attained in the block")
+}
+
 /// The name of the instruction set the hot loops use, for logs and benchmark records.
 pub fn instruction_set() -> &'static str {
     match level() {

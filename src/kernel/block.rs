@@ -13,6 +13,7 @@
 //! column bit for bit; the kernel's outer function is then the same call per column.
 
 use super::bits::Value;
+use super::feature_major::transpose_row;
 use super::matrix::KernelMatrix;
 use crate::data::Features;
 use crate::parallel::for_each_chunk;
@@ -47,19 +48,7 @@ impl QueryTable {
         }
         let mut table = vec![0.0; d * BLOCK];
         for (c, &j) in js.iter().enumerate() {
-            match data {
-                Features::Dense(x) => {
-                    for (f, &v) in x.row(j).iter().enumerate() {
-                        table[f * BLOCK + c] = v;
-                    }
-                }
-                Features::Sparse(x) => {
-                    let (idx, val) = x.row(j);
-                    for (&f, &v) in idx.iter().zip(val) {
-                        table[f as usize * BLOCK + c] = v;
-                    }
-                }
-            }
+            transpose_row(data, j, &mut table, BLOCK, c);
         }
         Some(QueryTable { table })
     }

@@ -86,6 +86,15 @@ enum Store {
     F32(Vec<Vec<f32>>),
 }
 
+/// Mutable borrows of the distinct `slots` of `columns`, in the order of `slots`.
+fn disjoint_slots<'c, T>(columns: &'c mut [Vec<T>], slots: &[usize]) -> Vec<&'c mut [T]> {
+    let mut by_slot: Vec<Option<&mut Vec<T>>> = columns.iter_mut().map(Some).collect();
+    slots
+        .iter()
+        .map(|&slot| by_slot[slot].take().expect("distinct slots").as_mut_slice())
+        .collect()
+}
+
 /// A bounded cache of base-kernel columns, each of length m.
 #[derive(Debug)]
 pub struct ColumnCache {
@@ -291,21 +300,11 @@ impl ColumnCache {
         }
         match &mut self.store {
             Store::F64(columns) => {
-                let mut outs: Vec<&mut [f64]> = Vec::with_capacity(slots.len());
-                let mut by_slot: Vec<Option<&mut Vec<f64>>> =
-                    columns.iter_mut().map(Some).collect();
-                for &slot in slots {
-                    outs.push(by_slot[slot].take().expect("distinct slots"));
-                }
+                let mut outs = disjoint_slots(columns, slots);
                 kernel.columns(batch, &mut outs, &mut self.scratch);
             }
             Store::F32(columns) => {
-                let mut outs: Vec<&mut [f32]> = Vec::with_capacity(slots.len());
-                let mut by_slot: Vec<Option<&mut Vec<f32>>> =
-                    columns.iter_mut().map(Some).collect();
-                for &slot in slots {
-                    outs.push(by_slot[slot].take().expect("distinct slots"));
-                }
+                let mut outs = disjoint_slots(columns, slots);
                 kernel.columns_f32(batch, &mut outs, &mut self.scratch);
             }
         }

@@ -6,10 +6,10 @@
 
 const LANES: usize = 8;
 
-/// ⟨a, b⟩ for equally long dense slices.
-#[inline]
-pub(crate) fn dense_dot(a: &[f64], b: &[f64]) -> f64 {
-    debug_assert_eq!(a.len(), b.len());
+/// Σₖ term(aₖ, bₖ) over the common length of two dense slices, in `LANES` accumulators and a
+/// fixed order (monomorphised per `term`, so each caller keeps its own vectorised loop).
+#[inline(always)]
+fn lane_sum(a: &[f64], b: &[f64], term: impl Fn(f64, f64) -> f64) -> f64 {
     let n = a.len().min(b.len());
     let (a, b) = (&a[..n], &b[..n]);
     let mut acc = [0.0f64; LANES];
@@ -17,34 +17,27 @@ pub(crate) fn dense_dot(a: &[f64], b: &[f64]) -> f64 {
     let mut cb = b.chunks_exact(LANES);
     for (x, y) in (&mut ca).zip(&mut cb) {
         for l in 0..LANES {
-            acc[l] += x[l] * y[l];
+            acc[l] += term(x[l], y[l]);
         }
     }
     let mut tail = 0.0;
-    for (x, y) in ca.remainder().iter().zip(cb.remainder()) {
-        tail += x * y;
+    for (&x, &y) in ca.remainder().iter().zip(cb.remainder()) {
+        tail += term(x, y);
     }
     (acc[0] + acc[4]) + (acc[1] + acc[5]) + (acc[2] + acc[6]) + (acc[3] + acc[7]) + tail
+}
+
+/// ⟨a, b⟩ for equally long dense slices.
+#[inline]
+pub(crate) fn dense_dot(a: &[f64], b: &[f64]) -> f64 {
+    debug_assert_eq!(a.len(), b.len());
+    lane_sum(a, b, |x, y| x * y)
 }
 
 /// ‖a − b‖₁ for equally long dense slices.
 #[inline]
 pub(crate) fn dense_l1(a: &[f64], b: &[f64]) -> f64 {
-    let n = a.len().min(b.len());
-    let (a, b) = (&a[..n], &b[..n]);
-    let mut acc = [0.0f64; LANES];
-    let mut ca = a.chunks_exact(LANES);
-    let mut cb = b.chunks_exact(LANES);
-    for (x, y) in (&mut ca).zip(&mut cb) {
-        for l in 0..LANES {
-            acc[l] += (x[l] - y[l]).abs();
-        }
-    }
-    let mut tail = 0.0;
-    for (x, y) in ca.remainder().iter().zip(cb.remainder()) {
-        tail += (x - y).abs();
-    }
-    (acc[0] + acc[4]) + (acc[1] + acc[5]) + (acc[2] + acc[6]) + (acc[3] + acc[7]) + tail
+    lane_sum(a, b, |x, y| (x - y).abs())
 }
 
 /// ⟨s, d⟩ for a sparse vector s = (idx, val) and a dense vector d.

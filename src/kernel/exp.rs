@@ -19,6 +19,25 @@
 //! vectorised separately, the AVX2 build made a shuttle fit 1.46× faster and AVX-512 another
 //! 1.2× (BENCHMARKS.md).
 
+/// The scheme both precisions share, as an expression: x clamped to [`$flush`, 0]; adding the
+/// shifter to x·log₂e rounds n = round(x·log₂e) into the low mantissa bits of t; r = x − n·ln 2
+/// with ln 2 split as `$hi` plus `$lo` (Cody–Waite); e^r from `$poly`; 2ⁿ as n plus `$bias`
+/// shifted by `$mant` bits into the exponent; 0 below `$flush`. A macro rather than a generic
+/// function so each precision keeps its own plain float code in the vectorised loops.
+macro_rules! cody_waite {
+    ($x:expr, $float:ty, $flush:expr, $log2_e:expr, $shifter:expr, $hi:expr, $lo:expr,
+     $poly:expr, $mant:literal, $bias:literal) => {{
+        let x: $float = $x;
+        let clamped = x.clamp($flush, 0.0);
+        let t = clamped * $log2_e + $shifter;
+        let n = t - $shifter;
+        let r = (clamped - n * $hi) - n * $lo;
+        let scale = <$float>::from_bits((t.to_bits() << $mant).wrapping_add($bias << $mant));
+        let y = $poly(r) * scale;
+        if x < $flush { 0.0 } else { y }
+    }};
+}
+
 /// Below this, e^x < 2.3·10⁻³⁰⁸: the result is flushed to zero instead of building a subnormal.
 const FLUSH_BELOW: f64 = -708.0;
 
@@ -48,25 +67,32 @@ pub(crate) fn exp_nonpositive(x: f64) -> f64 {
         1.0 / 479_001_600.0,
         1.0 / 6_227_020_800.0,
     ];
-    let clamped = x.clamp(FLUSH_BELOW, 0.0);
-    let t = clamped * LOG2_E + SHIFTER;
-    let n = t - SHIFTER;
-    let r = (clamped - n * LN2_HI) - n * LN2_LO;
     // Estrin's scheme: a dependency chain of 8 operations instead of Horner's 26, so the
     // out-of-order core keeps the vector units busy.
-    let r2 = r * r;
-    let r4 = r2 * r2;
-    let r8 = r4 * r4;
-    let q = |k: usize| C[k] + C[k + 1] * r;
-    let s0 = q(0) + q(2) * r2;
-    let s1 = q(4) + q(6) * r2;
-    let s2 = q(8) + q(10) * r2;
-    let s3 = q(12);
-    let poly = (s0 + s1 * r4) + (s2 + s3 * r4) * r8;
+    let poly = |r: f64| {
+        let r2 = r * r;
+        let r4 = r2 * r2;
+        let r8 = r4 * r4;
+        let q = |k: usize| C[k] + C[k + 1] * r;
+        let s0 = q(0) + q(2) * r2;
+        let s1 = q(4) + q(6) * r2;
+        let s2 = q(8) + q(10) * r2;
+        let s3 = q(12);
+        (s0 + s1 * r4) + (s2 + s3 * r4) * r8
+    };
     // The low 12 bits of t's mantissa are n (two's complement); n + 1023 is in [1, 1023].
-    let scale = f64::from_bits((t.to_bits() << 52).wrapping_add(1023 << 52));
-    let y = poly * scale;
-    if x < FLUSH_BELOW { 0.0 } else { y }
+    cody_waite!(
+        x,
+        f64,
+        FLUSH_BELOW,
+        LOG2_E,
+        SHIFTER,
+        LN2_HI,
+        LN2_LO,
+        poly,
+        52,
+        1023
+    )
 }
 
 /// xs[i] ← exp(xs[i]) for a slice of non-positive values (a loop the compiler vectorises).
@@ -99,19 +125,26 @@ pub(crate) fn exp_nonpositive_f32(x: f32) -> f32 {
     const SHIFTER: f32 = 12_582_912.0;
     const LN2_HI: f32 = 0.693_359_4;
     const LN2_LO: f32 = -2.121_944_4e-4;
-    let clamped = x.clamp(FLUSH_BELOW_F32, 0.0);
-    let t = clamped * LOG2_E + SHIFTER;
-    let n = t - SHIFTER;
-    let r = (clamped - n * LN2_HI) - n * LN2_LO;
-    let r2 = r * r;
-    let r4 = r2 * r2;
-    let s0 = (1.0 + r) + (0.5 + r * (1.0 / 6.0)) * r2;
-    let s1 = (1.0 / 24.0 + r * (1.0 / 120.0)) + (1.0 / 720.0 + r * (1.0 / 5_040.0)) * r2;
-    let poly = s0 + s1 * r4;
+    let poly = |r: f32| {
+        let r2 = r * r;
+        let r4 = r2 * r2;
+        let s0 = (1.0 + r) + (0.5 + r * (1.0 / 6.0)) * r2;
+        let s1 = (1.0 / 24.0 + r * (1.0 / 120.0)) + (1.0 / 720.0 + r * (1.0 / 5_040.0)) * r2;
+        s0 + s1 * r4
+    };
     // The low 9 bits of t's mantissa are n (two's complement); n + 127 is in [1, 127].
-    let scale = f32::from_bits((t.to_bits() << 23).wrapping_add(127 << 23));
-    let y = poly * scale;
-    if x < FLUSH_BELOW_F32 { 0.0 } else { y }
+    cody_waite!(
+        x,
+        f32,
+        FLUSH_BELOW_F32,
+        LOG2_E,
+        SHIFTER,
+        LN2_HI,
+        LN2_LO,
+        poly,
+        23,
+        127
+    )
 }
 
 /// xs[i] ← exp(xs[i]) to f32 accuracy for a slice of non-positive values.

@@ -26,6 +26,31 @@ pub(crate) struct FeatureMajor {
     values: Vec<f64>,
 }
 
+/// Writes row `i` of `data` into column `c` of the feature-major `out`: `out[f·stride + c]` =
+/// x_{i,f} for each feature f the row stores (the others are left as they are).
+#[inline]
+pub(crate) fn transpose_row(
+    data: &Features<'_>,
+    i: usize,
+    out: &mut [f64],
+    stride: usize,
+    c: usize,
+) {
+    match data {
+        Features::Dense(x) => {
+            for (f, &v) in x.row(i).iter().enumerate() {
+                out[f * stride + c] = v;
+            }
+        }
+        Features::Sparse(s) => {
+            let (idx, val) = s.row(i);
+            for (&f, &v) in idx.iter().zip(val) {
+                out[f as usize * stride + c] = v;
+            }
+        }
+    }
+}
+
 impl FeatureMajor {
     /// The transpose of `data` when it has at most [`MAX_FEATURES`] features and is dense
     /// enough (the same decision for dense and sparse storage of the same values).
@@ -43,19 +68,7 @@ impl FeatureMajor {
         }
         let mut values = vec![0.0; m * d];
         for i in 0..m {
-            match data {
-                Features::Dense(x) => {
-                    for (f, &v) in x.row(i).iter().enumerate() {
-                        values[f * m + i] = v;
-                    }
-                }
-                Features::Sparse(s) => {
-                    let (idx, val) = s.row(i);
-                    for (&f, &v) in idx.iter().zip(val) {
-                        values[f as usize * m + i] = v;
-                    }
-                }
-            }
+            transpose_row(data, i, &mut values, m, i);
         }
         Some(FeatureMajor {
             m,

@@ -77,16 +77,7 @@ fn check_weights(weights: &[f64], m: usize) -> Result<()> {
             weights.len()
         )));
     }
-    if let Some(i) = weights.iter().position(|&w| !(w.is_finite() && w > 0.0)) {
-        return Err(FwsvmError::param(
-            "C",
-            format!(
-                "every bound must be positive and finite (after sample/class weights), got {} at row {i}",
-                weights[i]
-            ),
-        ));
-    }
-    Ok(())
+    super::check_bounds(weights)
 }
 
 /// Fills `alpha` greedily up to `bound` with `total` (LIBSVM's feasible starts).
@@ -121,14 +112,7 @@ impl<'a> DualProblem<'a> {
                     .into(),
             ));
         }
-        let (mut pos, mut neg) = (0.0, 0.0);
-        for (&yi, &wi) in y.iter().zip(w) {
-            if yi > 0.0 {
-                pos += wi;
-            } else {
-                neg += wi;
-            }
-        }
+        let (pos, neg) = super::class_totals(y, w);
         let half = nu * (pos + neg) / 2.0;
         if half > pos.min(neg) * (1.0 + 1e-12) {
             return Err(FwsvmError::param(
@@ -170,10 +154,7 @@ impl<'a> DualProblem<'a> {
     /// [`FwsvmError::InvalidParameter`] for ν outside (0, 1] or non-positive weights.
     pub fn one_class(kernel: KernelMatrix<'a>, w: &[f64], nu: f64) -> Result<Self> {
         check_nu(nu)?;
-        let m = kernel.n_rows();
-        if m == 0 {
-            return Err(FwsvmError::InvalidInput("no training samples".into()));
-        }
+        let m = super::n_training_rows(&kernel)?;
         check_weights(w, m)?;
         super::check_gram(&kernel)?;
         let mut alpha = vec![0.0; m];
@@ -259,19 +240,8 @@ impl<'a> DualProblem<'a> {
         z: &[f64],
         c: &[f64],
     ) -> Result<(Vec<f64>, Vec<f64>)> {
-        let m = kernel.n_rows();
-        if m == 0 {
-            return Err(FwsvmError::InvalidInput("no training samples".into()));
-        }
-        if z.len() != m {
-            return Err(FwsvmError::InvalidInput(format!(
-                "X has {m} rows but y has {}",
-                z.len()
-            )));
-        }
-        if let Some(row) = z.iter().position(|v| !v.is_finite()) {
-            return Err(FwsvmError::NonFinite { what: "y", row });
-        }
+        let m = super::n_training_rows(kernel)?;
+        super::check_targets(z, m, "targets")?;
         check_weights(c, m)?;
         super::check_gram(kernel)?;
         let y = std::iter::repeat_n(1.0, m)

@@ -58,10 +58,7 @@ pub(crate) fn check_svc_inputs(
     c: &[f64],
 ) -> crate::error::Result<()> {
     use crate::error::FwsvmError;
-    let m = kernel.n_rows();
-    if m == 0 {
-        return Err(FwsvmError::InvalidInput("no training samples".into()));
-    }
+    let m = n_training_rows(kernel)?;
     if y.len() != m || c.len() != m {
         return Err(FwsvmError::InvalidInput(format!(
             "X has {m} rows but y has {} and the penalties {}",
@@ -75,16 +72,79 @@ pub(crate) fn check_svc_inputs(
             y[i]
         )));
     }
+    check_bounds(c)?;
+    check_gram(kernel)
+}
+
+/// Per-sample bounds C_i (after sample and class weights) must be positive and finite.
+pub(crate) fn check_bounds(c: &[f64]) -> crate::error::Result<()> {
     if let Some(i) = c.iter().position(|&v| !(v.is_finite() && v > 0.0)) {
-        return Err(FwsvmError::param(
+        return Err(crate::error::FwsvmError::param(
             "C",
             format!(
-                "must be positive and finite (after sample/class weights), got {} at row {i}",
+                "every bound must be positive and finite (after sample/class weights), got {} at row {i}",
                 c[i]
             ),
         ));
     }
-    check_gram(kernel)
+    Ok(())
+}
+
+/// `y` must hold one finite value per row of X (`m` rows); `what` names its entries in the
+/// message ("labels", "targets").
+pub(crate) fn check_targets(y: &[f64], m: usize, what: &str) -> crate::error::Result<()> {
+    use crate::error::FwsvmError;
+    if y.len() != m {
+        return Err(FwsvmError::InvalidInput(format!(
+            "X has {m} rows but y has {} {what}",
+            y.len()
+        )));
+    }
+    if let Some(row) = y.iter().position(|v| !v.is_finite()) {
+        return Err(FwsvmError::NonFinite { what: "y", row });
+    }
+    Ok(())
+}
+
+/// Sample weights: one per row of X (`m` rows), each finite and non-negative.
+pub(crate) fn check_sample_weight(w: &[f64], m: usize) -> crate::error::Result<()> {
+    use crate::error::FwsvmError;
+    if w.len() != m {
+        return Err(FwsvmError::InvalidInput(format!(
+            "sample_weight has {} entries but X has {m} rows",
+            w.len()
+        )));
+    }
+    if let Some(row) = w.iter().position(|v| !(v.is_finite() && *v >= 0.0)) {
+        return Err(FwsvmError::InvalidInput(format!(
+            "sample_weight must be finite and non-negative, got {} at row {row}",
+            w[row]
+        )));
+    }
+    Ok(())
+}
+
+/// The kernel's training rows, of which there must be some.
+pub(crate) fn n_training_rows(kernel: &KernelMatrix<'_>) -> crate::error::Result<usize> {
+    match kernel.n_rows() {
+        0 => Err(crate::error::FwsvmError::InvalidInput(
+            "no training samples".into(),
+        )),
+        m => Ok(m),
+    }
+}
+
+/// The total weight of the positive and of the negative class: (Σ_{y_i > 0} w_i, Σ_{y_i ≤ 0} w_i).
+pub(crate) fn class_totals(y: &[f64], w: &[f64]) -> (f64, f64) {
+    let (mut pos, mut neg) = (0.0, 0.0);
+    for (&yi, &wi) in y.iter().zip(w) {
+        if yi > 0.0 {
+            pos += wi;
+        } else {
+            neg += wi;
+        }
+    }
+    (pos, neg)
 }
 
 /// A precomputed kernel's training matrix must be the square Gram matrix, and k(x, x) must be

@@ -20,10 +20,7 @@ impl<'a> SimplexProblem<'a> {
     /// # Errors
     /// [`FwsvmError::InvalidInput`] for empty data, [`FwsvmError::InvalidParameter`] for a bad `c`.
     pub fn one_class(kernel: KernelMatrix<'a>, c: f64) -> Result<Self> {
-        let m = kernel.n_rows();
-        if m == 0 {
-            return Err(FwsvmError::InvalidInput("no training samples".into()));
-        }
+        let m = super::n_training_rows(&kernel)?;
         if !(c.is_finite() && c > 0.0) {
             return Err(FwsvmError::param(
                 "C",

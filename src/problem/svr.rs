@@ -23,19 +23,8 @@ impl<'a> SimplexProblem<'a> {
     /// [`FwsvmError::InvalidInput`] for empty data or a length mismatch,
     /// [`FwsvmError::InvalidParameter`] for a bad `c` or `nu`.
     pub fn l2_svr(kernel: KernelMatrix<'a>, y: &[f64], c: f64, nu: f64) -> Result<Self> {
-        let m = kernel.n_rows();
-        if m == 0 {
-            return Err(FwsvmError::InvalidInput("no training samples".into()));
-        }
-        if y.len() != m {
-            return Err(FwsvmError::InvalidInput(format!(
-                "X has {m} rows but y has {}",
-                y.len()
-            )));
-        }
-        if let Some(row) = y.iter().position(|v| !v.is_finite()) {
-            return Err(FwsvmError::NonFinite { what: "y", row });
-        }
+        let m = super::n_training_rows(&kernel)?;
+        super::check_targets(y, m, "targets")?;
         if !(c.is_finite() && c > 0.0) {
             return Err(FwsvmError::param(
                 "C",

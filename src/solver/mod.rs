@@ -132,6 +132,32 @@ impl FromStr for Algorithm {
     }
 }
 
+/// `name()` (the Python API's spelling) and `FromStr` (the name or an alias) for a fieldless
+/// option enum; an unknown string is an invalid `$param`, with `$unknown` formatted with it.
+macro_rules! api_names {
+    ($ty:ident, $param:literal, $unknown:literal,
+     { $($variant:ident => $name:literal $(| $alias:literal)*),+ $(,)? }) => {
+        impl $ty {
+            /// The name used by the Python API.
+            pub fn name(&self) -> &'static str {
+                match self {
+                    $($ty::$variant => $name,)+
+                }
+            }
+        }
+
+        impl FromStr for $ty {
+            type Err = FwsvmError;
+            fn from_str(s: &str) -> Result<Self> {
+                match s {
+                    $($name $(| $alias)* => Ok($ty::$variant),)+
+                    _ => Err(FwsvmError::param($param, format!($unknown, s))),
+                }
+            }
+        }
+    };
+}
+
 /// The stopping rule. All are tests on the Frank-Wolfe duality gap
 /// Δ(α) = max_i ∇g_i − αᵀ∇g ≥ g(α*) − g(α).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -147,31 +173,11 @@ pub enum Stopping {
     Meb,
 }
 
-impl Stopping {
-    /// The name used by the Python API.
-    pub fn name(&self) -> &'static str {
-        match self {
-            Stopping::RelativeGap => "gap",
-            Stopping::AbsoluteGap => "absolute_gap",
-            Stopping::Meb => "meb",
-        }
-    }
-}
-
-impl FromStr for Stopping {
-    type Err = FwsvmError;
-    fn from_str(s: &str) -> Result<Self> {
-        match s {
-            "gap" | "relative_gap" => Ok(Stopping::RelativeGap),
-            "absolute_gap" => Ok(Stopping::AbsoluteGap),
-            "meb" | "cvm" => Ok(Stopping::Meb),
-            _ => Err(FwsvmError::param(
-                "stopping",
-                format!("unknown rule {s:?}; expected gap, absolute_gap or meb"),
-            )),
-        }
-    }
-}
+api_names!(Stopping, "stopping", "unknown rule {:?}; expected gap, absolute_gap or meb", {
+    RelativeGap => "gap" | "relative_gap",
+    AbsoluteGap => "absolute_gap",
+    Meb => "meb" | "cvm",
+});
 
 /// How the first iterate is chosen.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -186,31 +192,16 @@ pub enum Init {
     ClosestPair,
 }
 
-impl Init {
-    /// The name used by the Python API.
-    pub fn name(&self) -> &'static str {
-        match self {
-            Init::Random => "random",
-            Init::Farthest => "farthest",
-            Init::ClosestPair => "closest_pair",
-        }
+api_names!(
+    Init,
+    "init",
+    "unknown initialisation {:?}; expected random, farthest or closest_pair",
+    {
+        Random => "random",
+        Farthest => "farthest",
+        ClosestPair => "closest_pair",
     }
-}
-
-impl FromStr for Init {
-    type Err = FwsvmError;
-    fn from_str(s: &str) -> Result<Self> {
-        match s {
-            "random" => Ok(Init::Random),
-            "farthest" => Ok(Init::Farthest),
-            "closest_pair" => Ok(Init::ClosestPair),
-            _ => Err(FwsvmError::param(
-                "init",
-                format!("unknown initialisation {s:?}; expected random, farthest or closest_pair"),
-            )),
-        }
-    }
-}
+);
 
 /// Solver settings shared by every problem type.
 #[derive(Clone, Debug, PartialEq)]

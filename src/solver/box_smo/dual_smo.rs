@@ -19,7 +19,7 @@
 use super::engine::Totals;
 use super::monitor::Monitor;
 use super::smo::{
-    Extremes, Gain, add_training_expansion, pair_update, partner_with_gain, pass, step_kind,
+    Extremes, Gain, add_training_expansion, pair_step, partner_with_gain, pass, step_kind,
 };
 use super::tracker::Tracker;
 use super::{ExitReason, HistoryEntry, SolverParams, SolverStats, StepCounts};
@@ -460,19 +460,13 @@ fn run(state: &mut State<'_, '_>, ctx: &mut Ctx<'_, '_>) -> Result<ExitReason> {
         let kij = ci.get(j % m);
         let y = &problem.y;
         let c = &problem.c;
-        let (old_i, old_j) = (state.alpha[i], state.alpha[j]);
-        let (gi, gj) = (-y[i] * state.v[i], -y[j] * state.v[j]);
-        let (new_i, new_j) = pair_update(
-            y[i] != y[j],
+        let ((new_i, new_j), (wi, wj)) = pair_step(
+            (y[i], y[j]),
             diag[i % m] + diag[j % m] - 2.0 * kij,
-            gi,
-            gj,
-            old_i,
-            old_j,
-            c[i],
-            c[j],
+            (-y[i] * state.v[i], -y[j] * state.v[j]),
+            (state.alpha[i], state.alpha[j]),
+            (c[i], c[j]),
         );
-        let (wi, wj) = (y[i] * (new_i - old_i), y[j] * (new_j - old_j));
         if wi == 0.0 && wj == 0.0 {
             break ExitReason::NoProgress;
         }

@@ -29,6 +29,7 @@ use crate::error::Result;
 use crate::kernel::{COLUMN_BLOCK, CachePrecision, Column, ColumnCache, Kernel, KernelMatrix};
 use crate::parallel::{current_num_threads, map_chunks, map_ranges};
 use crate::problem::BoxProblem;
+use crate::simd::{first_in_block, lanes_max, lanes_min, strict_max, strict_min};
 
 /// The curvature used when k_ii + k_jj − 2k_ij ≤ 0 (LIBSVM's τ).
 pub(super) const TAU: f64 = 1e-12;
@@ -245,14 +246,7 @@ fn feasible_start(w: &[f64], y: &[f64], c: &[f64]) -> Result<Vec<f64>> {
             format!("has {} weights but there are {} samples", w.len(), y.len()),
         ));
     }
-    let (mut pos, mut neg) = (0.0, 0.0);
-    for (&wi, &yi) in w.iter().zip(y) {
-        if yi > 0.0 {
-            pos += wi;
-        } else {
-            neg += wi;
-        }
-    }
+    let (pos, neg) = crate::problem::class_totals(y, w);
     let target = pos.min(neg);
     if !(target > 0.0 && target.is_finite()) {
         return Ok(vec![0.0; y.len()]);
@@ -329,13 +323,7 @@ fn run_pairs(
             Opened::Shrunk => continue,
             Opened::Stop(reason) => break reason,
         };
-        let Level {
-            up,
-            low,
-            ext,
-            cache,
-            ..
-        } = &mut level;
+        let (up, low, ext, cache) = level.parts_mut();
         let i = ext.up_idx;
         let gmax = ext.up_val;
         // Where several columns cost about one (sparse or wide data: the pass over the data is
@@ -367,23 +355,17 @@ fn run_pairs(
         };
         let (ci, cj) = (cache.column(si), cache.column(sj));
         let kij = ci.get(j);
-        let (old_i, old_j) = (alpha[i], alpha[j]);
-        let (gi, gj) = (-y[i] * v[i], -y[j] * v[j]);
-        let (new_i, new_j) = pair_update(
-            y[i] != y[j],
+        let ((new_i, new_j), (wi, wj)) = pair_step(
+            (y[i], y[j]),
             diag[i] + diag[j] - 2.0 * kij,
-            gi,
-            gj,
-            old_i,
-            old_j,
-            c[i],
-            c[j],
+            (-y[i] * v[i], -y[j] * v[j]),
+            (alpha[i], alpha[j]),
+            (c[i], c[j]),
         );
         alpha[i] = new_i;
         alpha[j] = new_j;
         set_penalties(up, low, i, new_i, y[i], c[i]);
         set_penalties(up, low, j, new_j, y[j], c[j]);
-        let (wi, wj) = (y[i] * (new_i - old_i), y[j] * (new_j - old_j));
         if wi == 0.0 && wj == 0.0 {
             // No representable step: the violation is below what double precision resolves.
             break ExitReason::NoProgress;
@@ -443,6 +425,18 @@ enum Shrunk {
 }
 
 impl Level {
+    /// The penalties, extremes and cache borrowed apart, for a step that reads the first three
+    /// while it fetches columns.
+    pub(super) fn parts_mut(
+        &mut self,
+    ) -> (
+        &mut Vec<f64>,
+        &mut Vec<f64>,
+        &mut Extremes,
+        &mut ColumnCache,
+    ) {
+        (&mut self.up, &mut self.low, &mut self.ext, &mut self.cache)
+    }
     /// The level of `problem` at α and v: penalties and extremes from them, the first
     /// shrinking check [`SHRINK_EVERY`] steps on.
     pub(super) fn new(
@@ -715,6 +709,24 @@ pub(super) fn set_penalties(up: &mut [f64], low: &mut [f64], t: usize, a: f64, y
     low[t] = if can_shrink { 0.0 } else { f64::INFINITY };
 }
 
+/// The step on variables i and j with labels `y`, minimised-dual gradients `g`, values `old`
+/// and bounds `c` ([`pair_update`]): the new (α_i, α_j) and the moves (y_i Δα_i, y_j Δα_j) that
+/// update the gradient.
+#[inline]
+pub(super) fn pair_step(
+    y: (f64, f64),
+    quad: f64,
+    g: (f64, f64),
+    old: (f64, f64),
+    c: (f64, f64),
+) -> ((f64, f64), (f64, f64)) {
+    let (new_i, new_j) = pair_update(y.0 != y.1, quad, g.0, g.1, old.0, old.1, c.0, c.1);
+    (
+        (new_i, new_j),
+        (y.0 * (new_i - old.0), y.1 * (new_j - old.1)),
+    )
+}
+
 /// The two-variable subproblem along y_i e_i − y_j e_j solved exactly and clipped to the box
 /// (LIBSVM's `Solver::Solve`, whose case analysis this follows). `g` are the gradients of the
 /// minimised dual, `quad` = k_ii + k_jj − 2k_ij. Returns the new (α_i, α_j).
@@ -759,26 +771,25 @@ pub(super) fn pair_update(
         let sum = ai + aj;
         ai -= delta;
         aj += delta;
-        if sum > ci {
-            if ai > ci {
-                ai = ci;
-                aj = sum - ci;
-            }
-        } else if aj < 0.0 {
-            aj = 0.0;
-            ai = sum;
-        }
-        if sum > cj {
-            if aj > cj {
-                aj = cj;
-                ai = sum - cj;
-            }
-        } else if ai < 0.0 {
-            ai = 0.0;
-            aj = sum;
-        }
+        clip_on_sum(&mut ai, &mut aj, ci, sum);
+        clip_on_sum(&mut aj, &mut ai, cj, sum);
     }
     (ai, aj)
+}
+
+/// One half of [`pair_update`]'s same-sign case, with α_a + α_b = `sum` kept: α_a clipped to
+/// its bound `ca` when the sum exceeds it, else α_b to 0.
+#[inline(always)]
+fn clip_on_sum(a: &mut f64, b: &mut f64, ca: f64, sum: f64) {
+    if sum > ca {
+        if *a > ca {
+            *a = ca;
+            *b = sum - ca;
+        }
+    } else if *b < 0.0 {
+        *b = 0.0;
+        *a = sum;
+    }
 }
 
 /// The extremes a pass finds: the toward vertex argmax_{I_up} v and min_{I_low} v.
@@ -805,6 +816,15 @@ impl Extremes {
             self.up_val = later.up_val;
         }
         self.low_val = self.low_val.min(later.low_val);
+    }
+
+    /// The extremes over consecutive chunks, given in index order.
+    pub(super) fn merge_all(chunks: impl IntoIterator<Item = Extremes>) -> Self {
+        let mut out = Extremes::empty();
+        for chunk in chunks {
+            out.merge(chunk);
+        }
+        out
     }
 }
 
@@ -834,11 +854,7 @@ pub(super) fn pass(v: &mut [f64], up: &[f64], low: &[f64], update: Option<Update
             }),
         }
     });
-    let mut out = Extremes::empty();
-    for p in parts {
-        out.merge(p);
-    }
-    out
+    Extremes::merge_all(parts)
 }
 
 crate::simd::multiversion! {
@@ -916,29 +932,18 @@ fn scan_chunk(
         );
         for (v8, (u8, l8)) in lanes {
             for l in 0..LANES {
-                let x = v8[l] + u8[l];
-                hi[l] = if x > hi[l] { x } else { hi[l] };
-                let z = v8[l] + l8[l];
-                lo[l] = if z < lo[l] { z } else { lo[l] };
+                hi[l] = strict_max(hi[l], v8[l] + u8[l]);
+                lo[l] = strict_min(lo[l], v8[l] + l8[l]);
             }
         }
         for r in full..len {
-            let x = vb[r] + ub[r];
-            hi[0] = if x > hi[0] { x } else { hi[0] };
-            let z = vb[r] + lb[r];
-            lo[0] = if z < lo[0] { z } else { lo[0] };
+            hi[0] = strict_max(hi[0], vb[r] + ub[r]);
+            lo[0] = strict_min(lo[0], vb[r] + lb[r]);
         }
-        let block_hi = hi
-            .iter()
-            .fold(f64::NEG_INFINITY, |a, &x| if x > a { x } else { a });
-        let block_lo = lo
-            .iter()
-            .fold(f64::INFINITY, |a, &x| if x < a { x } else { a });
+        let block_hi = lanes_max(&hi);
+        let block_lo = lanes_min(&lo);
         if block_hi > out.up_val {
-            let r = (0..len)
-                .find(|&r| vb[r] + ub[r] == block_hi)
-                .expect("attained in the block");
-            out.up_idx = first + start + r;
+            out.up_idx = first + start + first_in_block(len, |r| vb[r] + ub[r] == block_hi);
             out.up_val = block_hi;
         }
         out.low_val = out.low_val.min(block_lo);

@@ -25,7 +25,7 @@
 use super::ExitReason;
 use super::engine::Totals;
 use super::smo::{
-    CHUNK, Context, Extremes, Level, Opened, TAU, dual_objective, pair_update, rounding_per_weight,
+    CHUNK, Context, Extremes, Level, Opened, TAU, dual_objective, pair_step, rounding_per_weight,
     scan_only, set_penalties, step_kind,
 };
 use crate::error::Result;
@@ -126,13 +126,7 @@ pub(super) fn run_blocked(
             }
             Opened::Stop(reason) => break reason,
         }
-        let Level {
-            up,
-            low,
-            ext,
-            cache,
-            ..
-        } = &mut level;
+        let (up, low, ext, cache) = level.parts_mut();
         work = select_working_set(v, up, low, &work, q, &mut member);
         let slots = cache.fetch_all(kernel, &work);
         work.truncate(slots.len());
@@ -347,18 +341,13 @@ impl<'w> SubProblem<'w> {
                 break;
             }
             let (ti, tj) = (work[i], work[j]);
-            let (old_i, old_j) = (alpha[ti], alpha[tj]);
-            let (new_i, new_j) = pair_update(
-                y[ti] != y[tj],
+            let ((new_i, new_j), (wi, wj)) = pair_step(
+                (y[ti], y[tj]),
                 self.diag[i] + self.diag[j] - 2.0 * ki[j],
-                -y[ti] * self.v[i],
-                -y[tj] * self.v[j],
-                old_i,
-                old_j,
-                c[ti],
-                c[tj],
+                (-y[ti] * self.v[i], -y[tj] * self.v[j]),
+                (alpha[ti], alpha[tj]),
+                (c[ti], c[tj]),
             );
-            let (wi, wj) = (y[ti] * (new_i - old_i), y[tj] * (new_j - old_j));
             if wi == 0.0 && wj == 0.0 {
                 break;
             }
@@ -400,11 +389,7 @@ fn update_pass(v: &mut [f64], up: &[f64], low: &[f64], moves: &[(Column<'_>, f64
         }
         out
     });
-    let mut out = Extremes::empty();
-    for p in parts {
-        out.merge(p);
-    }
-    out
+    Extremes::merge_all(parts)
 }
 
 crate::simd::multiversion! {

@@ -392,18 +392,7 @@ pub fn fit_sgd(
         )));
     }
     if let Some(sw) = sample_weight {
-        if sw.len() != m {
-            return Err(FwsvmError::InvalidInput(format!(
-                "sample_weight has {} entries but X has {m} rows",
-                sw.len()
-            )));
-        }
-        if let Some(row) = sw.iter().position(|v| !(v.is_finite() && *v >= 0.0)) {
-            return Err(FwsvmError::InvalidInput(format!(
-                "sample_weight must be finite and non-negative, got {} at row {row}",
-                sw[row]
-            )));
-        }
+        crate::problem::check_sample_weight(sw, m)?;
     }
     let d = x.n_cols();
     let mut rng = SplitMix64::new(params.seed);

@@ -10,6 +10,7 @@
 //! gradient cache G, one O(m) pass per changed pair of columns — the O(m·|S|) per outer step
 //! that makes the fully corrective method expensive on large coresets (paper 002 §2).
 
+use super::line_search::transfer;
 use super::scan::{ColumnTerm, Vertices, update_and_scan};
 use super::state::State;
 use crate::kernel::{Column, ColumnCache};
@@ -131,21 +132,9 @@ fn solve_on_coreset(
             shift,
             diag[down],
         );
-        let unclipped = if curvature > 0.0 {
-            slope / (2.0 * curvature)
-        } else {
-            f64::INFINITY
-        };
-        let lambda = unclipped.min(alpha[down]);
-        if !(lambda > 0.0) {
+        let Some(lambda) = transfer(&mut alpha, up, down, slope, curvature) else {
             break;
-        }
-        alpha[up] += lambda;
-        if unclipped >= alpha[down] {
-            alpha[down] = 0.0;
-        } else {
-            alpha[down] -= lambda;
-        }
+        };
         let sj = cache.fetch(problem.kernel(), sample[down], Some(si));
         gather(cache.column(sj), &sample, &mut kj);
         // ∇g_r −= 2λ(Q_{r,up} − Q_{r,down}), then the next pair search.

@@ -121,9 +121,34 @@ pub fn solve(
         unreachable!("a run without shrinking checks only exits")
     };
     let mut state = run.state;
+    let mut stats = final_stats(
+        problem,
+        &mut tracker,
+        &mut state,
+        run.v.toward_grad,
+        exit_reason,
+        steps,
+        &run.totals,
+    );
+    stats.sampled_steps = sampled_steps;
+    finish(params, monitor, stats, state.alpha, tracker.history, None)
+}
+
+/// The statistics of a solve that ended at `state` (its scalars refreshed first), with the
+/// gap to the toward vertex's gradient `toward_grad`, relative to the problem's reference; the
+/// history is closed with the same point.
+pub(crate) fn final_stats(
+    problem: &SimplexProblem<'_>,
+    tracker: &mut Tracker<'_>,
+    state: &mut State,
+    toward_grad: f64,
+    exit_reason: ExitReason,
+    steps: StepCounts,
+    totals: &Totals,
+) -> SolverStats {
     state.refresh_scalars(problem);
     let objective = state.objective();
-    let gap = run.v.toward_grad - state.alpha_dot_grad();
+    let gap = toward_grad - state.alpha_dot_grad();
     tracker.close(objective, gap, state.active.len());
     let mut stats = tracker.stats(
         exit_reason,
@@ -132,12 +157,11 @@ pub fn solve(
         state.quad,
         steps,
         state.active.len(),
-        &run.totals,
+        totals,
     );
-    stats.sampled_steps = sampled_steps;
     stats.relative_gap =
         crate::solver::tracker::relative(gap, problem.gap_reference(state.lin, state.quad));
-    finish(params, monitor, stats, state.alpha, tracker.history, None)
+    stats
 }
 
 /// Where a [`run`] starts.
@@ -302,13 +326,9 @@ pub(crate) fn run(
                 break End::Shrink(kept);
             }
         }
-        if let Some(reason) = tracker.checkpoint(
-            monitor,
-            objective,
-            gap,
-            state.active.len(),
-            cache.columns_computed(),
-        )? {
+        if let Some(reason) =
+            tracker.checkpoint_at(monitor, &state, objective, gap, cache.columns_computed())?
+        {
             break End::Exit(reason);
         }
 
@@ -370,14 +390,7 @@ pub(crate) fn run(
         steps.count(kind);
         state.since_resync += 1;
         state.rounded |= cache_rounds;
-        tracker.record(
-            monitor,
-            &state.alpha,
-            objective,
-            gap,
-            kind,
-            state.active.len(),
-        );
+        tracker.record_at(monitor, &state, objective, gap, kind);
         if params.resync_every.is_some_and(|k| state.since_resync >= k) {
             resync(problem, &mut state, &mut cache, &mut v);
             resyncs += 1;

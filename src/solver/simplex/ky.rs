@@ -169,20 +169,12 @@ pub(crate) fn solve(
         if stagnation.stuck(eps, 1.0, tracker.steps_taken) {
             break ExitReason::NoProgress;
         }
-        if let Some(reason) = tracker.checkpoint(
-            monitor,
-            objective,
-            gap,
-            state.active.len(),
-            cache.columns_computed(),
-        )? {
+        if let Some(reason) =
+            tracker.checkpoint_at(monitor, &state, objective, gap, cache.columns_computed())?
+        {
             break reason;
         }
-        let kind = if cert.plus > cert.minus {
-            add_step(problem, &mut state, &mut cache, &v, cert)
-        } else {
-            away_step(problem, &mut state, &mut cache, &v, cert)
-        };
+        let kind = pair_step(problem, &mut state, &mut cache, &v, cert);
         let Some(kind) = kind else {
             if stalled {
                 break ExitReason::NoProgress;
@@ -198,14 +190,7 @@ pub(crate) fn solve(
         certified = false;
         steps.count(kind);
         since_resync += 1;
-        tracker.record(
-            monitor,
-            &state.alpha,
-            objective,
-            gap,
-            kind,
-            state.active.len(),
-        );
+        tracker.record_at(monitor, &state, objective, gap, kind);
         if params.resync_every.is_some_and(|k| since_resync >= k) {
             resync(problem, &mut state, &mut cache, &mut v);
             since_resync = 0;
@@ -312,22 +297,44 @@ fn pair_norm(problem: &SimplexProblem<'_>, a: usize, b: usize, column_of_a: Colu
     problem.q_diag(a) + problem.q_diag(b) + 2.0 * problem.q_entry_from_column(b, a, column_of_a)
 }
 
-/// Add (toward) step: α ← (1−λ)α + λ(e_{i'} + e_{j'}), λ = min(1, (W − wᵀz)/‖w − z‖²).
-fn add_step(
+/// One step on the vertex pair (one per class) of the larger certificate: the add step on
+/// the toward pair when ε₊ > ε₋, else the away step on the away pair; the columns of both
+/// ends are fetched and G updated here. `None` when the step would not move α.
+fn pair_step(
     problem: &SimplexProblem<'_>,
     state: &mut State,
     cache: &mut ColumnCache,
     v: &[ClassVertices; 2],
     cert: Certificates,
 ) -> Option<StepKind> {
-    let (i, j) = (v[0].toward, v[1].toward);
+    let toward = cert.plus > cert.minus;
+    let (i, j) = if toward {
+        (v[0].toward, v[1].toward)
+    } else {
+        (v[0].away, v[1].away)
+    };
     let si = cache.fetch(problem.kernel(), problem.sample(i), None);
     let sj = cache.fetch(problem.kernel(), problem.sample(j), Some(si));
+    let norm = pair_norm(problem, i, j, cache.column(si));
+    // G ← c0·G + coef·(Q_{·i} + Q_{·j}).
+    let (kind, coef, c0) = if toward {
+        let lambda = add_step(state, i, j, norm, cert.wz)?;
+        (StepKind::Toward, lambda, 1.0 - lambda)
+    } else {
+        let (kind, lambda) = away_step(state, i, j, norm, cert.wy)?;
+        (kind, -lambda, 1.0 + lambda)
+    };
+    update_pair(problem, state, cache, [(i, si), (j, sj)], coef, c0);
+    Some(kind)
+}
+
+/// Add (toward) step on the pair (i, j) with ‖z‖² = `zz`: α ← (1−λ)α + λ(e_{i'} + e_{j'}),
+/// λ = min(1, (W − wᵀz)/‖w − z‖²); returns λ.
+fn add_step(state: &mut State, i: usize, j: usize, zz: f64, wz: f64) -> Option<f64> {
     let w = state.quad;
-    let zz = pair_norm(problem, i, j, cache.column(si));
-    let denominator = w - 2.0 * cert.wz + zz;
+    let denominator = w - 2.0 * wz + zz;
     let lambda = if denominator > 0.0 {
-        ((w - cert.wz) / denominator).min(1.0)
+        ((w - wz) / denominator).min(1.0)
     } else {
         1.0
     };
@@ -336,7 +343,7 @@ fn add_step(
     }
     // Notes A.2: W ← (1−λ)²W + 2λ(1−λ)wᵀz + λ²‖z‖² (the paper prints −2λ(1−λ)).
     state.quad =
-        (1.0 - lambda).powi(2) * w + 2.0 * lambda * (1.0 - lambda) * cert.wz + lambda * lambda * zz;
+        (1.0 - lambda).powi(2) * w + 2.0 * lambda * (1.0 - lambda) * wz + lambda * lambda * zz;
     if lambda >= 1.0 {
         for a in state.active.clone() {
             state.drop_point(a);
@@ -348,27 +355,13 @@ fn add_step(
     state.alpha[j] += lambda;
     state.activate(i);
     state.activate(j);
-    update_pair(
-        problem,
-        state,
-        cache,
-        [(i, si), (j, sj)],
-        lambda,
-        1.0 - lambda,
-    );
-    Some(StepKind::Toward)
+    Some(lambda)
 }
 
-/// Away step: α ← (1+λ)α − λ(e_{i''} + e_{j''}), λ = min((wᵀy − W)/‖w − y‖², λ_max) with
-/// λ_max = min(u_{i''}/(1−u_{i''}), v_{j''}/(1−v_{j''})); a drop when λ_max binds.
-fn away_step(
-    problem: &SimplexProblem<'_>,
-    state: &mut State,
-    cache: &mut ColumnCache,
-    v: &[ClassVertices; 2],
-    cert: Certificates,
-) -> Option<StepKind> {
-    let (i, j) = (v[0].away, v[1].away);
+/// Away step on the pair (i, j) with ‖y‖² = `yy`: α ← (1+λ)α − λ(e_{i''} + e_{j''}),
+/// λ = min((wᵀy − W)/‖w − y‖², λ_max) with λ_max = min(u_{i''}/(1−u_{i''}), v_{j''}/(1−v_{j''}));
+/// a drop when λ_max binds. Returns the kind and λ.
+fn away_step(state: &mut State, i: usize, j: usize, yy: f64, wy: f64) -> Option<(StepKind, f64)> {
     let bound = |x: f64| {
         if x < 1.0 {
             x / (1.0 - x)
@@ -378,13 +371,10 @@ fn away_step(
     };
     let (bound_i, bound_j) = (bound(state.alpha[i]), bound(state.alpha[j]));
     let lambda_max = bound_i.min(bound_j);
-    let si = cache.fetch(problem.kernel(), problem.sample(i), None);
-    let sj = cache.fetch(problem.kernel(), problem.sample(j), Some(si));
     let w = state.quad;
-    let yy = pair_norm(problem, i, j, cache.column(si));
-    let denominator = w - 2.0 * cert.wy + yy;
+    let denominator = w - 2.0 * wy + yy;
     let unclipped = if denominator > 0.0 {
-        (cert.wy - w) / denominator
+        (wy - w) / denominator
     } else {
         f64::INFINITY
     };
@@ -394,7 +384,7 @@ fn away_step(
     }
     let drop = unclipped >= lambda_max;
     state.quad =
-        (1.0 + lambda).powi(2) * w - 2.0 * lambda * (1.0 + lambda) * cert.wy + lambda * lambda * yy;
+        (1.0 + lambda).powi(2) * w - 2.0 * lambda * (1.0 + lambda) * wy + lambda * lambda * yy;
     state.scale_active(1.0 + lambda);
     for (a, b) in [(i, bound_i), (j, bound_j)] {
         if drop && b <= lambda {
@@ -403,13 +393,5 @@ fn away_step(
             state.alpha[a] -= lambda;
         }
     }
-    update_pair(
-        problem,
-        state,
-        cache,
-        [(i, si), (j, sj)],
-        -lambda,
-        1.0 + lambda,
-    );
-    Some(if drop { StepKind::Drop } else { StepKind::Away })
+    Some((if drop { StepKind::Drop } else { StepKind::Away }, lambda))
 }

@@ -46,6 +46,35 @@ pub(crate) fn exact(slope: f64, curvature: f64, lambda_max: f64) -> LineSearch {
     }
 }
 
+/// The pairwise step along e_up − e_down of the coreset solvers: λ = min(slope / (2·curvature),
+/// α_down) moved from α_down to α_up (α_down set to exactly 0 when λ is clipped), or `None`
+/// (α unchanged) when λ is not positive.
+#[inline]
+pub(crate) fn transfer(
+    alpha: &mut [f64],
+    up: usize,
+    down: usize,
+    slope: f64,
+    curvature: f64,
+) -> Option<f64> {
+    let unclipped = if curvature > 0.0 {
+        slope / (2.0 * curvature)
+    } else {
+        f64::INFINITY
+    };
+    let lambda = unclipped.min(alpha[down]);
+    if !(lambda > 0.0) {
+        return None;
+    }
+    alpha[up] += lambda;
+    if unclipped >= alpha[down] {
+        alpha[down] = 0.0;
+    } else {
+        alpha[down] -= lambda;
+    }
+    Some(lambda)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -186,7 +186,7 @@ pub(crate) fn run(
             continue;
         }
         quiet = 0;
-        if let Some(reason) = tracker.checkpoint(monitor, objective, gap, state.active.len(), 0)? {
+        if let Some(reason) = tracker.checkpoint_at(monitor, &state, objective, gap, 0)? {
             break Handoff::Stop(reason);
         }
         let step = match params.algorithm {
@@ -232,13 +232,8 @@ pub(crate) fn run(
                     state.grad_q[a] = (1.0 + lambda) * state.grad_q[a] - lambda * row[p];
                 }
                 state.scale_active(1.0 + lambda);
-                if drop {
-                    remove(&mut state, &mut gram, j);
-                    StepKind::Drop
-                } else {
-                    state.alpha[j] -= lambda;
-                    StepKind::Away
-                }
+                take_weight(&mut state, &mut gram, j, lambda, drop);
+                if drop { StepKind::Drop } else { StepKind::Away }
             }
             Step::Swap {
                 i, j, lambda, drop, ..
@@ -250,11 +245,10 @@ pub(crate) fn run(
                     state.grad_q[a] += lambda * (row_i[p] - row_j[p]);
                 }
                 add_weight(problem, &mut state, &mut gram, i, lambda, new_gi, row_i);
+                take_weight(&mut state, &mut gram, j, lambda, drop);
                 if drop {
-                    remove(&mut state, &mut gram, j);
                     StepKind::SwapDrop
                 } else {
-                    state.alpha[j] -= lambda;
                     StepKind::SwapAdd
                 }
             }
@@ -262,14 +256,7 @@ pub(crate) fn run(
         state.refresh_scalars(problem);
         steps.count(kind);
         taken += 1;
-        tracker.record(
-            monitor,
-            &state.alpha,
-            objective,
-            gap,
-            kind,
-            state.active.len(),
-        );
+        tracker.record_at(monitor, &state, objective, gap, kind);
     };
 
     let values = state.active.iter().map(|&a| state.alpha[a]).collect();
@@ -334,6 +321,15 @@ fn add_weight(
         state.grad_q[i] = g_i;
         state.activate(i);
         gram.push(row, problem.q_diag(i));
+    }
+}
+
+/// α_j −= λ, or `j` leaves the coreset (with exactly zero weight) when the step drops it.
+fn take_weight(state: &mut State, gram: &mut Gram, j: usize, lambda: f64, drop: bool) {
+    if drop {
+        remove(state, gram, j);
+    } else {
+        state.alpha[j] -= lambda;
     }
 }
 

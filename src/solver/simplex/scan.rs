@@ -11,6 +11,7 @@
 use crate::kernel::Column;
 use crate::parallel::{current_num_threads, map_chunks};
 use crate::problem::SimplexProblem;
+use crate::simd::{first_in_block, lanes_max, lanes_min, strict_max, strict_min};
 
 /// Minimum slots per parallel task.
 const CHUNK: usize = 8192;
@@ -292,34 +293,25 @@ fn fused_with(
         for r0 in (0..full).step_by(LANES) {
             for l in 0..LANES {
                 let x = grad(r0 + l);
-                up[l] = if x > up[l] { x } else { up[l] };
+                up[l] = strict_max(up[l], x);
                 let c = if ab[r0 + l] > 0.0 { x } else { f64::INFINITY };
-                down[l] = if c < down[l] { c } else { down[l] };
+                down[l] = strict_min(down[l], c);
             }
         }
         for r in full..len {
             let x = grad(r);
-            up[0] = if x > up[0] { x } else { up[0] };
+            up[0] = strict_max(up[0], x);
             let c = if ab[r] > 0.0 { x } else { f64::INFINITY };
-            down[0] = if c < down[0] { c } else { down[0] };
+            down[0] = strict_min(down[0], c);
         }
-        let block_up = up
-            .iter()
-            .fold(f64::NEG_INFINITY, |m, &x| if x > m { x } else { m });
-        let block_down = down
-            .iter()
-            .fold(f64::INFINITY, |m, &x| if x < m { x } else { m });
+        let block_up = lanes_max(&up);
+        let block_down = lanes_min(&down);
         if block_up > local.toward_grad {
-            let r = (0..len)
-                .find(|&r| grad(r) == block_up)
-                .expect("attained in the block");
-            local.toward = first + start + r;
+            local.toward = first + start + first_in_block(len, |r| grad(r) == block_up);
             local.toward_grad = block_up;
         }
         if block_down < local.away_grad {
-            let r = (0..len)
-                .find(|&r| ab[r] > 0.0 && grad(r) == block_down)
-                .expect("attained in the block");
+            let r = first_in_block(len, |r| ab[r] > 0.0 && grad(r) == block_down);
             local.away = Some(first + start + r);
             local.away_grad = block_down;
         }

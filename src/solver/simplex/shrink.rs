@@ -27,7 +27,7 @@
 //! After [`MAX_ROUNDS`] shrinks the fit finishes on the full problem without further checks, so
 //! the certificate is always reached by the same engine.
 
-use super::engine::{End, Start, Totals, finish, run, stopping_threshold};
+use super::engine::{End, Start, Totals, final_stats, finish, run, stopping_threshold};
 use super::init::initial_iterate;
 use super::monitor::Monitor;
 use super::scan::{Vertices, scan};
@@ -299,22 +299,16 @@ fn solve_from(
             rows = Some(next);
         }
     };
-    full.refresh_scalars(problem);
-    let objective = full.objective();
-    let gap = v.toward_grad - full.alpha_dot_grad();
-    tracker.close(objective, gap, full.active.len());
-    let mut stats = tracker.stats(
+    let mut stats = final_stats(
+        problem,
+        &mut tracker,
+        &mut full,
+        v.toward_grad,
         exit,
-        objective,
-        gap,
-        full.quad,
         steps,
-        full.active.len(),
         &totals,
     );
     (stats.shrinks, stats.rejoins) = (built, rejoins);
-    stats.relative_gap =
-        crate::solver::tracker::relative(gap, problem.gap_reference(full.lin, full.quad));
     finish(params, monitor, stats, full.alpha, tracker.history, None)
 }
 

@@ -1,5 +1,9 @@
 //! The iterate and its caches.
 
+use super::monitor::Monitor;
+use super::tracker::Tracker;
+use super::{ExitReason, StepKind};
+use crate::error::Result;
 use crate::kernel::{CachePrecision, ColumnCache, KernelMatrix};
 use crate::problem::SimplexProblem;
 
@@ -28,6 +32,41 @@ pub(crate) struct State {
     pub since_resync: u64,
     /// Whether G holds kernel values rounded to `f32` (from an `f32` column cache).
     pub rounded: bool,
+}
+
+/// The tracker at a simplex iterate, whose coreset is its active set.
+impl Tracker<'_> {
+    /// [`Tracker::checkpoint`] before a step from `state`.
+    pub(crate) fn checkpoint_at(
+        &mut self,
+        monitor: &mut (dyn Monitor + Send),
+        state: &State,
+        objective: f64,
+        gap: f64,
+        columns: u64,
+    ) -> Result<Option<ExitReason>> {
+        self.checkpoint(monitor, objective, gap, state.active.len(), columns)
+    }
+
+    /// [`Tracker::record`] of a step of `kind` that led to `state` from a point with the given
+    /// objective and gap.
+    pub(crate) fn record_at(
+        &mut self,
+        monitor: &mut (dyn Monitor + Send),
+        state: &State,
+        objective: f64,
+        gap: f64,
+        kind: StepKind,
+    ) {
+        self.record(
+            monitor,
+            &state.alpha,
+            objective,
+            gap,
+            kind,
+            state.active.len(),
+        );
+    }
 }
 
 impl State {

@@ -1,6 +1,8 @@
 //! Exact solution of a small dense simplex QP: the random-subset initialisation (CVM's p = 20
 //! points) and, later, the fully corrective (`bc`) inner solves.
 
+use super::line_search::transfer;
+
 /// Maximises bᵀα − αᵀQα over the unit simplex for a small dense `q` (row-major p×p) by
 /// pairwise (SMO-style) steps with second-order working-set selection (Fan, Chen & Lin 2005),
 /// until max_i ∇g_i − min_{j: α_j>0} ∇g_j ≤ `tol` or `max_iter` steps.
@@ -69,21 +71,9 @@ pub fn solve_dense(q: &[f64], b: &[f64], tol: f64, max_iter: usize) -> Vec<f64> 
             }
         }
         let Some((j, _, a, c)) = best else { break };
-        let unclipped = if c > 0.0 {
-            a / (2.0 * c)
-        } else {
-            f64::INFINITY
-        };
-        let lambda = unclipped.min(alpha[j]);
-        if !(lambda > 0.0) {
+        let Some(lambda) = transfer(&mut alpha, i, j, a, c) else {
             break;
-        }
-        alpha[i] += lambda;
-        if unclipped >= alpha[j] {
-            alpha[j] = 0.0;
-        } else {
-            alpha[j] -= lambda;
-        }
+        };
         for r in 0..p {
             g[r] += lambda * (q[r * p + i] - q[r * p + j]);
         }
