@@ -15,6 +15,22 @@ pub use dense::{DenseMatrix, DenseView};
 
 use crate::error::{FwsvmError, Result};
 
+/// `Err` unless `y` holds one finite value per row of X's `m` (`what`: the values' name in the
+/// message, e.g. "labels").
+pub(crate) fn check_targets(y: &[f64], m: usize, what: Option<&str>) -> Result<()> {
+    if y.len() != m {
+        let what = what.map_or(String::new(), |w| format!(" {w}"));
+        return Err(FwsvmError::InvalidInput(format!(
+            "X has {m} rows but y has {}{what}",
+            y.len()
+        )));
+    }
+    match y.iter().position(|v| !v.is_finite()) {
+        Some(row) => Err(FwsvmError::NonFinite { what: "y", row }),
+        None => Ok(()),
+    }
+}
+
 /// A borrowed feature matrix, one sample per row.
 #[derive(Clone, Copy, Debug)]
 pub enum Features<'a> {

@@ -27,7 +27,6 @@ use crate::error::{FwsvmError, Result};
 use crate::kernel::{Kernel, KernelMatrix};
 use crate::model::DualModel;
 use crate::parallel::with_threads;
-use crate::params::solver_setters;
 use crate::problem::dual::{DualKind, DualProblem};
 use crate::solver::{Algorithm, Init, Monitor, NoMonitor, SolverParams, Stopping, solve_dual};
 
@@ -96,44 +95,27 @@ impl DualParams {
         }
     }
 
-    /// The penalty C > 0 of the regressions (one-class has none).
-    pub fn c(mut self, c: f64) -> Self {
-        self.c = c;
-        self
+    super::setters! {
+        /// The penalty C > 0 of the regressions (one-class has none).
+        c: f64 => c;
+        /// ν ∈ (0, 1] of ν-SVR and one-class: a bound on the fraction of margin errors and of
+        /// support vectors.
+        nu: f64 => nu;
+        /// ε ≥ 0 of the ε-SVR: the half-width of the tube without loss.
+        epsilon: f64 => epsilon;
+        /// Regressions: also fit the Laplace scale of the residuals on 5-fold cross-validation
+        /// (LIBSVM's `-b 1`, its `probA`).
+        probability: bool => probability;
+        /// ε-SVR: start from a previous fit's coefficients β_i = α_i − α*_i, one per training row
+        /// (0 off its support; rows appended since start at 0), already scaled to this fit's C (a
+        /// fit at C′ gives β·C/C′: bounds and Σβ = 0 hold, LIBSVM's warm start along a C path). The
+        /// start α_i = max(β_i, 0), α*_i = max(−β_i, 0) is used when it is feasible for this fit
+        /// (within the bounds, Σβ = 0); otherwise the fit starts from 0, as without it. The
+        /// optimum is the same; only the number of steps changes.
+        warm_start: Option<Vec<f64>> => warm_start;
     }
 
-    /// ν ∈ (0, 1] of ν-SVR and one-class: a bound on the fraction of margin errors and of
-    /// support vectors.
-    pub fn nu(mut self, nu: f64) -> Self {
-        self.nu = nu;
-        self
-    }
-
-    /// ε ≥ 0 of the ε-SVR: the half-width of the tube without loss.
-    pub fn epsilon(mut self, epsilon: f64) -> Self {
-        self.epsilon = epsilon;
-        self
-    }
-
-    /// Regressions: also fit the Laplace scale of the residuals on 5-fold cross-validation
-    /// (LIBSVM's `-b 1`, its `probA`).
-    pub fn probability(mut self, probability: bool) -> Self {
-        self.probability = probability;
-        self
-    }
-
-    /// ε-SVR: start from a previous fit's coefficients β_i = α_i − α*_i, one per training row
-    /// (0 off its support; rows appended since start at 0), already scaled to this fit's C (a
-    /// fit at C′ gives β·C/C′: bounds and Σβ = 0 hold, LIBSVM's warm start along a C path). The
-    /// start α_i = max(β_i, 0), α*_i = max(−β_i, 0) is used when it is feasible for this fit
-    /// (within the bounds, Σβ = 0); otherwise the fit starts from 0, as without it. The
-    /// optimum is the same; only the number of steps changes.
-    pub fn warm_start(mut self, beta: Option<Vec<f64>>) -> Self {
-        self.warm_start = beta;
-        self
-    }
-
-    solver_setters!();
+    super::solver_setters!();
 
     /// Validates every parameter.
     ///
@@ -156,17 +138,9 @@ impl DualParams {
                 format!("holds a non-finite coefficient ({b})"),
             ));
         }
-        if !(self.c.is_finite() && self.c > 0.0) {
-            return Err(FwsvmError::param(
-                "C",
-                format!("must be a positive finite number, got {}", self.c),
-            ));
-        }
-        if self.kind != DualKind::EpsilonSvr && !(self.nu > 0.0 && self.nu <= 1.0) {
-            return Err(FwsvmError::param(
-                "nu",
-                format!("must be in (0, 1], got {}", self.nu),
-            ));
+        super::check_positive("C", self.c)?;
+        if self.kind != DualKind::EpsilonSvr {
+            super::check_nu(self.nu)?;
         }
         if !(self.epsilon.is_finite() && self.epsilon >= 0.0) {
             return Err(FwsvmError::param(
@@ -180,12 +154,7 @@ impl DualParams {
                 "applies to the regressions (LIBSVM's Laplace scale), not to one-class",
             ));
         }
-        if self.n_threads == Some(0) {
-            return Err(FwsvmError::param(
-                "n_jobs",
-                "must be a positive number of threads",
-            ));
-        }
+        super::check_threads(self.n_threads)?;
         self.kernel.validate()?;
         let mut valid = self.clone();
         valid.solver.tol = valid.tol.unwrap_or(1e-3);
@@ -193,16 +162,12 @@ impl DualParams {
         Ok(DualValidParams(valid))
     }
 
-    /// Checks the parameters and fits; see [`DualValidParams::fit`].
-    ///
-    /// # Errors
-    /// As [`Self::check`] and [`DualValidParams::fit`].
-    pub fn fit<'x>(
-        &self,
-        x: impl TryInto<Features<'x>, Error: Into<FwsvmError>>,
-        y: &[f64],
-    ) -> Result<DualModel> {
-        self.check()?.fit(x, y)
+    super::checked_calls! {
+        /// Checks the parameters and fits; see [`DualValidParams::fit`].
+        ///
+        /// # Errors
+        /// As [`Self::check`] and [`DualValidParams::fit`].
+        fn fit['x](x: impl TryInto<Features<'x>, Error: Into<FwsvmError>>, y: &[f64]) -> DualModel;
     }
 }
 

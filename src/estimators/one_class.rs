@@ -22,10 +22,9 @@ use crate::error::{FwsvmError, Result};
 use crate::kernel::{Kernel, KernelMatrix};
 use crate::model::OneClassModel;
 use crate::parallel::with_threads;
-use crate::params::solver_setters;
 use crate::problem::SimplexProblem;
 use crate::solver::{Algorithm, Init, Monitor, NoMonitor, SolverParams, Stopping, solve};
-use crate::svr::{check_training_rows, check_unlabelled};
+use crate::svr::check_unlabelled;
 
 /// Entry point of the one-class model: `OneClass::params().nu(0.1).fit(&x)`.
 #[derive(Debug, Clone, Copy)]
@@ -61,19 +60,14 @@ pub struct OneClassParams {
 }
 
 impl OneClassParams {
-    /// The expected fraction ν ∈ (0, 1) of outliers in the training data.
-    pub fn nu(mut self, nu: f64) -> Self {
-        self.nu = nu;
-        self
+    super::setters! {
+        /// The expected fraction ν ∈ (0, 1) of outliers in the training data.
+        nu: f64 => nu;
+        /// The penalty C > 0 of the squared slacks; `None`: 1 / (ν · n_samples).
+        c: Option<f64> => c;
     }
 
-    /// The penalty C > 0 of the squared slacks; `None`: 1 / (ν · n_samples).
-    pub fn c(mut self, c: Option<f64>) -> Self {
-        self.c = c;
-        self
-    }
-
-    solver_setters!();
+    super::solver_setters!();
 
     /// Validates every parameter.
     ///
@@ -86,35 +80,28 @@ impl OneClassParams {
                 format!("must be in (0, 1), got {}", self.nu),
             ));
         }
-        if let Some(c) = self.c
-            && !(c.is_finite() && c > 0.0)
-        {
-            return Err(FwsvmError::param(
-                "C",
-                format!("must be a positive finite number, got {c}"),
-            ));
+        if let Some(c) = self.c {
+            super::check_positive("C", c)?;
         }
-        let mut valid = self.clone();
-        valid.solver.tol = self.tol.unwrap_or(1e-3);
-        check_unlabelled(&valid.kernel, &valid.solver, valid.n_threads)?;
-        if valid.kernel == Kernel::Precomputed {
+        let solver = check_unlabelled(&self.kernel, &self.solver, self.tol, self.n_threads)?;
+        if self.kernel == Kernel::Precomputed {
             return Err(FwsvmError::param(
                 "kernel",
                 "the one-class model needs k(x, x) of new points: a precomputed kernel cannot give it",
             ));
         }
-        Ok(OneClassValidParams(valid))
+        Ok(OneClassValidParams(OneClassParams {
+            solver,
+            ..self.clone()
+        }))
     }
 
-    /// Checks the parameters and fits; see [`OneClassValidParams::fit`].
-    ///
-    /// # Errors
-    /// As [`Self::check`] and [`OneClassValidParams::fit`].
-    pub fn fit<'x>(
-        &self,
-        x: impl TryInto<Features<'x>, Error: Into<FwsvmError>>,
-    ) -> Result<OneClassModel> {
-        self.check()?.fit(x)
+    super::checked_calls! {
+        /// Checks the parameters and fits; see [`OneClassValidParams::fit`].
+        ///
+        /// # Errors
+        /// As [`Self::check`] and [`OneClassValidParams::fit`].
+        fn fit['x](x: impl TryInto<Features<'x>, Error: Into<FwsvmError>>) -> OneClassModel;
     }
 }
 
@@ -144,7 +131,7 @@ impl OneClassValidParams {
         monitor: &mut (dyn Monitor + Send),
     ) -> Result<OneClassModel> {
         let p = &self.0;
-        check_training_rows(&x)?;
+        super::check_fit_inputs(&x, None, None)?;
         let m = x.n_rows();
         let c = p.c.unwrap_or(1.0 / (p.nu * m as f64));
         let solution = with_threads(p.n_threads, || {

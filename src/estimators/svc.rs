@@ -65,107 +65,6 @@ impl std::str::FromStr for Loss {
     }
 }
 
-/// The builder methods every estimator shares: the kernel and the solver's settings, for a
-/// builder with fields `kernel`, `solver: SolverParams`, `tol: Option<f64>` and
-/// `n_threads: Option<usize>`.
-macro_rules! solver_setters {
-    () => {
-        /// The kernel.
-        pub fn kernel(mut self, kernel: Kernel) -> Self {
-            self.kernel = kernel;
-            self
-        }
-
-        /// The Frank-Wolfe variant.
-        pub fn algorithm(mut self, algorithm: Algorithm) -> Self {
-            self.solver.algorithm = algorithm;
-            self
-        }
-
-        /// Tolerance of the stopping rule.
-        pub fn tol(mut self, tol: f64) -> Self {
-            self.tol = Some(tol);
-            self
-        }
-
-        /// The stopping rule.
-        pub fn stopping(mut self, stopping: Stopping) -> Self {
-            self.solver.stopping = stopping;
-            self
-        }
-
-        /// Maximum number of solver steps (`None`: no limit).
-        pub fn max_iter(mut self, max_iter: Option<u64>) -> Self {
-            self.solver.max_iter = max_iter;
-            self
-        }
-
-        /// Wall-clock limit of the solve.
-        pub fn time_limit(mut self, limit: Option<Duration>) -> Self {
-            self.solver.time_limit = limit;
-            self
-        }
-
-        /// Kernel-column cache budget in MB.
-        pub fn cache_size_mb(mut self, mb: f64) -> Self {
-            self.solver.cache_size_mb = mb;
-            self
-        }
-
-        /// Initialisation.
-        pub fn init(mut self, init: Init) -> Self {
-            self.solver.init = init;
-            self
-        }
-
-        /// Seed for the random initialisation.
-        pub fn seed(mut self, seed: u64) -> Self {
-            self.solver.seed = seed;
-            self
-        }
-
-        /// Progress lines on stderr.
-        pub fn verbose(mut self, verbose: bool) -> Self {
-            self.solver.verbose = verbose;
-            self
-        }
-
-        /// Shrinking (see [`SolverParams::shrinking`]): on by default.
-        pub fn shrinking(mut self, shrinking: bool) -> Self {
-            self.solver.shrinking = shrinking;
-            self
-        }
-
-        /// The hinge loss's working set (see [`SolverParams::working_set`]): `None` (the
-        /// default) chooses by the data, `Some(0)` takes per-step pairs, `Some(q)` blocked
-        /// working sets of q samples.
-        pub fn working_set(mut self, working_set: Option<usize>) -> Self {
-            self.solver.working_set = working_set;
-            self
-        }
-
-        /// Keep a per-step history in the model.
-        pub fn record_history(mut self, record: bool) -> Self {
-            self.solver.record_history = record;
-            self
-        }
-
-        /// Replace all solver settings at once.
-        pub fn solver(mut self, solver: SolverParams) -> Self {
-            self.tol = Some(solver.tol);
-            self.solver = solver;
-            self
-        }
-
-        /// Threads for this fit (`None`: `FWSVM_NUM_THREADS`, else all cores).
-        pub fn n_threads(mut self, n: Option<usize>) -> Self {
-            self.n_threads = n;
-            self
-        }
-    };
-}
-pub(crate) use solver_setters;
-
 /// Entry point of the SVC (hinge loss by default, or the L2-SVC of the simplex solvers): `Svc::params().c(1.0).kernel(Kernel::rbf(0.1)).fit(&x, &y)`.
 ///
 /// Two classes give one binary model; more give one per pair of classes (one-vs-one, as
@@ -233,43 +132,29 @@ impl Default for SvcParams {
 }
 
 impl SvcParams {
-    /// The penalty C > 0 of the squared slacks (larger C: fewer margin violations).
-    pub fn c(mut self, c: f64) -> Self {
-        self.c = c;
-        self
+    super::setters! {
+        /// The penalty C > 0 of the squared slacks (larger C: fewer margin violations).
+        c: f64 => c;
+        /// The loss (see [`Loss`]): the squared hinge by default.
+        loss: Loss => loss;
+        /// `Some(ν)`, ν ∈ (0, 1]: the ν-SVC (LIBSVM's `-s 1`, scikit-learn's `NuSVC`) instead of
+        /// the C-SVC: ν bounds the fraction of margin errors from above and of support vectors
+        /// from below, and C is not used. Hinge loss only.
+        nu: Option<f64> => nu;
     }
 
-    /// The loss (see [`Loss`]): the squared hinge by default.
-    pub fn loss(mut self, loss: Loss) -> Self {
-        self.loss = loss;
-        self
-    }
+    super::solver_setters!();
 
-    /// `Some(ν)`, ν ∈ (0, 1]: the ν-SVC (LIBSVM's `-s 1`, scikit-learn's `NuSVC`) instead of
-    /// the C-SVC: ν bounds the fraction of margin errors from above and of support vectors
-    /// from below, and C is not used. Hinge loss only.
-    pub fn nu(mut self, nu: Option<f64>) -> Self {
-        self.nu = nu;
-        self
-    }
-
-    solver_setters!();
-
-    /// Start the binary fit from the simplex weights α of a previous one (one entry per
-    /// training row, e.g. [`SvcModel::alpha`] scattered to [`SvcModel::support`]): α stays
-    /// feasible when C, γ or the kernel change, and new rows start at 0. Ignored by
-    /// one-vs-one fits.
-    pub fn warm_start(mut self, alpha: Option<Vec<f64>>) -> Self {
-        self.warm_start = alpha;
-        self
-    }
-
-    /// Also fit class probabilities (LIBSVM's `-b 1`): Platt's sigmoid per pair of classes on
-    /// 5-fold cross-validated decision values (five more fits; see
-    /// [`SvcValidParams::fit_probability`]), for [`SvcModel::predict_proba`].
-    pub fn probability(mut self, probability: bool) -> Self {
-        self.probability = probability;
-        self
+    super::setters! {
+        /// Start the binary fit from the simplex weights α of a previous one (one entry per
+        /// training row, e.g. [`SvcModel::alpha`] scattered to [`SvcModel::support`]): α stays
+        /// feasible when C, γ or the kernel change, and new rows start at 0. Ignored by
+        /// one-vs-one fits.
+        warm_start: Option<Vec<f64>> => warm_start;
+        /// Also fit class probabilities (LIBSVM's `-b 1`): Platt's sigmoid per pair of classes on
+        /// 5-fold cross-validated decision values (five more fits; see
+        /// [`SvcValidParams::fit_probability`]), for [`SvcModel::predict_proba`].
+        probability: bool => probability;
     }
 
     /// Validates every parameter.
@@ -277,21 +162,11 @@ impl SvcParams {
     /// # Errors
     /// [`FwsvmError::InvalidParameter`] naming the first invalid one.
     pub fn check(&self) -> Result<SvcValidParams> {
-        if !(self.c.is_finite() && self.c > 0.0) {
-            return Err(FwsvmError::param(
-                "C",
-                format!("must be a positive finite number, got {}", self.c),
-            ));
-        }
+        super::check_positive("C", self.c)?;
         self.kernel.validate()?;
         self.solver.validate()?;
         if let Some(nu) = self.nu {
-            if !(nu > 0.0 && nu <= 1.0) {
-                return Err(FwsvmError::param(
-                    "nu",
-                    format!("must be in (0, 1], got {nu}"),
-                ));
-            }
+            super::check_nu(nu)?;
             if self.loss != Loss::Hinge {
                 return Err(FwsvmError::param(
                     "loss",
@@ -349,28 +224,19 @@ impl SvcParams {
                 ));
             }
         }
-        if self.n_threads == Some(0) {
-            return Err(FwsvmError::param(
-                "n_jobs",
-                "must be a positive number of threads",
-            ));
-        }
+        super::check_threads(self.n_threads)?;
         let mut valid = self.clone();
         valid.solver.tol = valid.tol.unwrap_or(valid.loss.default_tol());
         valid.solver.validate()?;
         Ok(SvcValidParams(valid))
     }
 
-    /// Checks the parameters and fits; see [`SvcValidParams::fit`].
-    ///
-    /// # Errors
-    /// As [`Self::check`] and [`SvcValidParams::fit`].
-    pub fn fit<'x>(
-        &self,
-        x: impl TryInto<Features<'x>, Error: Into<FwsvmError>>,
-        y: &[f64],
-    ) -> Result<SvcModel> {
-        self.check()?.fit(x, y)
+    super::checked_calls! {
+        /// Checks the parameters and fits; see [`SvcValidParams::fit`].
+        ///
+        /// # Errors
+        /// As [`Self::check`] and [`SvcValidParams::fit`].
+        fn fit['x](x: impl TryInto<Features<'x>, Error: Into<FwsvmError>>, y: &[f64]) -> SvcModel;
     }
 }
 

@@ -25,7 +25,6 @@ use crate::error::{FwsvmError, Result};
 use crate::kernel::{Kernel, KernelMatrix};
 use crate::model::SvrModel;
 use crate::parallel::with_threads;
-use crate::params::solver_setters;
 use crate::problem::SimplexProblem;
 use crate::solver::{Algorithm, Init, Monitor, NoMonitor, SolverParams, Stopping, solve};
 
@@ -63,65 +62,53 @@ pub struct SvrParams {
 }
 
 impl SvrParams {
-    /// The penalty C > 0 of the squared deviations outside the tube.
-    pub fn c(mut self, c: f64) -> Self {
-        self.c = c;
-        self
+    super::setters! {
+        /// The penalty C > 0 of the squared deviations outside the tube.
+        c: f64 => c;
+        /// The price ν > 0 of the tube width (larger: narrower tube); `None`: 0.2 · n_samples.
+        nu: Option<f64> => nu;
     }
 
-    /// The price ν > 0 of the tube width (larger: narrower tube); `None`: 0.2 · n_samples.
-    pub fn nu(mut self, nu: Option<f64>) -> Self {
-        self.nu = nu;
-        self
-    }
-
-    solver_setters!();
+    super::solver_setters!();
 
     /// Validates every parameter.
     ///
     /// # Errors
     /// [`FwsvmError::InvalidParameter`] naming the first invalid one.
     pub fn check(&self) -> Result<SvrValidParams> {
-        if !(self.c.is_finite() && self.c > 0.0) {
-            return Err(FwsvmError::param(
-                "C",
-                format!("must be a positive finite number, got {}", self.c),
-            ));
+        super::check_positive("C", self.c)?;
+        if let Some(nu) = self.nu {
+            super::check_positive("nu", nu)?;
         }
-        if let Some(nu) = self.nu
-            && !(nu.is_finite() && nu > 0.0)
-        {
-            return Err(FwsvmError::param(
-                "nu",
-                format!("must be a positive finite number, got {nu}"),
-            ));
-        }
-        let mut valid = self.clone();
-        valid.solver.tol = self.tol.unwrap_or(1e-3);
-        check_unlabelled(&valid.kernel, &valid.solver, valid.n_threads)?;
-        Ok(SvrValidParams(valid))
+        let solver = check_unlabelled(&self.kernel, &self.solver, self.tol, self.n_threads)?;
+        Ok(SvrValidParams(SvrParams {
+            solver,
+            ..self.clone()
+        }))
     }
 
-    /// Checks the parameters and fits; see [`SvrValidParams::fit`].
-    ///
-    /// # Errors
-    /// As [`Self::check`] and [`SvrValidParams::fit`].
-    pub fn fit<'x>(
-        &self,
-        x: impl TryInto<Features<'x>, Error: Into<FwsvmError>>,
-        y: &[f64],
-    ) -> Result<SvrModel> {
-        self.check()?.fit(x, y)
+    super::checked_calls! {
+        /// Checks the parameters and fits; see [`SvrValidParams::fit`].
+        ///
+        /// # Errors
+        /// As [`Self::check`] and [`SvrValidParams::fit`].
+        fn fit['x](x: impl TryInto<Features<'x>, Error: Into<FwsvmError>>, y: &[f64]) -> SvrModel;
     }
 }
 
 /// The checks the single-simplex fits (SVR, one-class) share: a valid kernel and solver, an
-/// algorithm and initialisation that need no classes, a positive thread count.
+/// algorithm and initialisation that need no classes, a positive thread count. Returns the
+/// solver settings with the tolerance `tol` (`None`: 1e-3).
 pub(crate) fn check_unlabelled(
     kernel: &Kernel,
     solver: &SolverParams,
+    tol: Option<f64>,
     n_threads: Option<usize>,
-) -> Result<()> {
+) -> Result<SolverParams> {
+    let solver = SolverParams {
+        tol: tol.unwrap_or(1e-3),
+        ..solver.clone()
+    };
     kernel.validate()?;
     solver.validate()?;
     if solver.algorithm == Algorithm::Ky {
@@ -136,26 +123,8 @@ pub(crate) fn check_unlabelled(
             "closest_pair needs two classes; use random or farthest",
         ));
     }
-    if n_threads == Some(0) {
-        return Err(FwsvmError::param(
-            "n_jobs",
-            "must be a positive number of threads",
-        ));
-    }
-    Ok(())
-}
-
-/// Rows, features and finiteness of unlabelled training data.
-pub(crate) fn check_training_rows(x: &Features<'_>) -> Result<()> {
-    if x.n_rows() == 0 {
-        return Err(FwsvmError::InvalidInput("X has no rows (0 samples)".into()));
-    }
-    if x.n_cols() == 0 {
-        return Err(FwsvmError::InvalidInput(
-            "X has no columns (0 features)".into(),
-        ));
-    }
-    x.check_finite("X")
+    super::check_threads(n_threads)?;
+    Ok(solver)
 }
 
 /// Checked SVR hyper-parameters.
@@ -187,17 +156,8 @@ impl SvrValidParams {
         monitor: &mut (dyn Monitor + Send),
     ) -> Result<SvrModel> {
         let p = &self.0;
-        check_training_rows(&x)?;
+        super::check_fit_inputs(&x, Some((y, "targets")), None)?;
         let m = x.n_rows();
-        if y.len() != m {
-            return Err(FwsvmError::InvalidInput(format!(
-                "X has {m} rows but y has {} targets",
-                y.len()
-            )));
-        }
-        if let Some(row) = y.iter().position(|v| !v.is_finite()) {
-            return Err(FwsvmError::NonFinite { what: "y", row });
-        }
         let mean = y.iter().sum::<f64>() / m as f64;
         let spread = (y.iter().map(|v| (v - mean) * (v - mean)).sum::<f64>() / m as f64).sqrt();
         if !(mean.is_finite() && spread.is_finite()) {

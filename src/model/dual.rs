@@ -14,6 +14,9 @@ use crate::solver::{HistoryEntry, SolverStats};
 /// - one-class: `coef` = α (in [0, 1] per unit weight, Σα = ν Σw), `predict` is +1 where
 ///   f(x) > 0 (an inlier) and −1 elsewhere, `score_samples` is f(x) + ρ;
 /// - ε-SVR and ν-SVR: `coef` = α − α*, `predict` is f(x).
+///
+/// A model read from a LIBSVM file has the support `0..n`; the solver statistics' `gap` is the
+/// exact maximal violation at the end.
 #[derive(Clone, Debug, PartialEq)]
 pub struct DualModel {
     pub(crate) kind: DualKind,
@@ -31,35 +34,15 @@ pub struct DualModel {
 }
 
 impl DualModel {
-    /// Which model.
-    pub fn kind(&self) -> DualKind {
-        self.kind
-    }
+    super::single_solve_getters!();
 
-    /// The kernel.
-    pub fn kernel(&self) -> Kernel {
-        self.kernel
-    }
-
-    /// Training indices of the support vectors (ascending; `0..n` for a model read from a
-    /// LIBSVM file).
-    pub fn support(&self) -> &[usize] {
-        &self.support
-    }
-
-    /// The support vectors, one per row.
-    pub fn support_vectors(&self) -> &FeatureMatrix {
-        &self.vectors
-    }
-
-    /// The coefficients (α for one-class, α − α* for the regressions).
-    pub fn dual_coef(&self) -> &[f64] {
-        &self.coef
-    }
-
-    /// LIBSVM's ρ.
-    pub fn rho(&self) -> f64 {
-        self.rho
+    super::getters! {
+        /// Which model.
+        kind: DualKind = kind;
+        /// The coefficients (α for one-class, α − α* for the regressions).
+        dual_coef: &[f64] = coef;
+        /// LIBSVM's ρ.
+        rho: f64 = rho;
     }
 
     /// The constant term −ρ (scikit-learn's `intercept_`).
@@ -67,24 +50,11 @@ impl DualModel {
         -self.rho
     }
 
-    /// The tube half-width: ε-SVR's parameter, ν-SVR's learned one (−r); 0 for one-class.
-    pub fn epsilon(&self) -> f64 {
-        self.epsilon
-    }
-
-    /// The Laplace scale σ of the residuals when fitted with probabilities (regressions).
-    pub fn sigma(&self) -> Option<f64> {
-        self.sigma
-    }
-
-    /// Solver statistics (`gap`: the exact maximal violation at the end).
-    pub fn stats(&self) -> Option<&SolverStats> {
-        self.stats.as_ref()
-    }
-
-    /// The per-step history, when recorded.
-    pub fn history(&self) -> &[HistoryEntry] {
-        &self.history
+    super::getters! {
+        /// The tube half-width: ε-SVR's parameter, ν-SVR's learned one (−r); 0 for one-class.
+        epsilon: f64 = epsilon;
+        /// The Laplace scale σ of the residuals when fitted with probabilities (regressions).
+        sigma: Option<f64> = sigma;
     }
 
     /// f(x) = Σ coef k(x_s, x) − ρ for every row. With a precomputed kernel, `x` holds the

@@ -2,6 +2,54 @@
 //! vectors, plus what each model type adds (classes and one-vs-one votes, the SVR's target
 //! scale, the one-class ball's threshold, statistics).
 
+/// Getters of model fields, each with its doc comment: `name: &Type = field;` returns a
+/// reference, `name: Type = field;` a copy, `name: Type = field.method();` the method's value.
+macro_rules! getters {
+    () => {};
+    ($(#[$doc:meta])* $name:ident: &$ty:ty = $field:ident; $($rest:tt)*) => {
+        $(#[$doc])*
+        pub fn $name(&self) -> &$ty {
+            &self.$field
+        }
+        $crate::model::getters!($($rest)*);
+    };
+    ($(#[$doc:meta])* $name:ident: $ty:ty = $field:ident.$method:ident(); $($rest:tt)*) => {
+        $(#[$doc])*
+        pub fn $name(&self) -> $ty {
+            self.$field.$method()
+        }
+        $crate::model::getters!($($rest)*);
+    };
+    ($(#[$doc:meta])* $name:ident: $ty:ty = $field:ident; $($rest:tt)*) => {
+        $(#[$doc])*
+        pub fn $name(&self) -> $ty {
+            self.$field
+        }
+        $crate::model::getters!($($rest)*);
+    };
+}
+pub(crate) use getters;
+
+/// The getters of a model fitted by one solve (SVR, one-class, LIBSVM's [`DualModel`]): the
+/// kernel, the support vectors and how the solver ran.
+macro_rules! single_solve_getters {
+    () => {
+        $crate::model::getters! {
+            /// The kernel.
+            kernel: Kernel = kernel;
+            /// Training indices of the support vectors (ascending).
+            support: &[usize] = support;
+            /// The support vectors, one per row.
+            support_vectors: &FeatureMatrix = vectors;
+            /// How the solver ran and stopped (`None` for a model read from a file).
+            stats: Option<&SolverStats> = stats.as_ref();
+            /// Per-step history, if it was requested.
+            history: &[HistoryEntry] = history;
+        }
+    };
+}
+pub(crate) use single_solve_getters;
+
 mod dual;
 mod expansion;
 mod one_class;

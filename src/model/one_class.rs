@@ -27,49 +27,17 @@ pub struct OneClassModel {
 }
 
 impl OneClassModel {
-    /// Training indices of the support vectors (ascending).
-    pub fn support(&self) -> &[usize] {
-        &self.support
-    }
+    super::single_solve_getters!();
 
-    /// The support vectors, one per row.
-    pub fn support_vectors(&self) -> &FeatureMatrix {
-        &self.vectors
-    }
-
-    /// The weights α of the support vectors (they sum to 1).
-    pub fn alpha(&self) -> &[f64] {
-        &self.alpha
-    }
-
-    /// R, the radius of the fitted ball.
-    pub fn radius(&self) -> f64 {
-        self.radius
-    }
-
-    /// The threshold subtracted from [`Self::score_samples`] by [`Self::decision_function`].
-    pub fn offset(&self) -> f64 {
-        self.offset
-    }
-
-    /// The penalty C of the squared slacks used in the fit.
-    pub fn c(&self) -> f64 {
-        self.c
-    }
-
-    /// The kernel.
-    pub fn kernel(&self) -> Kernel {
-        self.kernel
-    }
-
-    /// How the solver ran and stopped (`None` for a model read from a file).
-    pub fn stats(&self) -> Option<&SolverStats> {
-        self.stats.as_ref()
-    }
-
-    /// Per-step history, if it was requested.
-    pub fn history(&self) -> &[HistoryEntry] {
-        &self.history
+    super::getters! {
+        /// The weights α of the support vectors (they sum to 1).
+        alpha: &[f64] = alpha;
+        /// R, the radius of the fitted ball.
+        radius: f64 = radius;
+        /// The threshold subtracted from [`Self::score_samples`] by [`Self::decision_function`].
+        offset: f64 = offset;
+        /// The penalty C of the squared slacks used in the fit.
+        c: f64 = c;
     }
 
     /// R² − ‖φ(x) − c‖² for every row: positive inside the ball.

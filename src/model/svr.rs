@@ -25,24 +25,13 @@ pub struct SvrModel {
 }
 
 impl SvrModel {
-    /// Training indices of the support vectors (ascending).
-    pub fn support(&self) -> &[usize] {
-        &self.support
-    }
+    super::single_solve_getters!();
 
-    /// The support vectors, one per row.
-    pub fn support_vectors(&self) -> &FeatureMatrix {
-        &self.vectors
-    }
-
-    /// Coefficients ν(β′_i − β′_{i+m}) of the support vectors (standardised model).
-    pub fn dual_coef(&self) -> &[f64] {
-        &self.dual_coef
-    }
-
-    /// The bias of the standardised model (Σ of the coefficients: the regularised bias).
-    pub fn intercept(&self) -> f64 {
-        self.intercept
+    super::getters! {
+        /// Coefficients ν(β′_i − β′_{i+m}) of the support vectors (standardised model).
+        dual_coef: &[f64] = dual_coef;
+        /// The bias of the standardised model (Σ of the coefficients: the regularised bias).
+        intercept: f64 = intercept;
     }
 
     /// The mean and scale that standardised the targets.
@@ -50,29 +39,11 @@ impl SvrModel {
         (self.y_mean, self.y_scale)
     }
 
-    /// The fitted tube half-width ε, in the units of y.
-    pub fn epsilon(&self) -> f64 {
-        self.epsilon
-    }
-
-    /// The price ν of the tube width used in the fit.
-    pub fn nu(&self) -> f64 {
-        self.nu
-    }
-
-    /// The kernel.
-    pub fn kernel(&self) -> Kernel {
-        self.kernel
-    }
-
-    /// How the solver ran and stopped (`None` for a model read from a file).
-    pub fn stats(&self) -> Option<&SolverStats> {
-        self.stats.as_ref()
-    }
-
-    /// Per-step history, if it was requested.
-    pub fn history(&self) -> &[HistoryEntry] {
-        &self.history
+    super::getters! {
+        /// The fitted tube half-width ε, in the units of y.
+        epsilon: f64 = epsilon;
+        /// The price ν of the tube width used in the fit.
+        nu: f64 = nu;
     }
 
     /// The standardised model's values f(x) (before `y_scale` and `y_mean`).

@@ -263,15 +263,7 @@ impl<'a> DualProblem<'a> {
         if m == 0 {
             return Err(FwsvmError::InvalidInput("no training samples".into()));
         }
-        if z.len() != m {
-            return Err(FwsvmError::InvalidInput(format!(
-                "X has {m} rows but y has {}",
-                z.len()
-            )));
-        }
-        if let Some(row) = z.iter().position(|v| !v.is_finite()) {
-            return Err(FwsvmError::NonFinite { what: "y", row });
-        }
+        crate::data::check_targets(z, m, None)?;
         check_weights(c, m)?;
         super::check_gram(kernel)?;
         let y = std::iter::repeat_n(1.0, m)

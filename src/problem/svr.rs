@@ -27,15 +27,7 @@ impl<'a> SimplexProblem<'a> {
         if m == 0 {
             return Err(FwsvmError::InvalidInput("no training samples".into()));
         }
-        if y.len() != m {
-            return Err(FwsvmError::InvalidInput(format!(
-                "X has {m} rows but y has {}",
-                y.len()
-            )));
-        }
-        if let Some(row) = y.iter().position(|v| !v.is_finite()) {
-            return Err(FwsvmError::NonFinite { what: "y", row });
-        }
+        crate::data::check_targets(y, m, None)?;
         if !(c.is_finite() && c > 0.0) {
             return Err(FwsvmError::param(
                 "C",
