@@ -22,6 +22,7 @@
 
 use std::time::Duration;
 
+use super::FitSettings;
 use crate::data::Features;
 use crate::error::{FwsvmError, Result};
 use crate::kernel::{Kernel, KernelMatrix};
@@ -70,10 +71,7 @@ pub struct DualParams {
     c: f64,
     nu: f64,
     epsilon: f64,
-    tol: Option<f64>,
-    kernel: Kernel,
-    solver: SolverParams,
-    n_threads: Option<usize>,
+    settings: FitSettings,
     probability: bool,
     /// ε-SVR: a previous fit's coefficients β = α − α*, one per training row.
     warm_start: Option<Vec<f64>>,
@@ -86,10 +84,7 @@ impl DualParams {
             c: 1.0,
             nu: 0.5,
             epsilon: 0.1,
-            tol: None,
-            kernel: Kernel::rbf(1.0),
-            solver: SolverParams::default(),
-            n_threads: None,
+            settings: FitSettings::default(),
             probability: false,
             warm_start: None,
         }
@@ -154,12 +149,11 @@ impl DualParams {
                 "applies to the regressions (LIBSVM's Laplace scale), not to one-class",
             ));
         }
-        super::check_threads(self.n_threads)?;
-        self.kernel.validate()?;
-        let mut valid = self.clone();
-        valid.solver.tol = valid.tol.unwrap_or(1e-3);
-        valid.solver.validate()?;
-        Ok(DualValidParams(valid))
+        let settings = self.settings.checked(1e-3)?;
+        Ok(DualValidParams(DualParams {
+            settings,
+            ..self.clone()
+        }))
     }
 
     super::checked_calls! {
@@ -176,19 +170,13 @@ impl DualParams {
 pub struct DualValidParams(DualParams);
 
 impl DualValidParams {
-    /// Which model.
-    pub fn kind(&self) -> DualKind {
-        self.0.kind
-    }
-
-    /// The kernel.
-    pub fn kernel(&self) -> Kernel {
-        self.0.kernel
-    }
-
-    /// The solver settings.
-    pub fn solver(&self) -> &SolverParams {
-        &self.0.solver
+    crate::model::getters! {
+        /// Which model.
+        kind: DualKind = 0.kind;
+        /// The kernel.
+        kernel: Kernel = 0.settings.kernel;
+        /// The solver settings.
+        solver: &SolverParams = 0.settings.solver;
     }
 
     /// Fits on `x` (and targets `y` for the regressions; one-class ignores it).
@@ -226,11 +214,11 @@ impl DualValidParams {
                 "every sample has zero weight".into(),
             ));
         }
-        let mut model = with_threads(self.0.n_threads, || {
+        let mut model = with_threads(self.0.settings.n_threads, || {
             self.fit_rows(x, y, &rows, sample_weight, monitor)
         })??;
         if self.0.probability && regression {
-            model.sigma = Some(with_threads(self.0.n_threads, || {
+            model.sigma = Some(with_threads(self.0.settings.n_threads, || {
                 self.laplace_scale(x, y, &rows, sample_weight, monitor)
             })??);
         }
@@ -251,14 +239,14 @@ impl DualValidParams {
         let x_used = if rows.len() == x.n_rows() {
             x
         } else {
-            kept = crate::cross_validation::training_part(x, p.kernel, rows);
+            kept = crate::cross_validation::training_part(x, p.settings.kernel, rows);
             kept.view()
         };
         let w: Vec<f64> = rows
             .iter()
             .map(|&i| weights.map_or(1.0, |w| w[i]))
             .collect();
-        let km = KernelMatrix::new(p.kernel, x_used);
+        let km = KernelMatrix::new(p.settings.kernel, x_used);
         let problem = match p.kind {
             DualKind::OneClass => DualProblem::one_class(km, &w, p.nu)?,
             DualKind::EpsilonSvr | DualKind::NuSvr => {
@@ -280,7 +268,7 @@ impl DualValidParams {
             }
             DualKind::NuSvc => unreachable!("nu-SVC is fitted by Svc"),
         };
-        let solution = solve_dual(&problem, &p.solver, monitor)?;
+        let solution = solve_dual(&problem, &p.settings.solver, monitor)?;
         let n = rows.len();
         let a = &solution.alpha;
         let beta: Vec<f64> = if a.len() == 2 * n {
@@ -292,10 +280,10 @@ impl DualValidParams {
         let support: Vec<usize> = local.iter().map(|&i| rows[i]).collect();
         Ok(DualModel {
             kind: p.kind,
-            kernel: p.kernel,
-            vectors: x.select_rows(&support),
             coef: local.iter().map(|&i| beta[i]).collect(),
-            support,
+            fit: p
+                .settings
+                .single_fit(x, support, solution.stats, solution.history),
             rho: solution.rho,
             epsilon: match p.kind {
                 DualKind::EpsilonSvr => p.epsilon,
@@ -303,8 +291,6 @@ impl DualValidParams {
                 _ => 0.0,
             },
             sigma: None,
-            stats: Some(solution.stats),
-            history: solution.history,
         })
     }
 
@@ -318,14 +304,18 @@ impl DualValidParams {
         weights: Option<&[f64]>,
         monitor: &mut (dyn Monitor + Send),
     ) -> Result<f64> {
-        let folds = crate::cross_validation::shuffled_folds(rows.len(), 5, self.0.solver.seed);
+        let folds =
+            crate::cross_validation::shuffled_folds(rows.len(), 5, self.0.settings.solver.seed);
         let inner = DualValidParams(DualParams {
             probability: false,
             warm_start: None,
-            solver: SolverParams {
-                verbose: false,
-                record_history: false,
-                ..self.0.solver.clone()
+            settings: FitSettings {
+                solver: SolverParams {
+                    verbose: false,
+                    record_history: false,
+                    ..self.0.settings.solver.clone()
+                },
+                ..self.0.settings.clone()
             },
             ..self.0.clone()
         });

@@ -45,51 +45,50 @@ macro_rules! checked_calls {
 pub(crate) use checked_calls;
 
 /// The builder methods every estimator shares: the kernel and the solver's settings, for a
-/// builder with fields `kernel`, `solver: SolverParams`, `tol: Option<f64>` and
-/// `n_threads: Option<usize>`.
+/// builder with a field `settings: FitSettings`.
 macro_rules! solver_setters {
     () => {
         $crate::estimators::setters! {
             /// The kernel.
-            kernel: Kernel => kernel;
+            kernel: Kernel => settings.kernel;
             /// The Frank-Wolfe variant.
-            algorithm: Algorithm => solver.algorithm;
+            algorithm: Algorithm => settings.solver.algorithm;
             /// The stopping rule.
-            stopping: Stopping => solver.stopping;
+            stopping: Stopping => settings.solver.stopping;
             /// Maximum number of solver steps (`None`: no limit).
-            max_iter: Option<u64> => solver.max_iter;
+            max_iter: Option<u64> => settings.solver.max_iter;
             /// Wall-clock limit of the solve.
-            time_limit: Option<Duration> => solver.time_limit;
+            time_limit: Option<Duration> => settings.solver.time_limit;
             /// Kernel-column cache budget in MB.
-            cache_size_mb: f64 => solver.cache_size_mb;
+            cache_size_mb: f64 => settings.solver.cache_size_mb;
             /// Initialisation.
-            init: Init => solver.init;
+            init: Init => settings.solver.init;
             /// Seed for the random initialisation.
-            seed: u64 => solver.seed;
+            seed: u64 => settings.solver.seed;
             /// Progress lines on stderr.
-            verbose: bool => solver.verbose;
+            verbose: bool => settings.solver.verbose;
             /// Shrinking (see [`SolverParams::shrinking`]): on by default.
-            shrinking: bool => solver.shrinking;
+            shrinking: bool => settings.solver.shrinking;
             /// The hinge loss's working set (see [`SolverParams::working_set`]): `None` (the
             /// default) chooses by the data, `Some(0)` takes per-step pairs, `Some(q)` blocked
             /// working sets of q samples.
-            working_set: Option<usize> => solver.working_set;
+            working_set: Option<usize> => settings.solver.working_set;
             /// Keep a per-step history in the model.
-            record_history: bool => solver.record_history;
+            record_history: bool => settings.solver.record_history;
             /// Threads for this fit (`None`: `FWSVM_NUM_THREADS`, else all cores).
-            n_threads: Option<usize> => n_threads;
+            n_threads: Option<usize> => settings.n_threads;
         }
 
         /// Tolerance of the stopping rule.
         pub fn tol(mut self, tol: f64) -> Self {
-            self.tol = Some(tol);
+            self.settings.tol = Some(tol);
             self
         }
 
         /// Replace all solver settings at once.
         pub fn solver(mut self, solver: SolverParams) -> Self {
-            self.tol = Some(solver.tol);
-            self.solver = solver;
+            self.settings.tol = Some(solver.tol);
+            self.settings.solver = solver;
             self
         }
     };
@@ -106,6 +105,67 @@ pub mod svr;
 
 use crate::data::Features;
 use crate::error::{FwsvmError, Result};
+use crate::kernel::Kernel;
+use crate::model::SingleFit;
+use crate::solver::{HistoryEntry, SolverParams, SolverStats};
+
+/// The settings every builder has: the kernel, the solver's settings and the fit's threads.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct FitSettings {
+    /// The tolerance when set explicitly (`None`: the estimator's default).
+    pub(crate) tol: Option<f64>,
+    pub(crate) kernel: Kernel,
+    pub(crate) solver: SolverParams,
+    /// Threads for the fit (`None`: `FWSVM_NUM_THREADS`, else all cores).
+    pub(crate) n_threads: Option<usize>,
+}
+
+impl Default for FitSettings {
+    /// RBF kernel with γ = 1, the solver's defaults, the estimator's tolerance, all threads.
+    fn default() -> Self {
+        FitSettings {
+            tol: None,
+            kernel: Kernel::rbf(1.0),
+            solver: SolverParams::default(),
+            n_threads: None,
+        }
+    }
+}
+
+impl FitSettings {
+    /// The settings with the tolerance resolved (`default_tol` when unset), after checking the
+    /// kernel, the thread count and the solver.
+    pub(crate) fn checked(&self, default_tol: f64) -> Result<FitSettings> {
+        self.kernel.validate()?;
+        check_threads(self.n_threads)?;
+        let solver = SolverParams {
+            tol: self.tol.unwrap_or(default_tol),
+            ..self.solver.clone()
+        };
+        solver.validate()?;
+        Ok(FitSettings {
+            solver,
+            ..self.clone()
+        })
+    }
+
+    /// The [`SingleFit`] of a solve with these settings on `x` with support vectors `support`.
+    pub(crate) fn single_fit(
+        &self,
+        x: Features<'_>,
+        support: Vec<usize>,
+        stats: SolverStats,
+        history: Vec<HistoryEntry>,
+    ) -> SingleFit {
+        SingleFit {
+            kernel: self.kernel,
+            vectors: x.select_rows(&support),
+            support,
+            stats: Some(stats),
+            history,
+        }
+    }
+}
 
 /// `Err` naming parameter `name` unless `value` is positive and finite.
 pub(crate) fn check_positive(name: &'static str, value: f64) -> Result<()> {
@@ -160,18 +220,7 @@ pub(crate) fn check_fit_inputs(
         crate::data::check_targets(y, m, Some(what))?;
     }
     if let Some(w) = sample_weight {
-        if w.len() != m {
-            return Err(FwsvmError::InvalidInput(format!(
-                "sample_weight has {} entries but X has {m} rows",
-                w.len()
-            )));
-        }
-        if let Some(row) = w.iter().position(|v| !(v.is_finite() && *v >= 0.0)) {
-            return Err(FwsvmError::InvalidInput(format!(
-                "sample_weight must be finite and non-negative, got {} at row {row}",
-                w[row]
-            )));
-        }
+        crate::data::check_sample_weight(w, m)?;
     }
     x.check_finite("X")
 }

@@ -17,6 +17,7 @@
 
 use std::time::Duration;
 
+use super::FitSettings;
 use crate::data::Features;
 use crate::error::{FwsvmError, Result};
 use crate::kernel::{Kernel, KernelMatrix};
@@ -37,10 +38,7 @@ impl OneClass {
         OneClassParams {
             nu: 0.1,
             c: None,
-            tol: None,
-            kernel: Kernel::rbf(1.0),
-            solver: SolverParams::default(),
-            n_threads: None,
+            settings: FitSettings::default(),
         }
     }
 }
@@ -52,11 +50,8 @@ pub struct OneClassParams {
     nu: f64,
     /// Penalty of the squared slacks (`None`: 1 / (ν · n_samples)).
     c: Option<f64>,
-    /// The tolerance when set explicitly (`None`: 1e-3).
-    tol: Option<f64>,
-    kernel: Kernel,
-    solver: SolverParams,
-    n_threads: Option<usize>,
+    /// Kernel, solver and threads (the tolerance when unset: 1e-3).
+    settings: FitSettings,
 }
 
 impl OneClassParams {
@@ -83,15 +78,15 @@ impl OneClassParams {
         if let Some(c) = self.c {
             super::check_positive("C", c)?;
         }
-        let solver = check_unlabelled(&self.kernel, &self.solver, self.tol, self.n_threads)?;
-        if self.kernel == Kernel::Precomputed {
+        let settings = check_unlabelled(&self.settings)?;
+        if self.settings.kernel == Kernel::Precomputed {
             return Err(FwsvmError::param(
                 "kernel",
                 "the one-class model needs k(x, x) of new points: a precomputed kernel cannot give it",
             ));
         }
         Ok(OneClassValidParams(OneClassParams {
-            solver,
+            settings,
             ..self.clone()
         }))
     }
@@ -134,9 +129,9 @@ impl OneClassValidParams {
         super::check_fit_inputs(&x, None, None)?;
         let m = x.n_rows();
         let c = p.c.unwrap_or(1.0 / (p.nu * m as f64));
-        let solution = with_threads(p.n_threads, || {
-            let problem = SimplexProblem::one_class(KernelMatrix::new(p.kernel, x), c)?;
-            solve(&problem, &p.solver, monitor)
+        let solution = with_threads(p.settings.n_threads, || {
+            let problem = SimplexProblem::one_class(KernelMatrix::new(p.settings.kernel, x), c)?;
+            solve(&problem, &p.settings.solver, monitor)
         })??;
         let support: Vec<usize> = (0..m).filter(|&i| solution.alpha[i] > 0.0).collect();
         let alpha: Vec<f64> = support.iter().map(|&i| solution.alpha[i]).collect();
@@ -145,21 +140,19 @@ impl OneClassValidParams {
         // αᵀKα = αᵀQα − ‖α‖²/C.
         let r2 = solution.stats.objective - (1.0 + alpha_sq) / c;
         let a_k_a = solution.stats.quadratic - alpha_sq / c;
-        let mut params = crate::model_file::kernel_params(p.kernel);
+        let mut params = crate::model_file::kernel_params(p.settings.kernel);
         params.insert("nu".into(), p.nu.into());
         params.insert("C".into(), c.into());
-        params.extend(crate::model_file::solver_params(&p.solver));
+        params.extend(crate::model_file::solver_params(&p.settings.solver));
         let mut model = OneClassModel {
-            kernel: p.kernel,
-            vectors: x.select_rows(&support),
-            support,
+            fit: p
+                .settings
+                .single_fit(x, support, solution.stats, solution.history),
             alpha,
             score_constant: r2 - a_k_a,
             radius: r2.max(0.0).sqrt(),
             offset: 0.0,
             c,
-            stats: Some(solution.stats),
-            history: solution.history,
             params,
         };
         let mut scores = model.score_samples(x)?;

@@ -3,6 +3,7 @@
 
 use std::time::Duration;
 
+use super::FitSettings;
 use crate::data::Features;
 use crate::error::{FwsvmError, Result};
 use crate::kernel::{Kernel, KernelMatrix};
@@ -104,11 +105,8 @@ impl Svc {
 pub struct SvcParams {
     c: f64,
     loss: Loss,
-    /// The tolerance when set explicitly (`None`: the loss's default).
-    tol: Option<f64>,
-    kernel: Kernel,
-    solver: SolverParams,
-    n_threads: Option<usize>,
+    /// Kernel, solver and threads (the tolerance when unset: the loss's default).
+    settings: FitSettings,
     warm_start: Option<Vec<f64>>,
     probability: bool,
     /// `Some(ν)`: the ν-SVC (C plays no part).
@@ -120,10 +118,7 @@ impl Default for SvcParams {
         SvcParams {
             c: 1.0,
             loss: Loss::Hinge,
-            tol: None,
-            kernel: Kernel::rbf(1.0),
-            solver: SolverParams::default(),
-            n_threads: None,
+            settings: FitSettings::default(),
             warm_start: None,
             probability: false,
             nu: None,
@@ -163,8 +158,8 @@ impl SvcParams {
     /// [`FwsvmError::InvalidParameter`] naming the first invalid one.
     pub fn check(&self) -> Result<SvcValidParams> {
         super::check_positive("C", self.c)?;
-        self.kernel.validate()?;
-        self.solver.validate()?;
+        self.settings.kernel.validate()?;
+        self.settings.solver.validate()?;
         if let Some(nu) = self.nu {
             super::check_nu(nu)?;
             if self.loss != Loss::Hinge {
@@ -175,42 +170,48 @@ impl SvcParams {
             }
         }
         if self.loss == Loss::Hinge {
-            if !matches!(self.solver.algorithm, Algorithm::Swap | Algorithm::Swap2o) {
+            if !matches!(
+                self.settings.solver.algorithm,
+                Algorithm::Swap | Algorithm::Swap2o
+            ) {
                 return Err(FwsvmError::param(
                     "algorithm",
                     format!(
                         "the hinge loss is solved by pairwise steps with second-order partners \
                          ('swap' or 'swap2o'), not '{}'",
-                        self.solver.algorithm
+                        self.settings.solver.algorithm
                     ),
                 ));
             }
-            if self.solver.sample_size.is_some() {
+            if self.settings.solver.sample_size.is_some() {
                 return Err(FwsvmError::param(
                     "sample_size",
                     "sampling applies to the squared hinge (the simplex problem) only",
                 ));
             }
-            if self.solver.stopping != Stopping::RelativeGap {
+            if self.settings.solver.stopping != Stopping::RelativeGap {
                 return Err(FwsvmError::param(
                     "stopping",
                     format!(
                         "the hinge loss stops when the largest violation of its optimality \
                          conditions is at most tol; the '{}' rule applies to the squared hinge",
-                        self.solver.stopping.name()
+                        self.settings.solver.stopping.name()
                     ),
                 ));
             }
         }
-        if self.solver.algorithm == Algorithm::Dcd {
-            let problem = if self.kernel != Kernel::Linear {
-                Some(format!("kernel '{}'", self.kernel.name()))
+        if self.settings.solver.algorithm == Algorithm::Dcd {
+            let problem = if self.settings.kernel != Kernel::Linear {
+                Some(format!("kernel '{}'", self.settings.kernel.name()))
             } else if self.loss == Loss::Hinge {
                 Some("the hinge loss (its free bias couples the coordinates)".to_string())
-            } else if self.solver.sample_size.is_some() {
+            } else if self.settings.solver.sample_size.is_some() {
                 Some("sample_size".to_string())
-            } else if self.solver.stopping != Stopping::RelativeGap {
-                Some(format!("stopping '{}'", self.solver.stopping.name()))
+            } else if self.settings.solver.stopping != Stopping::RelativeGap {
+                Some(format!(
+                    "stopping '{}'",
+                    self.settings.solver.stopping.name()
+                ))
             } else {
                 None
             };
@@ -224,11 +225,11 @@ impl SvcParams {
                 ));
             }
         }
-        super::check_threads(self.n_threads)?;
-        let mut valid = self.clone();
-        valid.solver.tol = valid.tol.unwrap_or(valid.loss.default_tol());
-        valid.solver.validate()?;
-        Ok(SvcValidParams(valid))
+        let settings = self.settings.checked(self.loss.default_tol())?;
+        Ok(SvcValidParams(SvcParams {
+            settings,
+            ..self.clone()
+        }))
     }
 
     super::checked_calls! {
@@ -245,39 +246,21 @@ impl SvcParams {
 pub struct SvcValidParams(SvcParams);
 
 impl SvcValidParams {
-    /// C.
-    pub fn c(&self) -> f64 {
-        self.0.c
-    }
-
-    /// The loss.
-    pub fn loss(&self) -> Loss {
-        self.0.loss
-    }
-
-    /// The kernel.
-    pub fn kernel(&self) -> Kernel {
-        self.0.kernel
-    }
-
-    /// The solver settings.
-    pub fn solver(&self) -> &SolverParams {
-        &self.0.solver
-    }
-
-    /// Threads for the fit.
-    pub fn n_threads(&self) -> Option<usize> {
-        self.0.n_threads
-    }
-
-    /// Whether fits also compute class probabilities.
-    pub fn probability(&self) -> bool {
-        self.0.probability
-    }
-
-    /// ν of a ν-SVC (`None`: the C-SVC).
-    pub fn nu(&self) -> Option<f64> {
-        self.0.nu
+    crate::model::getters! {
+        /// C.
+        c: f64 = 0.c;
+        /// The loss.
+        loss: Loss = 0.loss;
+        /// The kernel.
+        kernel: Kernel = 0.settings.kernel;
+        /// The solver settings.
+        solver: &SolverParams = 0.settings.solver;
+        /// Threads for the fit.
+        n_threads: Option<usize> = 0.settings.n_threads;
+        /// Whether fits also compute class probabilities.
+        probability: bool = 0.probability;
+        /// ν of a ν-SVC (`None`: the C-SVC).
+        nu: Option<f64> = 0.nu;
     }
 
     /// These parameters without probabilities or a warm start (the cross-validation fits').
@@ -319,7 +302,7 @@ impl SvcValidParams {
     ) -> Result<SvcModel> {
         let mut model = self.fit_decision(x, y, sample_weight, monitor)?;
         if self.0.probability {
-            let (a, b) = with_threads(self.0.n_threads, || {
+            let (a, b) = with_threads(self.0.settings.n_threads, || {
                 self.fit_probability(x, y, sample_weight, 5, monitor)
             })??;
             model.prob_a = a;
@@ -368,7 +351,7 @@ impl SvcValidParams {
                 format!("has {} weights but X has {m} rows", w.len()),
             ));
         }
-        with_threads(params.n_threads, || {
+        with_threads(params.settings.n_threads, || {
             let fit =
                 self.fit_binary(x, &rows, &y_pm, &c, params.warm_start.as_deref(), monitor)?;
             build_model(x, fit, &y_pm, classes, self)
@@ -469,7 +452,7 @@ impl SvcValidParams {
         let x_used = if rows.len() == x.n_rows() && rows.iter().enumerate().all(|(k, &r)| k == r) {
             x
         } else {
-            kept = crate::cross_validation::training_part(x, params.kernel, rows);
+            kept = crate::cross_validation::training_part(x, params.settings.kernel, rows);
             kept.view()
         };
         // The solver settings, with the warm start's weights for these rows.
@@ -478,18 +461,19 @@ impl SvcValidParams {
             Some(w) => {
                 warm_solver = SolverParams {
                     warm_start: Some(rows.iter().map(|&r| w[r]).collect()),
-                    ..params.solver.clone()
+                    ..params.settings.solver.clone()
                 };
                 &warm_solver
             }
-            None => &params.solver,
+            None => &params.settings.solver,
         };
         if let Some(nu) = params.nu {
             return self.fit_nu(x, rows, y_pm, c, nu, solver, monitor);
         }
         if params.loss == Loss::Hinge {
             // f = Σ y α k + b as solved: no rescaling.
-            let problem = BoxProblem::hinge_svc(KernelMatrix::new(params.kernel, x_used), y_pm, c)?;
+            let problem =
+                BoxProblem::hinge_svc(KernelMatrix::new(params.settings.kernel, x_used), y_pm, c)?;
             let solution = solve_box(&problem, solver, monitor)?;
             let bias = solution.bias;
             return Ok(BinaryFit::from_alpha(
@@ -507,7 +491,7 @@ impl SvcValidParams {
             crate::solver::solve_linear(x_used, y_pm, c, solver, monitor)?
         } else {
             let problem =
-                SimplexProblem::l2_svc(KernelMatrix::new(params.kernel, x_used), y_pm, c)?;
+                SimplexProblem::l2_svc(KernelMatrix::new(params.settings.kernel, x_used), y_pm, c)?;
             solve(&problem, solver, monitor)?
         };
         let quadratic = solution.stats.quadratic;
@@ -557,11 +541,11 @@ impl SvcValidParams {
         let mut order: Vec<usize> = (0..rows.len()).collect();
         order.sort_by_key(|&k| y_pm[k] < 0.0);
         let sorted_rows: Vec<usize> = order.iter().map(|&k| rows[k]).collect();
-        let data = crate::cross_validation::training_part(x, params.kernel, &sorted_rows);
+        let data = crate::cross_validation::training_part(x, params.settings.kernel, &sorted_rows);
         let y_sorted: Vec<f64> = order.iter().map(|&k| y_pm[k]).collect();
         let w: Vec<f64> = order.iter().map(|&k| c[k] / params.c).collect();
         let problem = DualProblem::nu_svc(
-            KernelMatrix::new(params.kernel, data.view()),
+            KernelMatrix::new(params.settings.kernel, data.view()),
             &y_sorted,
             &w,
             nu,
@@ -620,14 +604,14 @@ impl SvcValidParams {
     /// The parameters as the model file (and Python's `SVC`) spells them.
     pub(crate) fn file_params(&self) -> serde_json::Map<String, serde_json::Value> {
         let p = &self.0;
-        let mut out = crate::model_file::kernel_params(p.kernel);
+        let mut out = crate::model_file::kernel_params(p.settings.kernel);
         out.insert("C".into(), p.c.into());
         out.insert("loss".into(), p.loss.name().into());
         out.insert("probability".into(), p.probability.into());
         if let Some(nu) = p.nu {
             out.insert("nu".into(), nu.into());
         }
-        out.extend(crate::model_file::solver_params(&p.solver));
+        out.extend(crate::model_file::solver_params(&p.settings.solver));
         out
     }
 }

@@ -20,6 +20,7 @@
 
 use std::time::Duration;
 
+use super::FitSettings;
 use crate::data::Features;
 use crate::error::{FwsvmError, Result};
 use crate::kernel::{Kernel, KernelMatrix};
@@ -39,10 +40,7 @@ impl Svr {
         SvrParams {
             c: 1.0,
             nu: None,
-            tol: None,
-            kernel: Kernel::rbf(1.0),
-            solver: SolverParams::default(),
-            n_threads: None,
+            settings: FitSettings::default(),
         }
     }
 }
@@ -54,11 +52,8 @@ pub struct SvrParams {
     c: f64,
     /// Price of the tube width (`None`: 0.2 · n_samples).
     nu: Option<f64>,
-    /// The tolerance when set explicitly (`None`: 1e-3).
-    tol: Option<f64>,
-    kernel: Kernel,
-    solver: SolverParams,
-    n_threads: Option<usize>,
+    /// Kernel, solver and threads (the tolerance when unset: 1e-3).
+    settings: FitSettings,
 }
 
 impl SvrParams {
@@ -80,9 +75,9 @@ impl SvrParams {
         if let Some(nu) = self.nu {
             super::check_positive("nu", nu)?;
         }
-        let solver = check_unlabelled(&self.kernel, &self.solver, self.tol, self.n_threads)?;
+        let settings = check_unlabelled(&self.settings)?;
         Ok(SvrValidParams(SvrParams {
-            solver,
+            settings,
             ..self.clone()
         }))
     }
@@ -96,21 +91,11 @@ impl SvrParams {
     }
 }
 
-/// The checks the single-simplex fits (SVR, one-class) share: a valid kernel and solver, an
-/// algorithm and initialisation that need no classes, a positive thread count. Returns the
-/// solver settings with the tolerance `tol` (`None`: 1e-3).
-pub(crate) fn check_unlabelled(
-    kernel: &Kernel,
-    solver: &SolverParams,
-    tol: Option<f64>,
-    n_threads: Option<usize>,
-) -> Result<SolverParams> {
-    let solver = SolverParams {
-        tol: tol.unwrap_or(1e-3),
-        ..solver.clone()
-    };
-    kernel.validate()?;
-    solver.validate()?;
+/// The checks the single-simplex fits (SVR, one-class) share: [`FitSettings::checked`] with a
+/// default tolerance of 1e-3, and an algorithm and initialisation that need no classes.
+pub(crate) fn check_unlabelled(settings: &FitSettings) -> Result<FitSettings> {
+    let settings = settings.checked(1e-3)?;
+    let solver = &settings.solver;
     if solver.algorithm == Algorithm::Ky {
         return Err(FwsvmError::param(
             "algorithm",
@@ -123,8 +108,7 @@ pub(crate) fn check_unlabelled(
             "closest_pair needs two classes; use random or farthest",
         ));
     }
-    super::check_threads(n_threads)?;
-    Ok(solver)
+    Ok(settings)
 }
 
 /// Checked SVR hyper-parameters.
@@ -170,42 +154,41 @@ impl SvrValidParams {
         let scale = if spread > 0.0 { spread } else { 1.0 };
         let y_std: Vec<f64> = y.iter().map(|v| (v - mean) / scale).collect();
         let nu = p.nu.unwrap_or(0.2 * m as f64);
-        let solution = with_threads(p.n_threads, || {
-            let problem = SimplexProblem::l2_svr(KernelMatrix::new(p.kernel, x), &y_std, p.c, nu)?;
-            solve(&problem, &p.solver, monitor)
+        let solution = with_threads(p.settings.n_threads, || {
+            let problem =
+                SimplexProblem::l2_svr(KernelMatrix::new(p.settings.kernel, x), &y_std, p.c, nu)?;
+            solve(&problem, &p.settings.solver, monitor)
         })??;
         let a = &solution.alpha;
         let support: Vec<usize> = (0..m).filter(|&i| a[i] > 0.0 || a[i + m] > 0.0).collect();
         let dual_coef: Vec<f64> = support.iter().map(|&i| nu * (a[i] - a[i + m])).collect();
         // f(x) = Σ coef (k + 1): the "+1" is the regularised bias.
         let intercept = dual_coef.iter().sum();
-        let mut params = crate::model_file::kernel_params(p.kernel);
+        let mut params = crate::model_file::kernel_params(p.settings.kernel);
         params.insert("C".into(), p.c.into());
         params.insert("nu".into(), nu.into());
-        params.extend(crate::model_file::solver_params(&p.solver));
+        params.extend(crate::model_file::solver_params(&p.settings.solver));
         let mut model = SvrModel {
-            kernel: p.kernel,
-            vectors: x.select_rows(&support),
-            support,
+            fit: p
+                .settings
+                .single_fit(x, support, solution.stats, solution.history),
             dual_coef,
             intercept,
             y_mean: mean,
             y_scale: scale,
             epsilon: 0.0,
             nu,
-            stats: Some(solution.stats),
-            history: solution.history,
             params,
         };
         // KKT: on a support slot, y − f = ε + νβ′/C (upper) or f − y = ε + νβ′/C (lower).
-        let f_sv = model.decision_function(model.vectors.view())?;
+        let f_sv = model.decision_function(model.fit.vectors.view())?;
         let mut eps = Vec::new();
-        for (k, &i) in model.support.iter().enumerate() {
+        for (k, &i) in model.fit.support.iter().enumerate() {
             if a[i] > 0.0 {
                 eps.push(y_std[i] - f_sv[k] - nu * a[i] / p.c);
             }
         }
-        for (k, &i) in model.support.iter().enumerate() {
+        for (k, &i) in model.fit.support.iter().enumerate() {
             if a[i + m] > 0.0 {
                 eps.push(f_sv[k] - y_std[i] - nu * a[i + m] / p.c);
             }

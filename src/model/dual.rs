@@ -1,7 +1,7 @@
 //! [`DualModel`]: a fitted one-class ν-SVM, ε-SVR or ν-SVR (LIBSVM's `-s 2`, `-s 3`, `-s 4`):
 //! f(x) = Σ_s coef_s k(x_s, x) − ρ.
 
-use super::decision_values;
+use super::{SingleFit, decision_values};
 use crate::data::{FeatureMatrix, Features};
 use crate::error::{FwsvmError, Result};
 use crate::kernel::Kernel;
@@ -20,21 +20,17 @@ use crate::solver::{HistoryEntry, SolverStats};
 #[derive(Clone, Debug, PartialEq)]
 pub struct DualModel {
     pub(crate) kind: DualKind,
-    pub(crate) kernel: Kernel,
-    pub(crate) vectors: FeatureMatrix,
-    pub(crate) support: Vec<usize>,
+    pub(crate) fit: SingleFit,
     pub(crate) coef: Vec<f64>,
     pub(crate) rho: f64,
     /// ε: given (ε-SVR) or learned, −r (ν-SVR); 0 for one-class.
     pub(crate) epsilon: f64,
     /// The Laplace scale σ of the regression residuals (LIBSVM's `-b 1` for SVR).
     pub(crate) sigma: Option<f64>,
-    pub(crate) stats: Option<SolverStats>,
-    pub(crate) history: Vec<HistoryEntry>,
 }
 
 impl DualModel {
-    super::single_solve_getters!();
+    super::single_fit_getters!();
 
     super::getters! {
         /// Which model.
@@ -67,12 +63,12 @@ impl DualModel {
         x: impl TryInto<Features<'x>, Error: Into<FwsvmError>>,
     ) -> Result<Vec<f64>> {
         let x = super::query(x)?;
-        if self.kernel == Kernel::Precomputed {
-            let unit = FeatureMatrix::Sparse(super::unit_vectors(&self.support, x.n_cols())?);
+        if self.fit.kernel == Kernel::Precomputed {
+            let unit = FeatureMatrix::Sparse(super::unit_vectors(&self.fit.support, x.n_cols())?);
             return decision_values(Kernel::Linear, unit.view(), &self.coef, -self.rho, x);
         }
-        let vectors = super::widened(self.vectors.view(), x.n_cols())?;
-        decision_values(self.kernel, vectors, &self.coef, -self.rho, x)
+        let vectors = super::widened(self.fit.vectors.view(), x.n_cols())?;
+        decision_values(self.fit.kernel, vectors, &self.coef, -self.rho, x)
     }
 
     /// Regressions: f(x). One-class: +1 where f(x) > 0, else −1 (LIBSVM's rule).
@@ -122,7 +118,7 @@ impl DualModel {
         };
         Ok(LibsvmModel {
             svm_type,
-            kernel: self.kernel,
+            kernel: self.fit.kernel,
             labels: Vec::new(),
             rho: vec![self.rho],
             prob_a: self.sigma.into_iter().collect(),
@@ -130,7 +126,7 @@ impl DualModel {
             prob_density_marks: Vec::new(),
             n_support: Vec::new(),
             sv_coef: self.coef.clone(),
-            vectors: self.vectors.view().to_csr(),
+            vectors: self.fit.vectors.view().to_csr(),
         })
     }
 
@@ -155,15 +151,17 @@ impl DualModel {
         let n = file.n_support_vectors();
         Ok(DualModel {
             kind,
-            kernel: file.kernel,
-            vectors: FeatureMatrix::Sparse(file.vectors.clone()),
-            support: (0..n).collect(),
+            fit: SingleFit {
+                kernel: file.kernel,
+                vectors: FeatureMatrix::Sparse(file.vectors.clone()),
+                support: (0..n).collect(),
+                stats: None,
+                history: Vec::new(),
+            },
             coef: file.sv_coef.clone(),
             rho: file.rho[0],
             epsilon: 0.0,
             sigma: file.prob_a.first().copied(),
-            stats: None,
-            history: Vec::new(),
         })
     }
 

@@ -1,7 +1,7 @@
 //! [`OneClassModel`]: a fitted minimum enclosing ball (SVDD with squared slacks; see
 //! [`crate::problem::one_class`]).
 
-use super::decision_values;
+use super::{SingleFit, decision_values};
 use crate::data::{FeatureMatrix, Features};
 use crate::error::{FwsvmError, Result};
 use crate::kernel::{Kernel, KernelMatrix};
@@ -13,21 +13,17 @@ use crate::solver::{HistoryEntry, SolverStats};
 /// `predict` is +1 (inlier) where that is ≥ 0, −1 elsewhere.
 #[derive(Clone, Debug, PartialEq)]
 pub struct OneClassModel {
-    pub(crate) kernel: Kernel,
-    pub(crate) vectors: FeatureMatrix,
-    pub(crate) support: Vec<usize>,
+    pub(crate) fit: SingleFit,
     pub(crate) alpha: Vec<f64>,
     pub(crate) score_constant: f64,
     pub(crate) radius: f64,
     pub(crate) offset: f64,
     pub(crate) c: f64,
-    pub(crate) stats: Option<SolverStats>,
-    pub(crate) history: Vec<HistoryEntry>,
     pub(crate) params: serde_json::Map<String, serde_json::Value>,
 }
 
 impl OneClassModel {
-    super::single_solve_getters!();
+    super::single_fit_getters!();
 
     super::getters! {
         /// The weights α of the support vectors (they sum to 1).
@@ -52,13 +48,13 @@ impl OneClassModel {
         let x = super::query(x)?;
         let twice: Vec<f64> = self.alpha.iter().map(|a| 2.0 * a).collect();
         let mut scores = decision_values(
-            self.kernel,
-            self.vectors.view(),
+            self.fit.kernel,
+            self.fit.vectors.view(),
             &twice,
             self.score_constant,
             x,
         )?;
-        let diagonal = KernelMatrix::new(self.kernel, x);
+        let diagonal = KernelMatrix::new(self.fit.kernel, x);
         for (s, k) in scores.iter_mut().zip(diagonal.diagonal()) {
             *s -= k;
         }

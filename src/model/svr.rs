@@ -1,6 +1,6 @@
 //! [`SvrModel`]: a fitted L2-SVR with a learned tube width (see [`crate::problem::svr`]).
 
-use super::decision_values;
+use super::{SingleFit, decision_values};
 use crate::data::{FeatureMatrix, Features};
 use crate::error::{FwsvmError, Result};
 use crate::kernel::Kernel;
@@ -10,22 +10,18 @@ use crate::solver::{HistoryEntry, SolverStats};
 /// intercept, and the prediction f(x) · `y_scale` + `y_mean` in the units of y.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SvrModel {
-    pub(crate) kernel: Kernel,
-    pub(crate) vectors: FeatureMatrix,
-    pub(crate) support: Vec<usize>,
+    pub(crate) fit: SingleFit,
     pub(crate) dual_coef: Vec<f64>,
     pub(crate) intercept: f64,
     pub(crate) y_mean: f64,
     pub(crate) y_scale: f64,
     pub(crate) epsilon: f64,
     pub(crate) nu: f64,
-    pub(crate) stats: Option<SolverStats>,
-    pub(crate) history: Vec<HistoryEntry>,
     pub(crate) params: serde_json::Map<String, serde_json::Value>,
 }
 
 impl SvrModel {
-    super::single_solve_getters!();
+    super::single_fit_getters!();
 
     super::getters! {
         /// Coefficients ν(β′_i − β′_{i+m}) of the support vectors (standardised model).
@@ -57,8 +53,8 @@ impl SvrModel {
     ) -> Result<Vec<f64>> {
         let x = super::query(x)?;
         decision_values(
-            self.kernel,
-            self.vectors.view(),
+            self.fit.kernel,
+            self.fit.vectors.view(),
             &self.dual_coef,
             self.intercept,
             x,

@@ -11,7 +11,7 @@ use super::{Estimator, ModelArchive, NpyArray, format_error};
 use crate::data::{CsrMatrix, DenseMatrix, FeatureMatrix};
 use crate::error::Result;
 use crate::kernel::Kernel;
-use crate::model::{OneClassModel, SvcModel, SvrModel};
+use crate::model::{OneClassModel, SingleFit, SvcModel, SvrModel};
 use crate::solver::{SolverParams, SolverStats};
 
 /// Any model a file can hold (see [`load`]).
@@ -316,6 +316,18 @@ impl Reader<'_> {
         Ok((self.kernel()?, self.vectors()?, self.indices("support_")?))
     }
 
+    /// A single-solve model's kernel and support vectors (no solver statistics in a file).
+    fn single_fit(&self) -> Result<SingleFit> {
+        let (kernel, vectors, support) = self.expansion()?;
+        Ok(SingleFit {
+            kernel,
+            vectors,
+            support,
+            stats: None,
+            history: Vec::new(),
+        })
+    }
+
     fn vectors(&self) -> Result<FeatureMatrix> {
         if let Some((indptr, indices, data, [_, n_cols])) =
             csr_parts(self.archive, "support_vectors_").map_err(|e| self.fail(e))?
@@ -384,7 +396,7 @@ fn svr_archive(model: &SvrModel, mut archive: ModelArchive) -> ModelArchive {
             ("epsilon_", model.epsilon),
             ("_nu", model.nu),
         ],
-        model.stats.as_ref(),
+        model.fit.stats.as_ref(),
     );
     archive
 }
@@ -392,19 +404,14 @@ fn svr_archive(model: &SvrModel, mut archive: ModelArchive) -> ModelArchive {
 fn svr_from(archive: &ModelArchive, name: &str) -> Result<SvrModel> {
     let r = Reader { archive, name };
     let intercept = r.floats("intercept_")?;
-    let (kernel, vectors, support) = r.expansion()?;
     Ok(SvrModel {
-        kernel,
-        vectors,
-        support,
+        fit: r.single_fit()?,
         dual_coef: r.floats("dual_coef_")?,
         intercept: intercept.first().copied().unwrap_or(0.0),
         y_mean: r.number("y_mean_")?,
         y_scale: r.number("y_scale_")?,
         epsilon: r.number("epsilon_").unwrap_or(0.0),
         nu: r.number("_nu").unwrap_or(f64::NAN),
-        stats: None,
-        history: Vec::new(),
         params: archive.params.clone(),
     })
 }
@@ -419,7 +426,7 @@ fn one_class_archive(model: &OneClassModel, mut archive: ModelArchive) -> ModelA
             ("radius_", model.radius),
             ("offset_", model.offset),
         ],
-        model.stats.as_ref(),
+        model.fit.stats.as_ref(),
     );
     archive
 }
@@ -456,18 +463,13 @@ fn one_class_from(archive: &ModelArchive, name: &str) -> Result<OneClassModel> {
              reads; OneClassModel is the enclosing ball",
         ));
     }
-    let (kernel, vectors, support) = r.expansion()?;
     Ok(OneClassModel {
-        kernel,
-        vectors,
-        support,
+        fit: r.single_fit()?,
         alpha: r.floats("dual_coef_")?,
         score_constant: r.number("_score_constant")?,
         radius: r.number("radius_").unwrap_or(f64::NAN),
         offset: r.number("offset_")?,
         c: r.number("_C").unwrap_or(f64::NAN),
-        stats: None,
-        history: Vec::new(),
         params: archive.params.clone(),
     })
 }
@@ -497,7 +499,7 @@ macro_rules! file_methods {
             /// [`FwsvmError::ModelFormat`](crate::FwsvmError::ModelFormat) for a model the
             /// format cannot hold (a precomputed kernel, over 4 GiB).
             pub fn save(&self, path: impl AsRef<Path>) -> Result<()> {
-                savable(self.kernel, &path.as_ref().display().to_string())?;
+                savable(self.kernel(), &path.as_ref().display().to_string())?;
                 self.archive().write(path.as_ref())
             }
 
@@ -506,7 +508,7 @@ macro_rules! file_methods {
             /// # Errors
             /// As [`Self::save`], without the I/O.
             pub fn to_bytes(&self) -> Result<Vec<u8>> {
-                savable(self.kernel, "<bytes>")?;
+                savable(self.kernel(), "<bytes>")?;
                 self.archive().to_bytes("<bytes>")
             }
 
@@ -537,9 +539,9 @@ macro_rules! file_methods {
                 let base = archive_of(
                     Estimator::$variant,
                     &self.params,
-                    self.kernel,
-                    &self.vectors,
-                    &self.support,
+                    self.kernel(),
+                    self.support_vectors(),
+                    self.support(),
                 );
                 $to(self, base)
             }
