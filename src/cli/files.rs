@@ -155,10 +155,8 @@ mod tests {
     /// no temporary is left, and the command's status is 130.
     #[test]
     fn an_interrupted_write_keeps_the_existing_output() {
-        let dir = std::env::temp_dir().join(format!("fwsvm-cli-cancel-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("out.txt");
-        std::fs::write(&path, "keep me\n").unwrap();
+        let (dir, path) =
+            crate::model_file::atomic::existing_file("fwsvm-cli-cancel", "out.txt", "keep me\n");
         let cancel = Arc::new(AtomicBool::new(false));
         let mut console = Silent;
         let mut context = Context {

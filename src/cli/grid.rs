@@ -8,9 +8,7 @@ use std::sync::{Arc, mpsc};
 
 use super::files::{refuse_same_file, write_output};
 use super::format::g6;
-use super::train::{
-    TrainOptions, accuracy, check_folds, class_weights, cross_validation_predictions, read_data,
-};
+use super::train::{TrainOptions, Training, accuracy, check_folds, cross_validation_predictions};
 use super::{CliError, Context};
 use crate::data::CsrMatrix;
 
@@ -263,8 +261,7 @@ pub(crate) fn run(argv: &[String], context: &mut Context<'_>) -> Result<(), CliE
             &[("data file", Some(&options.training_file))],
         )?;
     }
-    let (x, y) = read_data(&options.training_file)?;
-    let weights = class_weights(&options, &y, context);
+    let Training { x, y, weights } = options.read_training(context)?;
     let folds = check_folds(grid.folds, x.n_rows(), context)?;
 
     let axis = |values: &Option<Vec<f64>>| -> Vec<Option<f64>> {

@@ -277,6 +277,13 @@ impl TrainOptions {
         format!("{name}.{extension}")
     }
 
+    /// The training file's features and labels, with the per-row weights of `-wi`.
+    pub(crate) fn read_training(&self, context: &mut Context<'_>) -> Result<Training, CliError> {
+        let (x, y) = read_data(&self.training_file)?;
+        let weights = class_weights(self, &y, context);
+        Ok(Training { x, y, weights })
+    }
+
     pub fn kernel_name(&self) -> &'static str {
         ["linear", "poly", "rbf", "sigmoid", "precomputed"][self.kernel_type as usize]
     }
@@ -304,6 +311,14 @@ impl TrainOptions {
         .probability(self.probability);
         Ok(with_common!(self, params, kernel).check()?)
     }
+}
+
+/// A training file as the commands use it.
+pub(crate) struct Training {
+    pub x: CsrMatrix,
+    pub y: Vec<f64>,
+    /// Per-row weights from `-wi`, if any.
+    pub weights: Option<Vec<f64>>,
 }
 
 /// Reads a LIBSVM data file (1-based indices) as CSR features and labels.
@@ -427,8 +442,7 @@ pub(crate) fn run(argv: &[String], context: &mut Context<'_>) -> Result<(), CliE
             &[("training file", Some(&options.training_file))],
         )?;
     }
-    let (x, y) = read_data(&options.training_file)?;
-    let weights = class_weights(&options, &y, context);
+    let Training { x, y, weights } = options.read_training(context)?;
     if let Some(folds) = options.folds {
         let folds = check_folds(folds, x.n_rows(), context)?;
         let predicted = cross_validation_predictions(

@@ -15,6 +15,42 @@ pub use dense::{DenseMatrix, DenseView};
 
 use crate::error::{FwsvmError, Result};
 
+/// `Err` unless `y` holds one finite value per row of X's `m` (`what`: the values' name in the
+/// message, e.g. "labels").
+pub(crate) fn check_targets(y: &[f64], m: usize, what: Option<&str>) -> Result<()> {
+    if y.len() != m {
+        let what = what.map_or(String::new(), |w| format!(" {w}"));
+        return Err(FwsvmError::InvalidInput(format!(
+            "X has {m} rows but y has {}{what}",
+            y.len()
+        )));
+    }
+    match y.iter().position(|v| !v.is_finite()) {
+        Some(row) => Err(FwsvmError::NonFinite { what: "y", row }),
+        None => Ok(()),
+    }
+}
+
+/// `Err` unless `sample_weight` holds one finite, non-negative weight per row of X's `m`.
+pub(crate) fn check_sample_weight(sample_weight: &[f64], m: usize) -> Result<()> {
+    if sample_weight.len() != m {
+        return Err(FwsvmError::InvalidInput(format!(
+            "sample_weight has {} entries but X has {m} rows",
+            sample_weight.len()
+        )));
+    }
+    match sample_weight
+        .iter()
+        .position(|v| !(v.is_finite() && *v >= 0.0))
+    {
+        Some(row) => Err(FwsvmError::InvalidInput(format!(
+            "sample_weight must be finite and non-negative, got {} at row {row}",
+            sample_weight[row]
+        ))),
+        None => Ok(()),
+    }
+}
+
 /// A borrowed feature matrix, one sample per row.
 #[derive(Clone, Copy, Debug)]
 pub enum Features<'a> {

@@ -5,7 +5,7 @@
 //! fit with probabilities is reproducible and does not depend on the thread count.
 
 use crate::data::{FeatureMatrix, Features};
-use crate::error::{FwsvmError, Result};
+use crate::error::Result;
 use crate::kernel::Kernel;
 use crate::model::probability::sigmoid_train;
 use crate::params::SvcValidParams;
@@ -86,12 +86,7 @@ impl SvcValidParams {
         monitor: &mut (dyn Monitor + Send),
     ) -> Result<(Vec<f64>, Vec<f64>)> {
         let m = x.n_rows();
-        if y.len() != m {
-            return Err(FwsvmError::InvalidInput(format!(
-                "X has {m} rows but y has {} labels",
-                y.len()
-            )));
-        }
+        crate::data::check_targets(y, m, Some("labels"))?;
         let mut classes: Vec<f64> = y.to_vec();
         classes.sort_by(f64::total_cmp);
         classes.dedup();

@@ -175,16 +175,15 @@ impl SvcValidParams {
 }
 
 impl SvcParams {
-    /// Checks the parameters and fits; see [`SvcValidParams::fit_labels`].
-    ///
-    /// # Errors
-    /// As [`Self::check`] and [`SvcValidParams::fit`].
-    pub fn fit_labels<'x, 'y, T: Ord + Clone + 'y>(
-        &self,
-        x: impl TryInto<Features<'x>, Error: Into<FwsvmError>>,
-        y: impl IntoIterator<Item = &'y T>,
-    ) -> Result<LabeledSvcModel<T>> {
-        self.check()?.fit_labels(x, y)
+    super::checked_calls! {
+        /// Checks the parameters and fits; see [`SvcValidParams::fit_labels`].
+        ///
+        /// # Errors
+        /// As [`Self::check`] and [`SvcValidParams::fit`].
+        fn fit_labels['x, 'y, T: Ord + Clone + 'y](
+            x: impl TryInto<Features<'x>, Error: Into<FwsvmError>>,
+            y: impl IntoIterator<Item = &'y T>
+        ) -> LabeledSvcModel<T>;
     }
 }
 

@@ -22,12 +22,12 @@
 
 use std::time::Duration;
 
+use super::FitSettings;
 use crate::data::Features;
 use crate::error::{FwsvmError, Result};
 use crate::kernel::{Kernel, KernelMatrix};
 use crate::model::DualModel;
 use crate::parallel::with_threads;
-use crate::params::solver_setters;
 use crate::problem::dual::{DualKind, DualProblem};
 use crate::solver::{Algorithm, Init, Monitor, NoMonitor, SolverParams, Stopping, solve_dual};
 
@@ -71,10 +71,7 @@ pub struct DualParams {
     c: f64,
     nu: f64,
     epsilon: f64,
-    tol: Option<f64>,
-    kernel: Kernel,
-    solver: SolverParams,
-    n_threads: Option<usize>,
+    settings: FitSettings,
     probability: bool,
     /// ε-SVR: a previous fit's coefficients β = α − α*, one per training row.
     warm_start: Option<Vec<f64>>,
@@ -87,53 +84,33 @@ impl DualParams {
             c: 1.0,
             nu: 0.5,
             epsilon: 0.1,
-            tol: None,
-            kernel: Kernel::rbf(1.0),
-            solver: SolverParams::default(),
-            n_threads: None,
+            settings: FitSettings::default(),
             probability: false,
             warm_start: None,
         }
     }
 
-    /// The penalty C > 0 of the regressions (one-class has none).
-    pub fn c(mut self, c: f64) -> Self {
-        self.c = c;
-        self
+    super::setters! {
+        /// The penalty C > 0 of the regressions (one-class has none).
+        c: f64 => c;
+        /// ν ∈ (0, 1] of ν-SVR and one-class: a bound on the fraction of margin errors and of
+        /// support vectors.
+        nu: f64 => nu;
+        /// ε ≥ 0 of the ε-SVR: the half-width of the tube without loss.
+        epsilon: f64 => epsilon;
+        /// Regressions: also fit the Laplace scale of the residuals on 5-fold cross-validation
+        /// (LIBSVM's `-b 1`, its `probA`).
+        probability: bool => probability;
+        /// ε-SVR: start from a previous fit's coefficients β_i = α_i − α*_i, one per training row
+        /// (0 off its support; rows appended since start at 0), already scaled to this fit's C (a
+        /// fit at C′ gives β·C/C′: bounds and Σβ = 0 hold, LIBSVM's warm start along a C path). The
+        /// start α_i = max(β_i, 0), α*_i = max(−β_i, 0) is used when it is feasible for this fit
+        /// (within the bounds, Σβ = 0); otherwise the fit starts from 0, as without it. The
+        /// optimum is the same; only the number of steps changes.
+        warm_start: Option<Vec<f64>> => warm_start;
     }
 
-    /// ν ∈ (0, 1] of ν-SVR and one-class: a bound on the fraction of margin errors and of
-    /// support vectors.
-    pub fn nu(mut self, nu: f64) -> Self {
-        self.nu = nu;
-        self
-    }
-
-    /// ε ≥ 0 of the ε-SVR: the half-width of the tube without loss.
-    pub fn epsilon(mut self, epsilon: f64) -> Self {
-        self.epsilon = epsilon;
-        self
-    }
-
-    /// Regressions: also fit the Laplace scale of the residuals on 5-fold cross-validation
-    /// (LIBSVM's `-b 1`, its `probA`).
-    pub fn probability(mut self, probability: bool) -> Self {
-        self.probability = probability;
-        self
-    }
-
-    /// ε-SVR: start from a previous fit's coefficients β_i = α_i − α*_i, one per training row
-    /// (0 off its support; rows appended since start at 0), already scaled to this fit's C (a
-    /// fit at C′ gives β·C/C′: bounds and Σβ = 0 hold, LIBSVM's warm start along a C path). The
-    /// start α_i = max(β_i, 0), α*_i = max(−β_i, 0) is used when it is feasible for this fit
-    /// (within the bounds, Σβ = 0); otherwise the fit starts from 0, as without it. The
-    /// optimum is the same; only the number of steps changes.
-    pub fn warm_start(mut self, beta: Option<Vec<f64>>) -> Self {
-        self.warm_start = beta;
-        self
-    }
-
-    solver_setters!();
+    super::solver_setters!();
 
     /// Validates every parameter.
     ///
@@ -156,17 +133,9 @@ impl DualParams {
                 format!("holds a non-finite coefficient ({b})"),
             ));
         }
-        if !(self.c.is_finite() && self.c > 0.0) {
-            return Err(FwsvmError::param(
-                "C",
-                format!("must be a positive finite number, got {}", self.c),
-            ));
-        }
-        if self.kind != DualKind::EpsilonSvr && !(self.nu > 0.0 && self.nu <= 1.0) {
-            return Err(FwsvmError::param(
-                "nu",
-                format!("must be in (0, 1], got {}", self.nu),
-            ));
+        super::check_positive("C", self.c)?;
+        if self.kind != DualKind::EpsilonSvr {
+            super::check_nu(self.nu)?;
         }
         if !(self.epsilon.is_finite() && self.epsilon >= 0.0) {
             return Err(FwsvmError::param(
@@ -180,29 +149,19 @@ impl DualParams {
                 "applies to the regressions (LIBSVM's Laplace scale), not to one-class",
             ));
         }
-        if self.n_threads == Some(0) {
-            return Err(FwsvmError::param(
-                "n_jobs",
-                "must be a positive number of threads",
-            ));
-        }
-        self.kernel.validate()?;
-        let mut valid = self.clone();
-        valid.solver.tol = valid.tol.unwrap_or(1e-3);
-        valid.solver.validate()?;
-        Ok(DualValidParams(valid))
+        let settings = self.settings.checked(1e-3)?;
+        Ok(DualValidParams(DualParams {
+            settings,
+            ..self.clone()
+        }))
     }
 
-    /// Checks the parameters and fits; see [`DualValidParams::fit`].
-    ///
-    /// # Errors
-    /// As [`Self::check`] and [`DualValidParams::fit`].
-    pub fn fit<'x>(
-        &self,
-        x: impl TryInto<Features<'x>, Error: Into<FwsvmError>>,
-        y: &[f64],
-    ) -> Result<DualModel> {
-        self.check()?.fit(x, y)
+    super::checked_calls! {
+        /// Checks the parameters and fits; see [`DualValidParams::fit`].
+        ///
+        /// # Errors
+        /// As [`Self::check`] and [`DualValidParams::fit`].
+        fn fit['x](x: impl TryInto<Features<'x>, Error: Into<FwsvmError>>, y: &[f64]) -> DualModel;
     }
 }
 
@@ -211,19 +170,13 @@ impl DualParams {
 pub struct DualValidParams(DualParams);
 
 impl DualValidParams {
-    /// Which model.
-    pub fn kind(&self) -> DualKind {
-        self.0.kind
-    }
-
-    /// The kernel.
-    pub fn kernel(&self) -> Kernel {
-        self.0.kernel
-    }
-
-    /// The solver settings.
-    pub fn solver(&self) -> &SolverParams {
-        &self.0.solver
+    crate::model::getters! {
+        /// Which model.
+        kind: DualKind = 0.kind;
+        /// The kernel.
+        kernel: Kernel = 0.settings.kernel;
+        /// The solver settings.
+        solver: &SolverParams = 0.settings.solver;
     }
 
     /// Fits on `x` (and targets `y` for the regressions; one-class ignores it).
@@ -261,11 +214,11 @@ impl DualValidParams {
                 "every sample has zero weight".into(),
             ));
         }
-        let mut model = with_threads(self.0.n_threads, || {
+        let mut model = with_threads(self.0.settings.n_threads, || {
             self.fit_rows(x, y, &rows, sample_weight, monitor)
         })??;
         if self.0.probability && regression {
-            model.sigma = Some(with_threads(self.0.n_threads, || {
+            model.sigma = Some(with_threads(self.0.settings.n_threads, || {
                 self.laplace_scale(x, y, &rows, sample_weight, monitor)
             })??);
         }
@@ -286,14 +239,14 @@ impl DualValidParams {
         let x_used = if rows.len() == x.n_rows() {
             x
         } else {
-            kept = crate::cross_validation::training_part(x, p.kernel, rows);
+            kept = crate::cross_validation::training_part(x, p.settings.kernel, rows);
             kept.view()
         };
         let w: Vec<f64> = rows
             .iter()
             .map(|&i| weights.map_or(1.0, |w| w[i]))
             .collect();
-        let km = KernelMatrix::new(p.kernel, x_used);
+        let km = KernelMatrix::new(p.settings.kernel, x_used);
         let problem = match p.kind {
             DualKind::OneClass => DualProblem::one_class(km, &w, p.nu)?,
             DualKind::EpsilonSvr | DualKind::NuSvr => {
@@ -315,7 +268,7 @@ impl DualValidParams {
             }
             DualKind::NuSvc => unreachable!("nu-SVC is fitted by Svc"),
         };
-        let solution = solve_dual(&problem, &p.solver, monitor)?;
+        let solution = solve_dual(&problem, &p.settings.solver, monitor)?;
         let n = rows.len();
         let a = &solution.alpha;
         let beta: Vec<f64> = if a.len() == 2 * n {
@@ -327,10 +280,10 @@ impl DualValidParams {
         let support: Vec<usize> = local.iter().map(|&i| rows[i]).collect();
         Ok(DualModel {
             kind: p.kind,
-            kernel: p.kernel,
-            vectors: x.select_rows(&support),
             coef: local.iter().map(|&i| beta[i]).collect(),
-            support,
+            fit: p
+                .settings
+                .single_fit(x, support, solution.stats, solution.history),
             rho: solution.rho,
             epsilon: match p.kind {
                 DualKind::EpsilonSvr => p.epsilon,
@@ -338,8 +291,6 @@ impl DualValidParams {
                 _ => 0.0,
             },
             sigma: None,
-            stats: Some(solution.stats),
-            history: solution.history,
         })
     }
 
@@ -353,14 +304,18 @@ impl DualValidParams {
         weights: Option<&[f64]>,
         monitor: &mut (dyn Monitor + Send),
     ) -> Result<f64> {
-        let folds = crate::cross_validation::shuffled_folds(rows.len(), 5, self.0.solver.seed);
+        let folds =
+            crate::cross_validation::shuffled_folds(rows.len(), 5, self.0.settings.solver.seed);
         let inner = DualValidParams(DualParams {
             probability: false,
             warm_start: None,
-            solver: SolverParams {
-                verbose: false,
-                record_history: false,
-                ..self.0.solver.clone()
+            settings: FitSettings {
+                solver: SolverParams {
+                    verbose: false,
+                    record_history: false,
+                    ..self.0.settings.solver.clone()
+                },
+                ..self.0.settings.clone()
             },
             ..self.0.clone()
         });

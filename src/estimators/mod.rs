@@ -15,6 +15,86 @@
 //! They are also reachable under their earlier paths (`fwsvm::params`, `fwsvm::svr`,
 //! `fwsvm::one_class`, `fwsvm::multiclass`, `fwsvm::cross_validation`).
 
+/// Consuming builder setters `name(value) -> Self` that store `value` in a field (a path under
+/// `self`), each with its doc comment.
+macro_rules! setters {
+    ($($(#[$doc:meta])* $name:ident: $ty:ty => $($field:ident).+;)*) => {
+        $(
+            $(#[$doc])*
+            pub fn $name(mut self, $name: $ty) -> Self {
+                self.$($field).+ = $name;
+                self
+            }
+        )*
+    };
+}
+pub(crate) use setters;
+
+/// Builder methods that check the parameters and hand the call to the checked parameters'
+/// method of the same name (generics in brackets), each with its doc comment.
+macro_rules! checked_calls {
+    ($($(#[$doc:meta])* fn $name:ident[$($generics:tt)*]($($arg:ident: $ty:ty),*) -> $ret:ty;)*) => {
+        $(
+            $(#[$doc])*
+            pub fn $name<$($generics)*>(&self, $($arg: $ty),*) -> Result<$ret> {
+                self.check()?.$name($($arg),*)
+            }
+        )*
+    };
+}
+pub(crate) use checked_calls;
+
+/// The builder methods every estimator shares: the kernel and the solver's settings, for a
+/// builder with a field `settings: FitSettings`.
+macro_rules! solver_setters {
+    () => {
+        $crate::estimators::setters! {
+            /// The kernel.
+            kernel: Kernel => settings.kernel;
+            /// The Frank-Wolfe variant.
+            algorithm: Algorithm => settings.solver.algorithm;
+            /// The stopping rule.
+            stopping: Stopping => settings.solver.stopping;
+            /// Maximum number of solver steps (`None`: no limit).
+            max_iter: Option<u64> => settings.solver.max_iter;
+            /// Wall-clock limit of the solve.
+            time_limit: Option<Duration> => settings.solver.time_limit;
+            /// Kernel-column cache budget in MB.
+            cache_size_mb: f64 => settings.solver.cache_size_mb;
+            /// Initialisation.
+            init: Init => settings.solver.init;
+            /// Seed for the random initialisation.
+            seed: u64 => settings.solver.seed;
+            /// Progress lines on stderr.
+            verbose: bool => settings.solver.verbose;
+            /// Shrinking (see [`SolverParams::shrinking`]): on by default.
+            shrinking: bool => settings.solver.shrinking;
+            /// The hinge loss's working set (see [`SolverParams::working_set`]): `None` (the
+            /// default) chooses by the data, `Some(0)` takes per-step pairs, `Some(q)` blocked
+            /// working sets of q samples.
+            working_set: Option<usize> => settings.solver.working_set;
+            /// Keep a per-step history in the model.
+            record_history: bool => settings.solver.record_history;
+            /// Threads for this fit (`None`: `FWSVM_NUM_THREADS`, else all cores).
+            n_threads: Option<usize> => settings.n_threads;
+        }
+
+        /// Tolerance of the stopping rule.
+        pub fn tol(mut self, tol: f64) -> Self {
+            self.settings.tol = Some(tol);
+            self
+        }
+
+        /// Replace all solver settings at once.
+        pub fn solver(mut self, solver: SolverParams) -> Self {
+            self.settings.tol = Some(solver.tol);
+            self.settings.solver = solver;
+            self
+        }
+    };
+}
+pub(crate) use solver_setters;
+
 pub mod cross_validation;
 pub mod labels;
 pub mod libsvm_models;
@@ -25,6 +105,100 @@ pub mod svr;
 
 use crate::data::Features;
 use crate::error::{FwsvmError, Result};
+use crate::kernel::Kernel;
+use crate::model::SingleFit;
+use crate::solver::{HistoryEntry, SolverParams, SolverStats};
+
+/// The settings every builder has: the kernel, the solver's settings and the fit's threads.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct FitSettings {
+    /// The tolerance when set explicitly (`None`: the estimator's default).
+    pub(crate) tol: Option<f64>,
+    pub(crate) kernel: Kernel,
+    pub(crate) solver: SolverParams,
+    /// Threads for the fit (`None`: `FWSVM_NUM_THREADS`, else all cores).
+    pub(crate) n_threads: Option<usize>,
+}
+
+impl Default for FitSettings {
+    /// RBF kernel with γ = 1, the solver's defaults, the estimator's tolerance, all threads.
+    fn default() -> Self {
+        FitSettings {
+            tol: None,
+            kernel: Kernel::rbf(1.0),
+            solver: SolverParams::default(),
+            n_threads: None,
+        }
+    }
+}
+
+impl FitSettings {
+    /// The settings with the tolerance resolved (`default_tol` when unset), after checking the
+    /// kernel, the thread count and the solver.
+    pub(crate) fn checked(&self, default_tol: f64) -> Result<FitSettings> {
+        self.kernel.validate()?;
+        check_threads(self.n_threads)?;
+        let solver = SolverParams {
+            tol: self.tol.unwrap_or(default_tol),
+            ..self.solver.clone()
+        };
+        solver.validate()?;
+        Ok(FitSettings {
+            solver,
+            ..self.clone()
+        })
+    }
+
+    /// The [`SingleFit`] of a solve with these settings on `x` with support vectors `support`.
+    pub(crate) fn single_fit(
+        &self,
+        x: Features<'_>,
+        support: Vec<usize>,
+        stats: SolverStats,
+        history: Vec<HistoryEntry>,
+    ) -> SingleFit {
+        SingleFit {
+            kernel: self.kernel,
+            vectors: x.select_rows(&support),
+            support,
+            stats: Some(stats),
+            history,
+        }
+    }
+}
+
+/// `Err` naming parameter `name` unless `value` is positive and finite.
+pub(crate) fn check_positive(name: &'static str, value: f64) -> Result<()> {
+    if value.is_finite() && value > 0.0 {
+        return Ok(());
+    }
+    Err(FwsvmError::param(
+        name,
+        format!("must be a positive finite number, got {value}"),
+    ))
+}
+
+/// `Err` naming `nu` unless it is in (0, 1] (the ν-SVC's, ν-SVR's and one-class ν-SVM's range).
+pub(crate) fn check_nu(nu: f64) -> Result<()> {
+    if nu > 0.0 && nu <= 1.0 {
+        return Ok(());
+    }
+    Err(FwsvmError::param(
+        "nu",
+        format!("must be in (0, 1], got {nu}"),
+    ))
+}
+
+/// `Err` naming `n_jobs` for a thread count of 0.
+pub(crate) fn check_threads(n_threads: Option<usize>) -> Result<()> {
+    if n_threads == Some(0) {
+        return Err(FwsvmError::param(
+            "n_jobs",
+            "must be a positive number of threads",
+        ));
+    }
+    Ok(())
+}
 
 /// The checks every fit makes of its inputs: rows and columns, finite X, one target (labels or
 /// targets, `what`) per row when given, finite and non-negative sample weights one per row.
@@ -43,29 +217,10 @@ pub(crate) fn check_fit_inputs(
         ));
     }
     if let Some((y, what)) = y {
-        if y.len() != m {
-            return Err(FwsvmError::InvalidInput(format!(
-                "X has {m} rows but y has {} {what}",
-                y.len()
-            )));
-        }
-        if let Some(row) = y.iter().position(|v| !v.is_finite()) {
-            return Err(FwsvmError::NonFinite { what: "y", row });
-        }
+        crate::data::check_targets(y, m, Some(what))?;
     }
     if let Some(w) = sample_weight {
-        if w.len() != m {
-            return Err(FwsvmError::InvalidInput(format!(
-                "sample_weight has {} entries but X has {m} rows",
-                w.len()
-            )));
-        }
-        if let Some(row) = w.iter().position(|v| !(v.is_finite() && *v >= 0.0)) {
-            return Err(FwsvmError::InvalidInput(format!(
-                "sample_weight must be finite and non-negative, got {} at row {row}",
-                w[row]
-            )));
-        }
+        crate::data::check_sample_weight(w, m)?;
     }
     x.check_finite("X")
 }

@@ -17,15 +17,15 @@
 
 use std::time::Duration;
 
+use super::FitSettings;
 use crate::data::Features;
 use crate::error::{FwsvmError, Result};
 use crate::kernel::{Kernel, KernelMatrix};
 use crate::model::OneClassModel;
 use crate::parallel::with_threads;
-use crate::params::solver_setters;
 use crate::problem::SimplexProblem;
 use crate::solver::{Algorithm, Init, Monitor, NoMonitor, SolverParams, Stopping, solve};
-use crate::svr::{check_training_rows, check_unlabelled};
+use crate::svr::check_unlabelled;
 
 /// Entry point of the one-class model: `OneClass::params().nu(0.1).fit(&x)`.
 #[derive(Debug, Clone, Copy)]
@@ -38,10 +38,7 @@ impl OneClass {
         OneClassParams {
             nu: 0.1,
             c: None,
-            tol: None,
-            kernel: Kernel::rbf(1.0),
-            solver: SolverParams::default(),
-            n_threads: None,
+            settings: FitSettings::default(),
         }
     }
 }
@@ -53,27 +50,19 @@ pub struct OneClassParams {
     nu: f64,
     /// Penalty of the squared slacks (`None`: 1 / (ν · n_samples)).
     c: Option<f64>,
-    /// The tolerance when set explicitly (`None`: 1e-3).
-    tol: Option<f64>,
-    kernel: Kernel,
-    solver: SolverParams,
-    n_threads: Option<usize>,
+    /// Kernel, solver and threads (the tolerance when unset: 1e-3).
+    settings: FitSettings,
 }
 
 impl OneClassParams {
-    /// The expected fraction ν ∈ (0, 1) of outliers in the training data.
-    pub fn nu(mut self, nu: f64) -> Self {
-        self.nu = nu;
-        self
+    super::setters! {
+        /// The expected fraction ν ∈ (0, 1) of outliers in the training data.
+        nu: f64 => nu;
+        /// The penalty C > 0 of the squared slacks; `None`: 1 / (ν · n_samples).
+        c: Option<f64> => c;
     }
 
-    /// The penalty C > 0 of the squared slacks; `None`: 1 / (ν · n_samples).
-    pub fn c(mut self, c: Option<f64>) -> Self {
-        self.c = c;
-        self
-    }
-
-    solver_setters!();
+    super::solver_setters!();
 
     /// Validates every parameter.
     ///
@@ -86,35 +75,28 @@ impl OneClassParams {
                 format!("must be in (0, 1), got {}", self.nu),
             ));
         }
-        if let Some(c) = self.c
-            && !(c.is_finite() && c > 0.0)
-        {
-            return Err(FwsvmError::param(
-                "C",
-                format!("must be a positive finite number, got {c}"),
-            ));
+        if let Some(c) = self.c {
+            super::check_positive("C", c)?;
         }
-        let mut valid = self.clone();
-        valid.solver.tol = self.tol.unwrap_or(1e-3);
-        check_unlabelled(&valid.kernel, &valid.solver, valid.n_threads)?;
-        if valid.kernel == Kernel::Precomputed {
+        let settings = check_unlabelled(&self.settings)?;
+        if self.settings.kernel == Kernel::Precomputed {
             return Err(FwsvmError::param(
                 "kernel",
                 "the one-class model needs k(x, x) of new points: a precomputed kernel cannot give it",
             ));
         }
-        Ok(OneClassValidParams(valid))
+        Ok(OneClassValidParams(OneClassParams {
+            settings,
+            ..self.clone()
+        }))
     }
 
-    /// Checks the parameters and fits; see [`OneClassValidParams::fit`].
-    ///
-    /// # Errors
-    /// As [`Self::check`] and [`OneClassValidParams::fit`].
-    pub fn fit<'x>(
-        &self,
-        x: impl TryInto<Features<'x>, Error: Into<FwsvmError>>,
-    ) -> Result<OneClassModel> {
-        self.check()?.fit(x)
+    super::checked_calls! {
+        /// Checks the parameters and fits; see [`OneClassValidParams::fit`].
+        ///
+        /// # Errors
+        /// As [`Self::check`] and [`OneClassValidParams::fit`].
+        fn fit['x](x: impl TryInto<Features<'x>, Error: Into<FwsvmError>>) -> OneClassModel;
     }
 }
 
@@ -144,12 +126,12 @@ impl OneClassValidParams {
         monitor: &mut (dyn Monitor + Send),
     ) -> Result<OneClassModel> {
         let p = &self.0;
-        check_training_rows(&x)?;
+        super::check_fit_inputs(&x, None, None)?;
         let m = x.n_rows();
         let c = p.c.unwrap_or(1.0 / (p.nu * m as f64));
-        let solution = with_threads(p.n_threads, || {
-            let problem = SimplexProblem::one_class(KernelMatrix::new(p.kernel, x), c)?;
-            solve(&problem, &p.solver, monitor)
+        let solution = with_threads(p.settings.n_threads, || {
+            let problem = SimplexProblem::one_class(KernelMatrix::new(p.settings.kernel, x), c)?;
+            solve(&problem, &p.settings.solver, monitor)
         })??;
         let support: Vec<usize> = (0..m).filter(|&i| solution.alpha[i] > 0.0).collect();
         let alpha: Vec<f64> = support.iter().map(|&i| solution.alpha[i]).collect();
@@ -158,21 +140,19 @@ impl OneClassValidParams {
         // αᵀKα = αᵀQα − ‖α‖²/C.
         let r2 = solution.stats.objective - (1.0 + alpha_sq) / c;
         let a_k_a = solution.stats.quadratic - alpha_sq / c;
-        let mut params = crate::model_file::kernel_params(p.kernel);
+        let mut params = crate::model_file::kernel_params(p.settings.kernel);
         params.insert("nu".into(), p.nu.into());
         params.insert("C".into(), c.into());
-        params.extend(crate::model_file::solver_params(&p.solver));
+        params.extend(crate::model_file::solver_params(&p.settings.solver));
         let mut model = OneClassModel {
-            kernel: p.kernel,
-            vectors: x.select_rows(&support),
-            support,
+            fit: p
+                .settings
+                .single_fit(x, support, solution.stats, solution.history),
             alpha,
             score_constant: r2 - a_k_a,
             radius: r2.max(0.0).sqrt(),
             offset: 0.0,
             c,
-            stats: Some(solution.stats),
-            history: solution.history,
             params,
         };
         let mut scores = model.score_samples(x)?;

@@ -3,6 +3,7 @@
 
 use std::time::Duration;
 
+use super::FitSettings;
 use crate::data::Features;
 use crate::error::{FwsvmError, Result};
 use crate::kernel::{Kernel, KernelMatrix};
@@ -65,107 +66,6 @@ impl std::str::FromStr for Loss {
     }
 }
 
-/// The builder methods every estimator shares: the kernel and the solver's settings, for a
-/// builder with fields `kernel`, `solver: SolverParams`, `tol: Option<f64>` and
-/// `n_threads: Option<usize>`.
-macro_rules! solver_setters {
-    () => {
-        /// The kernel.
-        pub fn kernel(mut self, kernel: Kernel) -> Self {
-            self.kernel = kernel;
-            self
-        }
-
-        /// The Frank-Wolfe variant.
-        pub fn algorithm(mut self, algorithm: Algorithm) -> Self {
-            self.solver.algorithm = algorithm;
-            self
-        }
-
-        /// Tolerance of the stopping rule.
-        pub fn tol(mut self, tol: f64) -> Self {
-            self.tol = Some(tol);
-            self
-        }
-
-        /// The stopping rule.
-        pub fn stopping(mut self, stopping: Stopping) -> Self {
-            self.solver.stopping = stopping;
-            self
-        }
-
-        /// Maximum number of solver steps (`None`: no limit).
-        pub fn max_iter(mut self, max_iter: Option<u64>) -> Self {
-            self.solver.max_iter = max_iter;
-            self
-        }
-
-        /// Wall-clock limit of the solve.
-        pub fn time_limit(mut self, limit: Option<Duration>) -> Self {
-            self.solver.time_limit = limit;
-            self
-        }
-
-        /// Kernel-column cache budget in MB.
-        pub fn cache_size_mb(mut self, mb: f64) -> Self {
-            self.solver.cache_size_mb = mb;
-            self
-        }
-
-        /// Initialisation.
-        pub fn init(mut self, init: Init) -> Self {
-            self.solver.init = init;
-            self
-        }
-
-        /// Seed for the random initialisation.
-        pub fn seed(mut self, seed: u64) -> Self {
-            self.solver.seed = seed;
-            self
-        }
-
-        /// Progress lines on stderr.
-        pub fn verbose(mut self, verbose: bool) -> Self {
-            self.solver.verbose = verbose;
-            self
-        }
-
-        /// Shrinking (see [`SolverParams::shrinking`]): on by default.
-        pub fn shrinking(mut self, shrinking: bool) -> Self {
-            self.solver.shrinking = shrinking;
-            self
-        }
-
-        /// The hinge loss's working set (see [`SolverParams::working_set`]): `None` (the
-        /// default) chooses by the data, `Some(0)` takes per-step pairs, `Some(q)` blocked
-        /// working sets of q samples.
-        pub fn working_set(mut self, working_set: Option<usize>) -> Self {
-            self.solver.working_set = working_set;
-            self
-        }
-
-        /// Keep a per-step history in the model.
-        pub fn record_history(mut self, record: bool) -> Self {
-            self.solver.record_history = record;
-            self
-        }
-
-        /// Replace all solver settings at once.
-        pub fn solver(mut self, solver: SolverParams) -> Self {
-            self.tol = Some(solver.tol);
-            self.solver = solver;
-            self
-        }
-
-        /// Threads for this fit (`None`: `FWSVM_NUM_THREADS`, else all cores).
-        pub fn n_threads(mut self, n: Option<usize>) -> Self {
-            self.n_threads = n;
-            self
-        }
-    };
-}
-pub(crate) use solver_setters;
-
 /// Entry point of the SVC (hinge loss by default, or the L2-SVC of the simplex solvers): `Svc::params().c(1.0).kernel(Kernel::rbf(0.1)).fit(&x, &y)`.
 ///
 /// Two classes give one binary model; more give one per pair of classes (one-vs-one, as
@@ -205,11 +105,8 @@ impl Svc {
 pub struct SvcParams {
     c: f64,
     loss: Loss,
-    /// The tolerance when set explicitly (`None`: the loss's default).
-    tol: Option<f64>,
-    kernel: Kernel,
-    solver: SolverParams,
-    n_threads: Option<usize>,
+    /// Kernel, solver and threads (the tolerance when unset: the loss's default).
+    settings: FitSettings,
     warm_start: Option<Vec<f64>>,
     probability: bool,
     /// `Some(ν)`: the ν-SVC (C plays no part).
@@ -221,10 +118,7 @@ impl Default for SvcParams {
         SvcParams {
             c: 1.0,
             loss: Loss::Hinge,
-            tol: None,
-            kernel: Kernel::rbf(1.0),
-            solver: SolverParams::default(),
-            n_threads: None,
+            settings: FitSettings::default(),
             warm_start: None,
             probability: false,
             nu: None,
@@ -233,43 +127,29 @@ impl Default for SvcParams {
 }
 
 impl SvcParams {
-    /// The penalty C > 0 of the squared slacks (larger C: fewer margin violations).
-    pub fn c(mut self, c: f64) -> Self {
-        self.c = c;
-        self
+    super::setters! {
+        /// The penalty C > 0 of the squared slacks (larger C: fewer margin violations).
+        c: f64 => c;
+        /// The loss (see [`Loss`]): the squared hinge by default.
+        loss: Loss => loss;
+        /// `Some(ν)`, ν ∈ (0, 1]: the ν-SVC (LIBSVM's `-s 1`, scikit-learn's `NuSVC`) instead of
+        /// the C-SVC: ν bounds the fraction of margin errors from above and of support vectors
+        /// from below, and C is not used. Hinge loss only.
+        nu: Option<f64> => nu;
     }
 
-    /// The loss (see [`Loss`]): the squared hinge by default.
-    pub fn loss(mut self, loss: Loss) -> Self {
-        self.loss = loss;
-        self
-    }
+    super::solver_setters!();
 
-    /// `Some(ν)`, ν ∈ (0, 1]: the ν-SVC (LIBSVM's `-s 1`, scikit-learn's `NuSVC`) instead of
-    /// the C-SVC: ν bounds the fraction of margin errors from above and of support vectors
-    /// from below, and C is not used. Hinge loss only.
-    pub fn nu(mut self, nu: Option<f64>) -> Self {
-        self.nu = nu;
-        self
-    }
-
-    solver_setters!();
-
-    /// Start the binary fit from the simplex weights α of a previous one (one entry per
-    /// training row, e.g. [`SvcModel::alpha`] scattered to [`SvcModel::support`]): α stays
-    /// feasible when C, γ or the kernel change, and new rows start at 0. Ignored by
-    /// one-vs-one fits.
-    pub fn warm_start(mut self, alpha: Option<Vec<f64>>) -> Self {
-        self.warm_start = alpha;
-        self
-    }
-
-    /// Also fit class probabilities (LIBSVM's `-b 1`): Platt's sigmoid per pair of classes on
-    /// 5-fold cross-validated decision values (five more fits; see
-    /// [`SvcValidParams::fit_probability`]), for [`SvcModel::predict_proba`].
-    pub fn probability(mut self, probability: bool) -> Self {
-        self.probability = probability;
-        self
+    super::setters! {
+        /// Start the binary fit from the simplex weights α of a previous one (one entry per
+        /// training row, e.g. [`SvcModel::alpha`] scattered to [`SvcModel::support`]): α stays
+        /// feasible when C, γ or the kernel change, and new rows start at 0. Ignored by
+        /// one-vs-one fits.
+        warm_start: Option<Vec<f64>> => warm_start;
+        /// Also fit class probabilities (LIBSVM's `-b 1`): Platt's sigmoid per pair of classes on
+        /// 5-fold cross-validated decision values (five more fits; see
+        /// [`SvcValidParams::fit_probability`]), for [`SvcModel::predict_proba`].
+        probability: bool => probability;
     }
 
     /// Validates every parameter.
@@ -277,21 +157,11 @@ impl SvcParams {
     /// # Errors
     /// [`FwsvmError::InvalidParameter`] naming the first invalid one.
     pub fn check(&self) -> Result<SvcValidParams> {
-        if !(self.c.is_finite() && self.c > 0.0) {
-            return Err(FwsvmError::param(
-                "C",
-                format!("must be a positive finite number, got {}", self.c),
-            ));
-        }
-        self.kernel.validate()?;
-        self.solver.validate()?;
+        super::check_positive("C", self.c)?;
+        self.settings.kernel.validate()?;
+        self.settings.solver.validate()?;
         if let Some(nu) = self.nu {
-            if !(nu > 0.0 && nu <= 1.0) {
-                return Err(FwsvmError::param(
-                    "nu",
-                    format!("must be in (0, 1], got {nu}"),
-                ));
-            }
+            super::check_nu(nu)?;
             if self.loss != Loss::Hinge {
                 return Err(FwsvmError::param(
                     "loss",
@@ -300,42 +170,48 @@ impl SvcParams {
             }
         }
         if self.loss == Loss::Hinge {
-            if !matches!(self.solver.algorithm, Algorithm::Swap | Algorithm::Swap2o) {
+            if !matches!(
+                self.settings.solver.algorithm,
+                Algorithm::Swap | Algorithm::Swap2o
+            ) {
                 return Err(FwsvmError::param(
                     "algorithm",
                     format!(
                         "the hinge loss is solved by pairwise steps with second-order partners \
                          ('swap' or 'swap2o'), not '{}'",
-                        self.solver.algorithm
+                        self.settings.solver.algorithm
                     ),
                 ));
             }
-            if self.solver.sample_size.is_some() {
+            if self.settings.solver.sample_size.is_some() {
                 return Err(FwsvmError::param(
                     "sample_size",
                     "sampling applies to the squared hinge (the simplex problem) only",
                 ));
             }
-            if self.solver.stopping != Stopping::RelativeGap {
+            if self.settings.solver.stopping != Stopping::RelativeGap {
                 return Err(FwsvmError::param(
                     "stopping",
                     format!(
                         "the hinge loss stops when the largest violation of its optimality \
                          conditions is at most tol; the '{}' rule applies to the squared hinge",
-                        self.solver.stopping.name()
+                        self.settings.solver.stopping.name()
                     ),
                 ));
             }
         }
-        if self.solver.algorithm == Algorithm::Dcd {
-            let problem = if self.kernel != Kernel::Linear {
-                Some(format!("kernel '{}'", self.kernel.name()))
+        if self.settings.solver.algorithm == Algorithm::Dcd {
+            let problem = if self.settings.kernel != Kernel::Linear {
+                Some(format!("kernel '{}'", self.settings.kernel.name()))
             } else if self.loss == Loss::Hinge {
                 Some("the hinge loss (its free bias couples the coordinates)".to_string())
-            } else if self.solver.sample_size.is_some() {
+            } else if self.settings.solver.sample_size.is_some() {
                 Some("sample_size".to_string())
-            } else if self.solver.stopping != Stopping::RelativeGap {
-                Some(format!("stopping '{}'", self.solver.stopping.name()))
+            } else if self.settings.solver.stopping != Stopping::RelativeGap {
+                Some(format!(
+                    "stopping '{}'",
+                    self.settings.solver.stopping.name()
+                ))
             } else {
                 None
             };
@@ -349,28 +225,19 @@ impl SvcParams {
                 ));
             }
         }
-        if self.n_threads == Some(0) {
-            return Err(FwsvmError::param(
-                "n_jobs",
-                "must be a positive number of threads",
-            ));
-        }
-        let mut valid = self.clone();
-        valid.solver.tol = valid.tol.unwrap_or(valid.loss.default_tol());
-        valid.solver.validate()?;
-        Ok(SvcValidParams(valid))
+        let settings = self.settings.checked(self.loss.default_tol())?;
+        Ok(SvcValidParams(SvcParams {
+            settings,
+            ..self.clone()
+        }))
     }
 
-    /// Checks the parameters and fits; see [`SvcValidParams::fit`].
-    ///
-    /// # Errors
-    /// As [`Self::check`] and [`SvcValidParams::fit`].
-    pub fn fit<'x>(
-        &self,
-        x: impl TryInto<Features<'x>, Error: Into<FwsvmError>>,
-        y: &[f64],
-    ) -> Result<SvcModel> {
-        self.check()?.fit(x, y)
+    super::checked_calls! {
+        /// Checks the parameters and fits; see [`SvcValidParams::fit`].
+        ///
+        /// # Errors
+        /// As [`Self::check`] and [`SvcValidParams::fit`].
+        fn fit['x](x: impl TryInto<Features<'x>, Error: Into<FwsvmError>>, y: &[f64]) -> SvcModel;
     }
 }
 
@@ -379,39 +246,21 @@ impl SvcParams {
 pub struct SvcValidParams(SvcParams);
 
 impl SvcValidParams {
-    /// C.
-    pub fn c(&self) -> f64 {
-        self.0.c
-    }
-
-    /// The loss.
-    pub fn loss(&self) -> Loss {
-        self.0.loss
-    }
-
-    /// The kernel.
-    pub fn kernel(&self) -> Kernel {
-        self.0.kernel
-    }
-
-    /// The solver settings.
-    pub fn solver(&self) -> &SolverParams {
-        &self.0.solver
-    }
-
-    /// Threads for the fit.
-    pub fn n_threads(&self) -> Option<usize> {
-        self.0.n_threads
-    }
-
-    /// Whether fits also compute class probabilities.
-    pub fn probability(&self) -> bool {
-        self.0.probability
-    }
-
-    /// ν of a ν-SVC (`None`: the C-SVC).
-    pub fn nu(&self) -> Option<f64> {
-        self.0.nu
+    crate::model::getters! {
+        /// C.
+        c: f64 = 0.c;
+        /// The loss.
+        loss: Loss = 0.loss;
+        /// The kernel.
+        kernel: Kernel = 0.settings.kernel;
+        /// The solver settings.
+        solver: &SolverParams = 0.settings.solver;
+        /// Threads for the fit.
+        n_threads: Option<usize> = 0.settings.n_threads;
+        /// Whether fits also compute class probabilities.
+        probability: bool = 0.probability;
+        /// ν of a ν-SVC (`None`: the C-SVC).
+        nu: Option<f64> = 0.nu;
     }
 
     /// These parameters without probabilities or a warm start (the cross-validation fits').
@@ -453,7 +302,7 @@ impl SvcValidParams {
     ) -> Result<SvcModel> {
         let mut model = self.fit_decision(x, y, sample_weight, monitor)?;
         if self.0.probability {
-            let (a, b) = with_threads(self.0.n_threads, || {
+            let (a, b) = with_threads(self.0.settings.n_threads, || {
                 self.fit_probability(x, y, sample_weight, 5, monitor)
             })??;
             model.prob_a = a;
@@ -502,7 +351,7 @@ impl SvcValidParams {
                 format!("has {} weights but X has {m} rows", w.len()),
             ));
         }
-        with_threads(params.n_threads, || {
+        with_threads(params.settings.n_threads, || {
             let fit =
                 self.fit_binary(x, &rows, &y_pm, &c, params.warm_start.as_deref(), monitor)?;
             build_model(x, fit, &y_pm, classes, self)
@@ -603,7 +452,7 @@ impl SvcValidParams {
         let x_used = if rows.len() == x.n_rows() && rows.iter().enumerate().all(|(k, &r)| k == r) {
             x
         } else {
-            kept = crate::cross_validation::training_part(x, params.kernel, rows);
+            kept = crate::cross_validation::training_part(x, params.settings.kernel, rows);
             kept.view()
         };
         // The solver settings, with the warm start's weights for these rows.
@@ -612,18 +461,19 @@ impl SvcValidParams {
             Some(w) => {
                 warm_solver = SolverParams {
                     warm_start: Some(rows.iter().map(|&r| w[r]).collect()),
-                    ..params.solver.clone()
+                    ..params.settings.solver.clone()
                 };
                 &warm_solver
             }
-            None => &params.solver,
+            None => &params.settings.solver,
         };
         if let Some(nu) = params.nu {
             return self.fit_nu(x, rows, y_pm, c, nu, solver, monitor);
         }
         if params.loss == Loss::Hinge {
             // f = Σ y α k + b as solved: no rescaling.
-            let problem = BoxProblem::hinge_svc(KernelMatrix::new(params.kernel, x_used), y_pm, c)?;
+            let problem =
+                BoxProblem::hinge_svc(KernelMatrix::new(params.settings.kernel, x_used), y_pm, c)?;
             let solution = solve_box(&problem, solver, monitor)?;
             let bias = solution.bias;
             return Ok(BinaryFit::from_alpha(
@@ -641,7 +491,7 @@ impl SvcValidParams {
             crate::solver::solve_linear(x_used, y_pm, c, solver, monitor)?
         } else {
             let problem =
-                SimplexProblem::l2_svc(KernelMatrix::new(params.kernel, x_used), y_pm, c)?;
+                SimplexProblem::l2_svc(KernelMatrix::new(params.settings.kernel, x_used), y_pm, c)?;
             solve(&problem, solver, monitor)?
         };
         let quadratic = solution.stats.quadratic;
@@ -691,11 +541,11 @@ impl SvcValidParams {
         let mut order: Vec<usize> = (0..rows.len()).collect();
         order.sort_by_key(|&k| y_pm[k] < 0.0);
         let sorted_rows: Vec<usize> = order.iter().map(|&k| rows[k]).collect();
-        let data = crate::cross_validation::training_part(x, params.kernel, &sorted_rows);
+        let data = crate::cross_validation::training_part(x, params.settings.kernel, &sorted_rows);
         let y_sorted: Vec<f64> = order.iter().map(|&k| y_pm[k]).collect();
         let w: Vec<f64> = order.iter().map(|&k| c[k] / params.c).collect();
         let problem = DualProblem::nu_svc(
-            KernelMatrix::new(params.kernel, data.view()),
+            KernelMatrix::new(params.settings.kernel, data.view()),
             &y_sorted,
             &w,
             nu,
@@ -754,14 +604,14 @@ impl SvcValidParams {
     /// The parameters as the model file (and Python's `SVC`) spells them.
     pub(crate) fn file_params(&self) -> serde_json::Map<String, serde_json::Value> {
         let p = &self.0;
-        let mut out = crate::model_file::kernel_params(p.kernel);
+        let mut out = crate::model_file::kernel_params(p.settings.kernel);
         out.insert("C".into(), p.c.into());
         out.insert("loss".into(), p.loss.name().into());
         out.insert("probability".into(), p.probability.into());
         if let Some(nu) = p.nu {
             out.insert("nu".into(), nu.into());
         }
-        out.extend(crate::model_file::solver_params(&p.solver));
+        out.extend(crate::model_file::solver_params(&p.settings.solver));
         out
     }
 }

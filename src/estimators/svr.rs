@@ -20,12 +20,12 @@
 
 use std::time::Duration;
 
+use super::FitSettings;
 use crate::data::Features;
 use crate::error::{FwsvmError, Result};
 use crate::kernel::{Kernel, KernelMatrix};
 use crate::model::SvrModel;
 use crate::parallel::with_threads;
-use crate::params::solver_setters;
 use crate::problem::SimplexProblem;
 use crate::solver::{Algorithm, Init, Monitor, NoMonitor, SolverParams, Stopping, solve};
 
@@ -40,10 +40,7 @@ impl Svr {
         SvrParams {
             c: 1.0,
             nu: None,
-            tol: None,
-            kernel: Kernel::rbf(1.0),
-            solver: SolverParams::default(),
-            n_threads: None,
+            settings: FitSettings::default(),
         }
     }
 }
@@ -55,75 +52,50 @@ pub struct SvrParams {
     c: f64,
     /// Price of the tube width (`None`: 0.2 · n_samples).
     nu: Option<f64>,
-    /// The tolerance when set explicitly (`None`: 1e-3).
-    tol: Option<f64>,
-    kernel: Kernel,
-    solver: SolverParams,
-    n_threads: Option<usize>,
+    /// Kernel, solver and threads (the tolerance when unset: 1e-3).
+    settings: FitSettings,
 }
 
 impl SvrParams {
-    /// The penalty C > 0 of the squared deviations outside the tube.
-    pub fn c(mut self, c: f64) -> Self {
-        self.c = c;
-        self
+    super::setters! {
+        /// The penalty C > 0 of the squared deviations outside the tube.
+        c: f64 => c;
+        /// The price ν > 0 of the tube width (larger: narrower tube); `None`: 0.2 · n_samples.
+        nu: Option<f64> => nu;
     }
 
-    /// The price ν > 0 of the tube width (larger: narrower tube); `None`: 0.2 · n_samples.
-    pub fn nu(mut self, nu: Option<f64>) -> Self {
-        self.nu = nu;
-        self
-    }
-
-    solver_setters!();
+    super::solver_setters!();
 
     /// Validates every parameter.
     ///
     /// # Errors
     /// [`FwsvmError::InvalidParameter`] naming the first invalid one.
     pub fn check(&self) -> Result<SvrValidParams> {
-        if !(self.c.is_finite() && self.c > 0.0) {
-            return Err(FwsvmError::param(
-                "C",
-                format!("must be a positive finite number, got {}", self.c),
-            ));
+        super::check_positive("C", self.c)?;
+        if let Some(nu) = self.nu {
+            super::check_positive("nu", nu)?;
         }
-        if let Some(nu) = self.nu
-            && !(nu.is_finite() && nu > 0.0)
-        {
-            return Err(FwsvmError::param(
-                "nu",
-                format!("must be a positive finite number, got {nu}"),
-            ));
-        }
-        let mut valid = self.clone();
-        valid.solver.tol = self.tol.unwrap_or(1e-3);
-        check_unlabelled(&valid.kernel, &valid.solver, valid.n_threads)?;
-        Ok(SvrValidParams(valid))
+        let settings = check_unlabelled(&self.settings)?;
+        Ok(SvrValidParams(SvrParams {
+            settings,
+            ..self.clone()
+        }))
     }
 
-    /// Checks the parameters and fits; see [`SvrValidParams::fit`].
-    ///
-    /// # Errors
-    /// As [`Self::check`] and [`SvrValidParams::fit`].
-    pub fn fit<'x>(
-        &self,
-        x: impl TryInto<Features<'x>, Error: Into<FwsvmError>>,
-        y: &[f64],
-    ) -> Result<SvrModel> {
-        self.check()?.fit(x, y)
+    super::checked_calls! {
+        /// Checks the parameters and fits; see [`SvrValidParams::fit`].
+        ///
+        /// # Errors
+        /// As [`Self::check`] and [`SvrValidParams::fit`].
+        fn fit['x](x: impl TryInto<Features<'x>, Error: Into<FwsvmError>>, y: &[f64]) -> SvrModel;
     }
 }
 
-/// The checks the single-simplex fits (SVR, one-class) share: a valid kernel and solver, an
-/// algorithm and initialisation that need no classes, a positive thread count.
-pub(crate) fn check_unlabelled(
-    kernel: &Kernel,
-    solver: &SolverParams,
-    n_threads: Option<usize>,
-) -> Result<()> {
-    kernel.validate()?;
-    solver.validate()?;
+/// The checks the single-simplex fits (SVR, one-class) share: [`FitSettings::checked`] with a
+/// default tolerance of 1e-3, and an algorithm and initialisation that need no classes.
+pub(crate) fn check_unlabelled(settings: &FitSettings) -> Result<FitSettings> {
+    let settings = settings.checked(1e-3)?;
+    let solver = &settings.solver;
     if solver.algorithm == Algorithm::Ky {
         return Err(FwsvmError::param(
             "algorithm",
@@ -136,26 +108,7 @@ pub(crate) fn check_unlabelled(
             "closest_pair needs two classes; use random or farthest",
         ));
     }
-    if n_threads == Some(0) {
-        return Err(FwsvmError::param(
-            "n_jobs",
-            "must be a positive number of threads",
-        ));
-    }
-    Ok(())
-}
-
-/// Rows, features and finiteness of unlabelled training data.
-pub(crate) fn check_training_rows(x: &Features<'_>) -> Result<()> {
-    if x.n_rows() == 0 {
-        return Err(FwsvmError::InvalidInput("X has no rows (0 samples)".into()));
-    }
-    if x.n_cols() == 0 {
-        return Err(FwsvmError::InvalidInput(
-            "X has no columns (0 features)".into(),
-        ));
-    }
-    x.check_finite("X")
+    Ok(settings)
 }
 
 /// Checked SVR hyper-parameters.
@@ -187,17 +140,8 @@ impl SvrValidParams {
         monitor: &mut (dyn Monitor + Send),
     ) -> Result<SvrModel> {
         let p = &self.0;
-        check_training_rows(&x)?;
+        super::check_fit_inputs(&x, Some((y, "targets")), None)?;
         let m = x.n_rows();
-        if y.len() != m {
-            return Err(FwsvmError::InvalidInput(format!(
-                "X has {m} rows but y has {} targets",
-                y.len()
-            )));
-        }
-        if let Some(row) = y.iter().position(|v| !v.is_finite()) {
-            return Err(FwsvmError::NonFinite { what: "y", row });
-        }
         let mean = y.iter().sum::<f64>() / m as f64;
         let spread = (y.iter().map(|v| (v - mean) * (v - mean)).sum::<f64>() / m as f64).sqrt();
         if !(mean.is_finite() && spread.is_finite()) {
@@ -210,42 +154,41 @@ impl SvrValidParams {
         let scale = if spread > 0.0 { spread } else { 1.0 };
         let y_std: Vec<f64> = y.iter().map(|v| (v - mean) / scale).collect();
         let nu = p.nu.unwrap_or(0.2 * m as f64);
-        let solution = with_threads(p.n_threads, || {
-            let problem = SimplexProblem::l2_svr(KernelMatrix::new(p.kernel, x), &y_std, p.c, nu)?;
-            solve(&problem, &p.solver, monitor)
+        let solution = with_threads(p.settings.n_threads, || {
+            let problem =
+                SimplexProblem::l2_svr(KernelMatrix::new(p.settings.kernel, x), &y_std, p.c, nu)?;
+            solve(&problem, &p.settings.solver, monitor)
         })??;
         let a = &solution.alpha;
         let support: Vec<usize> = (0..m).filter(|&i| a[i] > 0.0 || a[i + m] > 0.0).collect();
         let dual_coef: Vec<f64> = support.iter().map(|&i| nu * (a[i] - a[i + m])).collect();
         // f(x) = Σ coef (k + 1): the "+1" is the regularised bias.
         let intercept = dual_coef.iter().sum();
-        let mut params = crate::model_file::kernel_params(p.kernel);
+        let mut params = crate::model_file::kernel_params(p.settings.kernel);
         params.insert("C".into(), p.c.into());
         params.insert("nu".into(), nu.into());
-        params.extend(crate::model_file::solver_params(&p.solver));
+        params.extend(crate::model_file::solver_params(&p.settings.solver));
         let mut model = SvrModel {
-            kernel: p.kernel,
-            vectors: x.select_rows(&support),
-            support,
+            fit: p
+                .settings
+                .single_fit(x, support, solution.stats, solution.history),
             dual_coef,
             intercept,
             y_mean: mean,
             y_scale: scale,
             epsilon: 0.0,
             nu,
-            stats: Some(solution.stats),
-            history: solution.history,
             params,
         };
         // KKT: on a support slot, y − f = ε + νβ′/C (upper) or f − y = ε + νβ′/C (lower).
-        let f_sv = model.decision_function(model.vectors.view())?;
+        let f_sv = model.decision_function(model.fit.vectors.view())?;
         let mut eps = Vec::new();
-        for (k, &i) in model.support.iter().enumerate() {
+        for (k, &i) in model.fit.support.iter().enumerate() {
             if a[i] > 0.0 {
                 eps.push(y_std[i] - f_sv[k] - nu * a[i] / p.c);
             }
         }
-        for (k, &i) in model.support.iter().enumerate() {
+        for (k, &i) in model.fit.support.iter().enumerate() {
             if a[i + m] > 0.0 {
                 eps.push(f_sv[k] - y_std[i] - nu * a[i + m] / p.c);
             }

@@ -1,7 +1,7 @@
 //! [`DualModel`]: a fitted one-class ν-SVM, ε-SVR or ν-SVR (LIBSVM's `-s 2`, `-s 3`, `-s 4`):
 //! f(x) = Σ_s coef_s k(x_s, x) − ρ.
 
-use super::decision_values;
+use super::{SingleFit, decision_values};
 use crate::data::{FeatureMatrix, Features};
 use crate::error::{FwsvmError, Result};
 use crate::kernel::Kernel;
@@ -14,52 +14,31 @@ use crate::solver::{HistoryEntry, SolverStats};
 /// - one-class: `coef` = α (in [0, 1] per unit weight, Σα = ν Σw), `predict` is +1 where
 ///   f(x) > 0 (an inlier) and −1 elsewhere, `score_samples` is f(x) + ρ;
 /// - ε-SVR and ν-SVR: `coef` = α − α*, `predict` is f(x).
+///
+/// A model read from a LIBSVM file has the support `0..n`; the solver statistics' `gap` is the
+/// exact maximal violation at the end.
 #[derive(Clone, Debug, PartialEq)]
 pub struct DualModel {
     pub(crate) kind: DualKind,
-    pub(crate) kernel: Kernel,
-    pub(crate) vectors: FeatureMatrix,
-    pub(crate) support: Vec<usize>,
+    pub(crate) fit: SingleFit,
     pub(crate) coef: Vec<f64>,
     pub(crate) rho: f64,
     /// ε: given (ε-SVR) or learned, −r (ν-SVR); 0 for one-class.
     pub(crate) epsilon: f64,
     /// The Laplace scale σ of the regression residuals (LIBSVM's `-b 1` for SVR).
     pub(crate) sigma: Option<f64>,
-    pub(crate) stats: Option<SolverStats>,
-    pub(crate) history: Vec<HistoryEntry>,
 }
 
 impl DualModel {
-    /// Which model.
-    pub fn kind(&self) -> DualKind {
-        self.kind
-    }
+    super::single_fit_getters!();
 
-    /// The kernel.
-    pub fn kernel(&self) -> Kernel {
-        self.kernel
-    }
-
-    /// Training indices of the support vectors (ascending; `0..n` for a model read from a
-    /// LIBSVM file).
-    pub fn support(&self) -> &[usize] {
-        &self.support
-    }
-
-    /// The support vectors, one per row.
-    pub fn support_vectors(&self) -> &FeatureMatrix {
-        &self.vectors
-    }
-
-    /// The coefficients (α for one-class, α − α* for the regressions).
-    pub fn dual_coef(&self) -> &[f64] {
-        &self.coef
-    }
-
-    /// LIBSVM's ρ.
-    pub fn rho(&self) -> f64 {
-        self.rho
+    super::getters! {
+        /// Which model.
+        kind: DualKind = kind;
+        /// The coefficients (α for one-class, α − α* for the regressions).
+        dual_coef: &[f64] = coef;
+        /// LIBSVM's ρ.
+        rho: f64 = rho;
     }
 
     /// The constant term −ρ (scikit-learn's `intercept_`).
@@ -67,24 +46,11 @@ impl DualModel {
         -self.rho
     }
 
-    /// The tube half-width: ε-SVR's parameter, ν-SVR's learned one (−r); 0 for one-class.
-    pub fn epsilon(&self) -> f64 {
-        self.epsilon
-    }
-
-    /// The Laplace scale σ of the residuals when fitted with probabilities (regressions).
-    pub fn sigma(&self) -> Option<f64> {
-        self.sigma
-    }
-
-    /// Solver statistics (`gap`: the exact maximal violation at the end).
-    pub fn stats(&self) -> Option<&SolverStats> {
-        self.stats.as_ref()
-    }
-
-    /// The per-step history, when recorded.
-    pub fn history(&self) -> &[HistoryEntry] {
-        &self.history
+    super::getters! {
+        /// The tube half-width: ε-SVR's parameter, ν-SVR's learned one (−r); 0 for one-class.
+        epsilon: f64 = epsilon;
+        /// The Laplace scale σ of the residuals when fitted with probabilities (regressions).
+        sigma: Option<f64> = sigma;
     }
 
     /// f(x) = Σ coef k(x_s, x) − ρ for every row. With a precomputed kernel, `x` holds the
@@ -97,12 +63,12 @@ impl DualModel {
         x: impl TryInto<Features<'x>, Error: Into<FwsvmError>>,
     ) -> Result<Vec<f64>> {
         let x = super::query(x)?;
-        if self.kernel == Kernel::Precomputed {
-            let unit = FeatureMatrix::Sparse(super::unit_vectors(&self.support, x.n_cols())?);
+        if self.fit.kernel == Kernel::Precomputed {
+            let unit = FeatureMatrix::Sparse(super::unit_vectors(&self.fit.support, x.n_cols())?);
             return decision_values(Kernel::Linear, unit.view(), &self.coef, -self.rho, x);
         }
-        let vectors = super::widened(self.vectors.view(), x.n_cols())?;
-        decision_values(self.kernel, vectors, &self.coef, -self.rho, x)
+        let vectors = super::widened(self.fit.vectors.view(), x.n_cols())?;
+        decision_values(self.fit.kernel, vectors, &self.coef, -self.rho, x)
     }
 
     /// Regressions: f(x). One-class: +1 where f(x) > 0, else −1 (LIBSVM's rule).
@@ -152,7 +118,7 @@ impl DualModel {
         };
         Ok(LibsvmModel {
             svm_type,
-            kernel: self.kernel,
+            kernel: self.fit.kernel,
             labels: Vec::new(),
             rho: vec![self.rho],
             prob_a: self.sigma.into_iter().collect(),
@@ -160,7 +126,7 @@ impl DualModel {
             prob_density_marks: Vec::new(),
             n_support: Vec::new(),
             sv_coef: self.coef.clone(),
-            vectors: self.vectors.view().to_csr(),
+            vectors: self.fit.vectors.view().to_csr(),
         })
     }
 
@@ -185,15 +151,17 @@ impl DualModel {
         let n = file.n_support_vectors();
         Ok(DualModel {
             kind,
-            kernel: file.kernel,
-            vectors: FeatureMatrix::Sparse(file.vectors.clone()),
-            support: (0..n).collect(),
+            fit: SingleFit {
+                kernel: file.kernel,
+                vectors: FeatureMatrix::Sparse(file.vectors.clone()),
+                support: (0..n).collect(),
+                stats: None,
+                history: Vec::new(),
+            },
             coef: file.sv_coef.clone(),
             rho: file.rho[0],
             epsilon: 0.0,
             sigma: file.prob_a.first().copied(),
-            stats: None,
-            history: Vec::new(),
         })
     }
 

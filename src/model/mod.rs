@@ -2,6 +2,67 @@
 //! vectors, plus what each model type adds (classes and one-vs-one votes, the SVR's target
 //! scale, the one-class ball's threshold, statistics).
 
+/// Getters of fields, each with its doc comment: `name: &Type = field;` returns a reference,
+/// `name: Type = field;` a copy (`field` may be a path, `0.settings.kernel`), and
+/// `name: Type = field.method();` the method's value.
+macro_rules! getters {
+    () => {};
+    ($(#[$doc:meta])* $name:ident: $ty:ty = $($call:tt).+(); $($rest:tt)*) => {
+        $(#[$doc])*
+        pub fn $name(&self) -> $ty {
+            self.$($call).+()
+        }
+        $crate::model::getters!($($rest)*);
+    };
+    ($(#[$doc:meta])* $name:ident: &$ty:ty = $($field:tt).+; $($rest:tt)*) => {
+        $(#[$doc])*
+        pub fn $name(&self) -> &$ty {
+            &self.$($field).+
+        }
+        $crate::model::getters!($($rest)*);
+    };
+    ($(#[$doc:meta])* $name:ident: $ty:ty = $($field:tt).+; $($rest:tt)*) => {
+        $(#[$doc])*
+        pub fn $name(&self) -> $ty {
+            self.$($field).+
+        }
+        $crate::model::getters!($($rest)*);
+    };
+}
+pub(crate) use getters;
+
+/// What a model fitted by one solve (SVR, one-class, LIBSVM's [`DualModel`]) holds besides its
+/// coefficients: the kernel, the support vectors and how the solver ran.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct SingleFit {
+    pub(crate) kernel: crate::kernel::Kernel,
+    pub(crate) vectors: crate::data::FeatureMatrix,
+    /// Training indices of the support vectors (ascending).
+    pub(crate) support: Vec<usize>,
+    /// `None` for a model read from a file.
+    pub(crate) stats: Option<crate::solver::SolverStats>,
+    pub(crate) history: Vec<crate::solver::HistoryEntry>,
+}
+
+/// The getters of a model with a field `fit: SingleFit`.
+macro_rules! single_fit_getters {
+    () => {
+        $crate::model::getters! {
+            /// The kernel.
+            kernel: Kernel = fit.kernel;
+            /// Training indices of the support vectors (ascending).
+            support: &[usize] = fit.support;
+            /// The support vectors, one per row.
+            support_vectors: &FeatureMatrix = fit.vectors;
+            /// How the solver ran and stopped (`None` for a model read from a file).
+            stats: Option<&SolverStats> = fit.stats.as_ref();
+            /// Per-step history, if it was requested.
+            history: &[HistoryEntry] = fit.history;
+        }
+    };
+}
+pub(crate) use single_fit_getters;
+
 mod dual;
 mod expansion;
 mod one_class;

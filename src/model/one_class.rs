@@ -1,7 +1,7 @@
 //! [`OneClassModel`]: a fitted minimum enclosing ball (SVDD with squared slacks; see
 //! [`crate::problem::one_class`]).
 
-use super::decision_values;
+use super::{SingleFit, decision_values};
 use crate::data::{FeatureMatrix, Features};
 use crate::error::{FwsvmError, Result};
 use crate::kernel::{Kernel, KernelMatrix};
@@ -13,63 +13,27 @@ use crate::solver::{HistoryEntry, SolverStats};
 /// `predict` is +1 (inlier) where that is ≥ 0, −1 elsewhere.
 #[derive(Clone, Debug, PartialEq)]
 pub struct OneClassModel {
-    pub(crate) kernel: Kernel,
-    pub(crate) vectors: FeatureMatrix,
-    pub(crate) support: Vec<usize>,
+    pub(crate) fit: SingleFit,
     pub(crate) alpha: Vec<f64>,
     pub(crate) score_constant: f64,
     pub(crate) radius: f64,
     pub(crate) offset: f64,
     pub(crate) c: f64,
-    pub(crate) stats: Option<SolverStats>,
-    pub(crate) history: Vec<HistoryEntry>,
     pub(crate) params: serde_json::Map<String, serde_json::Value>,
 }
 
 impl OneClassModel {
-    /// Training indices of the support vectors (ascending).
-    pub fn support(&self) -> &[usize] {
-        &self.support
-    }
+    super::single_fit_getters!();
 
-    /// The support vectors, one per row.
-    pub fn support_vectors(&self) -> &FeatureMatrix {
-        &self.vectors
-    }
-
-    /// The weights α of the support vectors (they sum to 1).
-    pub fn alpha(&self) -> &[f64] {
-        &self.alpha
-    }
-
-    /// R, the radius of the fitted ball.
-    pub fn radius(&self) -> f64 {
-        self.radius
-    }
-
-    /// The threshold subtracted from [`Self::score_samples`] by [`Self::decision_function`].
-    pub fn offset(&self) -> f64 {
-        self.offset
-    }
-
-    /// The penalty C of the squared slacks used in the fit.
-    pub fn c(&self) -> f64 {
-        self.c
-    }
-
-    /// The kernel.
-    pub fn kernel(&self) -> Kernel {
-        self.kernel
-    }
-
-    /// How the solver ran and stopped (`None` for a model read from a file).
-    pub fn stats(&self) -> Option<&SolverStats> {
-        self.stats.as_ref()
-    }
-
-    /// Per-step history, if it was requested.
-    pub fn history(&self) -> &[HistoryEntry] {
-        &self.history
+    super::getters! {
+        /// The weights α of the support vectors (they sum to 1).
+        alpha: &[f64] = alpha;
+        /// R, the radius of the fitted ball.
+        radius: f64 = radius;
+        /// The threshold subtracted from [`Self::score_samples`] by [`Self::decision_function`].
+        offset: f64 = offset;
+        /// The penalty C of the squared slacks used in the fit.
+        c: f64 = c;
     }
 
     /// R² − ‖φ(x) − c‖² for every row: positive inside the ball.
@@ -84,13 +48,13 @@ impl OneClassModel {
         let x = super::query(x)?;
         let twice: Vec<f64> = self.alpha.iter().map(|a| 2.0 * a).collect();
         let mut scores = decision_values(
-            self.kernel,
-            self.vectors.view(),
+            self.fit.kernel,
+            self.fit.vectors.view(),
             &twice,
             self.score_constant,
             x,
         )?;
-        let diagonal = KernelMatrix::new(self.kernel, x);
+        let diagonal = KernelMatrix::new(self.fit.kernel, x);
         for (s, k) in scores.iter_mut().zip(diagonal.diagonal()) {
             *s -= k;
         }

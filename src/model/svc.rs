@@ -97,54 +97,30 @@ impl SvcModel {
         Ok(())
     }
 
-    /// The class labels, ascending; for two classes the second is the positive class.
-    pub fn classes(&self) -> &[f64] {
-        &self.classes
-    }
-
-    /// Number of classes K.
-    pub fn n_classes(&self) -> usize {
-        self.classes.len()
-    }
-
-    /// Training indices of the support vectors, grouped by class (ascending within a class):
-    /// scikit-learn's order.
-    pub fn support(&self) -> &[usize] {
-        &self.support
-    }
-
-    /// Number of support vectors.
-    pub fn n_support(&self) -> usize {
-        self.support.len()
-    }
-
-    /// Number of support vectors per class.
-    pub fn n_support_per_class(&self) -> &[usize] {
-        &self.n_support
-    }
-
-    /// The support vectors, one per row, in the order of [`Self::support`].
-    pub fn support_vectors(&self) -> &FeatureMatrix {
-        &self.vectors
-    }
-
-    /// Coefficients of the support vectors, a (K−1) × n_SV row-major matrix (two classes: one
-    /// row, y_s α_s with the hinge loss or y_s α_s / ρ with the squared hinge).
-    pub fn dual_coef(&self) -> &[f64] {
-        &self.dual_coef
-    }
-
-    /// The dual weights α_s of the support vectors of a two-class fit: in [0, C_s] (hinge
-    /// loss), or on the simplex (squared hinge: they sum to 1). Empty for one-vs-one models and
-    /// models read from a file without them.
-    pub fn alpha(&self) -> &[f64] {
-        &self.alpha
-    }
-
-    /// The biases, one per pair of classes (one for two classes): LIBSVM's −ρ (hinge loss) or
-    /// Σ y_s α_s / ρ (squared hinge).
-    pub fn intercept(&self) -> &[f64] {
-        &self.intercept
+    super::getters! {
+        /// The class labels, ascending; for two classes the second is the positive class.
+        classes: &[f64] = classes;
+        /// Number of classes K.
+        n_classes: usize = classes.len();
+        /// Training indices of the support vectors, grouped by class (ascending within a class):
+        /// scikit-learn's order.
+        support: &[usize] = support;
+        /// Number of support vectors.
+        n_support: usize = support.len();
+        /// Number of support vectors per class.
+        n_support_per_class: &[usize] = n_support;
+        /// The support vectors, one per row, in the order of [`Self::support`].
+        support_vectors: &FeatureMatrix = vectors;
+        /// Coefficients of the support vectors, a (K−1) × n_SV row-major matrix (two classes: one
+        /// row, y_s α_s with the hinge loss or y_s α_s / ρ with the squared hinge).
+        dual_coef: &[f64] = dual_coef;
+        /// The dual weights α_s of the support vectors of a two-class fit: in [0, C_s] (hinge
+        /// loss), or on the simplex (squared hinge: they sum to 1). Empty for one-vs-one models and
+        /// models read from a file without them.
+        alpha: &[f64] = alpha;
+        /// The biases, one per pair of classes (one for two classes): LIBSVM's −ρ (hinge loss) or
+        /// Σ y_s α_s / ρ (squared hinge).
+        intercept: &[f64] = intercept;
     }
 
     /// Platt's sigmoid parameters (A, B) per pair of classes in LIBSVM's order, for pair
@@ -154,12 +130,19 @@ impl SvcModel {
         (&self.prob_a, &self.prob_b)
     }
 
-    /// The classes (indices into [`Self::classes`]) in the label order of the LIBSVM model
-    /// file the model was read from (LIBSVM's order of first appearance in training); empty for
-    /// a fitted model (the sorted order). Vote ties and the probabilities' coupling follow it,
-    /// as in LIBSVM.
-    pub fn label_order(&self) -> &[usize] {
-        &self.label_order
+    super::getters! {
+        /// The classes (indices into [`Self::classes`]) in the label order of the LIBSVM model
+        /// file the model was read from (LIBSVM's order of first appearance in training); empty for
+        /// a fitted model (the sorted order). Vote ties and the probabilities' coupling follow it,
+        /// as in LIBSVM.
+        label_order: &[usize] = label_order;
+        /// The kernel.
+        kernel: Kernel = kernel;
+        /// How each solve ran and stopped: one entry per pair of classes (one for two classes);
+        /// empty for a model read from a file.
+        stats: &[SolverStats] = stats;
+        /// Per-step histories, one per pair of classes, if they were requested.
+        history: &[Vec<HistoryEntry>] = history;
     }
 
     /// Class probabilities, an n × K row-major matrix (columns in the order of
@@ -174,22 +157,6 @@ impl SvcModel {
         x: impl TryInto<Features<'x>, Error: Into<FwsvmError>>,
     ) -> Result<Vec<f64>> {
         self.proba_until(super::query(x)?, Query::Features, &|| false, CHUNK_VALUES)
-    }
-
-    /// The kernel.
-    pub fn kernel(&self) -> Kernel {
-        self.kernel
-    }
-
-    /// How each solve ran and stopped: one entry per pair of classes (one for two classes);
-    /// empty for a model read from a file.
-    pub fn stats(&self) -> &[SolverStats] {
-        &self.stats
-    }
-
-    /// Per-step histories, one per pair of classes, if they were requested.
-    pub fn history(&self) -> &[Vec<HistoryEntry>] {
-        &self.history
     }
 
     /// Decision values: for two classes f(x) for every row (positive: `classes()[1]`); for

@@ -1,6 +1,6 @@
 //! [`SvrModel`]: a fitted L2-SVR with a learned tube width (see [`crate::problem::svr`]).
 
-use super::decision_values;
+use super::{SingleFit, decision_values};
 use crate::data::{FeatureMatrix, Features};
 use crate::error::{FwsvmError, Result};
 use crate::kernel::Kernel;
@@ -10,39 +10,24 @@ use crate::solver::{HistoryEntry, SolverStats};
 /// intercept, and the prediction f(x) · `y_scale` + `y_mean` in the units of y.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SvrModel {
-    pub(crate) kernel: Kernel,
-    pub(crate) vectors: FeatureMatrix,
-    pub(crate) support: Vec<usize>,
+    pub(crate) fit: SingleFit,
     pub(crate) dual_coef: Vec<f64>,
     pub(crate) intercept: f64,
     pub(crate) y_mean: f64,
     pub(crate) y_scale: f64,
     pub(crate) epsilon: f64,
     pub(crate) nu: f64,
-    pub(crate) stats: Option<SolverStats>,
-    pub(crate) history: Vec<HistoryEntry>,
     pub(crate) params: serde_json::Map<String, serde_json::Value>,
 }
 
 impl SvrModel {
-    /// Training indices of the support vectors (ascending).
-    pub fn support(&self) -> &[usize] {
-        &self.support
-    }
+    super::single_fit_getters!();
 
-    /// The support vectors, one per row.
-    pub fn support_vectors(&self) -> &FeatureMatrix {
-        &self.vectors
-    }
-
-    /// Coefficients ν(β′_i − β′_{i+m}) of the support vectors (standardised model).
-    pub fn dual_coef(&self) -> &[f64] {
-        &self.dual_coef
-    }
-
-    /// The bias of the standardised model (Σ of the coefficients: the regularised bias).
-    pub fn intercept(&self) -> f64 {
-        self.intercept
+    super::getters! {
+        /// Coefficients ν(β′_i − β′_{i+m}) of the support vectors (standardised model).
+        dual_coef: &[f64] = dual_coef;
+        /// The bias of the standardised model (Σ of the coefficients: the regularised bias).
+        intercept: f64 = intercept;
     }
 
     /// The mean and scale that standardised the targets.
@@ -50,29 +35,11 @@ impl SvrModel {
         (self.y_mean, self.y_scale)
     }
 
-    /// The fitted tube half-width ε, in the units of y.
-    pub fn epsilon(&self) -> f64 {
-        self.epsilon
-    }
-
-    /// The price ν of the tube width used in the fit.
-    pub fn nu(&self) -> f64 {
-        self.nu
-    }
-
-    /// The kernel.
-    pub fn kernel(&self) -> Kernel {
-        self.kernel
-    }
-
-    /// How the solver ran and stopped (`None` for a model read from a file).
-    pub fn stats(&self) -> Option<&SolverStats> {
-        self.stats.as_ref()
-    }
-
-    /// Per-step history, if it was requested.
-    pub fn history(&self) -> &[HistoryEntry] {
-        &self.history
+    super::getters! {
+        /// The fitted tube half-width ε, in the units of y.
+        epsilon: f64 = epsilon;
+        /// The price ν of the tube width used in the fit.
+        nu: f64 = nu;
     }
 
     /// The standardised model's values f(x) (before `y_scale` and `y_mean`).
@@ -86,8 +53,8 @@ impl SvrModel {
     ) -> Result<Vec<f64>> {
         let x = super::query(x)?;
         decision_values(
-            self.kernel,
-            self.vectors.view(),
+            self.fit.kernel,
+            self.fit.vectors.view(),
             &self.dual_coef,
             self.intercept,
             x,

@@ -80,16 +80,28 @@ fn create_temporary(folder: &Path, name: &str) -> std::io::Result<(std::fs::File
     }
 }
 
+/// A fresh directory `<temp>/<tag>-<pid>` holding `name` with `content`, for tests that
+/// overwrite a file; returns the directory and the file.
+#[cfg(test)]
+pub(crate) fn existing_file(
+    tag: &str,
+    name: &str,
+    content: &str,
+) -> (std::path::PathBuf, std::path::PathBuf) {
+    let dir = std::env::temp_dir().join(format!("{tag}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, content).unwrap();
+    (dir, path)
+}
+
 #[cfg(test)]
 mod tests {
-    use super::write_with;
+    use super::{existing_file, write_with};
 
     #[test]
     fn a_failed_write_leaves_the_old_file_and_no_temporary() {
-        let dir = std::env::temp_dir().join(format!("fwsvm-atomic-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("model.txt");
-        std::fs::write(&path, "old").unwrap();
+        let (dir, path) = existing_file("fwsvm-atomic", "model.txt", "old");
         let err = write_with(&path, |w| {
             w.write_all(b"half")?;
             Err(std::io::Error::other("disk full"))

@@ -11,7 +11,7 @@ use super::{Estimator, ModelArchive, NpyArray, format_error};
 use crate::data::{CsrMatrix, DenseMatrix, FeatureMatrix};
 use crate::error::Result;
 use crate::kernel::Kernel;
-use crate::model::{OneClassModel, SvcModel, SvrModel};
+use crate::model::{OneClassModel, SingleFit, SvcModel, SvrModel};
 use crate::solver::{SolverParams, SolverStats};
 
 /// Any model a file can hold (see [`load`]).
@@ -167,14 +167,7 @@ fn archive_of(
     }
 }
 
-fn svc_archive(model: &SvcModel) -> ModelArchive {
-    let mut archive = archive_of(
-        Estimator::Svc,
-        &model.params,
-        model.kernel,
-        &model.vectors,
-        &model.support,
-    );
+fn svc_archive(model: &SvcModel, mut archive: ModelArchive) -> ModelArchive {
     let k = model.classes.len();
     let n_sv = model.support.len();
     let arrays = &mut archive.arrays;
@@ -318,6 +311,23 @@ impl Reader<'_> {
         Kernel::from_name(kernel, gamma, degree, coef0).map_err(|e| self.fail(e))
     }
 
+    /// The kernel expansion every model holds: kernel, support vectors and their indices.
+    fn expansion(&self) -> Result<(Kernel, FeatureMatrix, Vec<usize>)> {
+        Ok((self.kernel()?, self.vectors()?, self.indices("support_")?))
+    }
+
+    /// A single-solve model's kernel and support vectors (no solver statistics in a file).
+    fn single_fit(&self) -> Result<SingleFit> {
+        let (kernel, vectors, support) = self.expansion()?;
+        Ok(SingleFit {
+            kernel,
+            vectors,
+            support,
+            stats: None,
+            history: Vec::new(),
+        })
+    }
+
     fn vectors(&self) -> Result<FeatureMatrix> {
         if let Some((indptr, indices, data, [_, n_cols])) =
             csr_parts(self.archive, "support_vectors_").map_err(|e| self.fail(e))?
@@ -351,10 +361,11 @@ fn svc_from(archive: &ModelArchive, name: &str) -> Result<SvcModel> {
             "the class labels are not numbers; Rust models hold numeric labels (load it in Python)",
         )
     })?;
+    let (kernel, vectors, support) = r.expansion()?;
     let model = SvcModel {
-        kernel: r.kernel()?,
-        vectors: r.vectors()?,
-        support: r.indices("support_")?,
+        kernel,
+        vectors,
+        support,
         n_support: r.indices("n_support_")?,
         dual_coef: r.floats("dual_coef_")?,
         intercept: r.floats("intercept_")?,
@@ -371,32 +382,21 @@ fn svc_from(archive: &ModelArchive, name: &str) -> Result<SvcModel> {
     Ok(model)
 }
 
-fn svr_archive(model: &SvrModel) -> ModelArchive {
-    let mut archive = archive_of(
-        Estimator::Svr,
-        &model.params,
-        model.kernel,
-        &model.vectors,
-        &model.support,
-    );
-    let n_sv = model.support.len();
-    archive.arrays.insert(
-        "dual_coef_".into(),
-        NpyArray::from_f64(vec![1, n_sv], &model.dual_coef),
-    );
+fn svr_archive(model: &SvrModel, mut archive: ModelArchive) -> ModelArchive {
     archive.arrays.insert(
         "intercept_".into(),
         NpyArray::from_f64(vec![1], &[model.intercept]),
     );
-    put_scalars(
+    put_single_solve(
         &mut archive,
+        &model.dual_coef,
         &[
             ("y_mean_", model.y_mean),
             ("y_scale_", model.y_scale),
             ("epsilon_", model.epsilon),
             ("_nu", model.nu),
         ],
-        model.stats.as_ref(),
+        model.fit.stats.as_ref(),
     );
     archive
 }
@@ -405,50 +405,45 @@ fn svr_from(archive: &ModelArchive, name: &str) -> Result<SvrModel> {
     let r = Reader { archive, name };
     let intercept = r.floats("intercept_")?;
     Ok(SvrModel {
-        kernel: r.kernel()?,
-        vectors: r.vectors()?,
-        support: r.indices("support_")?,
+        fit: r.single_fit()?,
         dual_coef: r.floats("dual_coef_")?,
         intercept: intercept.first().copied().unwrap_or(0.0),
         y_mean: r.number("y_mean_")?,
         y_scale: r.number("y_scale_")?,
         epsilon: r.number("epsilon_").unwrap_or(0.0),
         nu: r.number("_nu").unwrap_or(f64::NAN),
-        stats: None,
-        history: Vec::new(),
         params: archive.params.clone(),
     })
 }
 
-fn one_class_archive(model: &OneClassModel) -> ModelArchive {
-    let mut archive = archive_of(
-        Estimator::OneClass,
-        &model.params,
-        model.kernel,
-        &model.vectors,
-        &model.support,
-    );
-    let n_sv = model.support.len();
-    archive.arrays.insert(
-        "dual_coef_".into(),
-        NpyArray::from_f64(vec![1, n_sv], &model.alpha),
-    );
-    put_scalars(
+fn one_class_archive(model: &OneClassModel, mut archive: ModelArchive) -> ModelArchive {
+    put_single_solve(
         &mut archive,
+        &model.alpha,
         &[
             ("_C", model.c),
             ("_score_constant", model.score_constant),
             ("radius_", model.radius),
             ("offset_", model.offset),
         ],
-        model.stats.as_ref(),
+        model.fit.stats.as_ref(),
     );
     archive
 }
 
-/// The numbers a single-solve model (SVR, one-class) keeps as scalars and, for a fitted (not
-/// loaded) model, its solver's step count and `convergence_`.
-fn put_scalars(archive: &mut ModelArchive, values: &[(&str, f64)], stats: Option<&SolverStats>) {
+/// What a single-solve model (SVR, one-class) adds: its coefficients (a 1 × n_SV `dual_coef_`),
+/// the numbers it keeps as scalars and, for a fitted (not loaded) model, its solver's step count
+/// and `convergence_`.
+fn put_single_solve(
+    archive: &mut ModelArchive,
+    dual_coef: &[f64],
+    values: &[(&str, f64)],
+    stats: Option<&SolverStats>,
+) {
+    archive.arrays.insert(
+        "dual_coef_".into(),
+        NpyArray::from_f64(vec![1, dual_coef.len()], dual_coef),
+    );
     let scalars = &mut archive.scalars;
     for &(key, value) in values {
         scalars.insert(key.into(), value.into());
@@ -469,16 +464,12 @@ fn one_class_from(archive: &ModelArchive, name: &str) -> Result<OneClassModel> {
         ));
     }
     Ok(OneClassModel {
-        kernel: r.kernel()?,
-        vectors: r.vectors()?,
-        support: r.indices("support_")?,
+        fit: r.single_fit()?,
         alpha: r.floats("dual_coef_")?,
         score_constant: r.number("_score_constant")?,
         radius: r.number("radius_").unwrap_or(f64::NAN),
         offset: r.number("offset_")?,
         c: r.number("_C").unwrap_or(f64::NAN),
-        stats: None,
-        history: Vec::new(),
         params: archive.params.clone(),
     })
 }
@@ -508,8 +499,8 @@ macro_rules! file_methods {
             /// [`FwsvmError::ModelFormat`](crate::FwsvmError::ModelFormat) for a model the
             /// format cannot hold (a precomputed kernel, over 4 GiB).
             pub fn save(&self, path: impl AsRef<Path>) -> Result<()> {
-                savable(self.kernel, &path.as_ref().display().to_string())?;
-                $to(self).write(path.as_ref())
+                savable(self.kernel(), &path.as_ref().display().to_string())?;
+                self.archive().write(path.as_ref())
             }
 
             /// The bytes [`Self::save`] writes.
@@ -517,8 +508,8 @@ macro_rules! file_methods {
             /// # Errors
             /// As [`Self::save`], without the I/O.
             pub fn to_bytes(&self) -> Result<Vec<u8>> {
-                savable(self.kernel, "<bytes>")?;
-                $to(self).to_bytes("<bytes>")
+                savable(self.kernel(), "<bytes>")?;
+                self.archive().to_bytes("<bytes>")
             }
 
             #[doc = concat!("Reads a ", $what, " written by `save` (here or by Python's `est.save`).")]
@@ -540,6 +531,19 @@ macro_rules! file_methods {
             pub fn from_bytes(bytes: &[u8]) -> Result<Self> {
                 let archive = ModelArchive::from_bytes(bytes, "<bytes>")?;
                 Self::from_model(from_archive(archive, "<bytes>")?, "<bytes>")
+            }
+
+            /// The archive: what every model keeps (parameters, kernel, support vectors) and
+            /// what this kind adds.
+            fn archive(&self) -> ModelArchive {
+                let base = archive_of(
+                    Estimator::$variant,
+                    &self.params,
+                    self.kernel(),
+                    self.support_vectors(),
+                    self.support(),
+                );
+                $to(self, base)
             }
 
             fn from_model(model: Model, name: &str) -> Result<Self> {

@@ -312,6 +312,19 @@ pub(crate) fn check(archive: &ModelArchive, name: &str) -> Result<()> {
     .map_err(|why| format_error(name, why))
 }
 
+/// The kernel names a model file may hold, the kernel functions first and `precomputed` last.
+const KERNELS: &[&str] = &[
+    "linear",
+    "rbf",
+    "poly",
+    "sigmoid",
+    "laplacian",
+    "precomputed",
+];
+
+/// The kernel functions: every name in [`KERNELS`] but the last, `precomputed`.
+const KERNEL_FUNCTIONS: &[&str] = KERNELS.split_at(KERNELS.len() - 1).0;
+
 /// `_kernel_fit_`, the kernel settings of the fit: null (a callable kernel) or
 /// `{"kernel": name, "degree": n ≥ 0, "coef0": finite}`.
 fn check_fitted_kernel(value: &Value) -> std::result::Result<(), String> {
@@ -327,17 +340,7 @@ fn check_fitted_kernel(value: &Value) -> std::result::Result<(), String> {
             "_kernel_fit_ must hold kernel, degree and coef0, got {value}"
         ));
     }
-    let kernel_ok = map["kernel"].as_str().is_some_and(|k| {
-        [
-            "linear",
-            "rbf",
-            "poly",
-            "sigmoid",
-            "laplacian",
-            "precomputed",
-        ]
-        .contains(&k)
-    });
+    let kernel_ok = map["kernel"].as_str().is_some_and(|k| KERNELS.contains(&k));
     let degree_ok = map["degree"]
         .as_i64()
         .is_some_and(|d| (0..=i64::from(u32::MAX)).contains(&d));
@@ -359,26 +362,10 @@ fn check_params(
         other => return Err(format!("kernel must be a string, got {other}")),
     };
     let kernels: &[&str] = match estimator {
-        Estimator::Svc | Estimator::Svr | Estimator::NuSvc | Estimator::NuSvr => &[
-            "linear",
-            "rbf",
-            "poly",
-            "sigmoid",
-            "laplacian",
-            "precomputed",
-        ],
+        Estimator::Svc | Estimator::Svr | Estimator::NuSvc | Estimator::NuSvr => KERNELS,
         // LIBSVM's one-class model (loss "hinge") takes kernel values; the ball needs k(x, x).
-        Estimator::OneClass if get("loss") == &Value::String("hinge".into()) => &[
-            "linear",
-            "rbf",
-            "poly",
-            "sigmoid",
-            "laplacian",
-            "precomputed",
-        ],
-        Estimator::OneClass | Estimator::Nystroem => {
-            &["linear", "rbf", "poly", "sigmoid", "laplacian"]
-        }
+        Estimator::OneClass if get("loss") == &Value::String("hinge".into()) => KERNELS,
+        Estimator::OneClass | Estimator::Nystroem => KERNEL_FUNCTIONS,
         Estimator::CrammerSinger => &["linear", "rbf", "poly", "sigmoid"],
         Estimator::RandomFourier => &["rbf", "laplacian"],
         Estimator::SgdSvc => &[],
@@ -421,7 +408,7 @@ fn check_params(
         }
     };
     match estimator {
-        Estimator::Svc => {
+        Estimator::Svc | Estimator::SgdSvc => {
             positive("C", true)?;
             match get("loss") {
                 Value::Null => {}
@@ -461,14 +448,6 @@ fn check_params(
             }
         }
         Estimator::CrammerSinger | Estimator::Nystroem => positive("C", true)?,
-        Estimator::SgdSvc => {
-            positive("C", true)?;
-            match get("loss") {
-                Value::Null => {}
-                Value::String(l) if l == "hinge" || l == "squared_hinge" => {}
-                l => return Err(format!("unknown loss {l}")),
-            }
-        }
         Estimator::RandomFourier => {}
     }
     if matches!(estimator, Estimator::Nystroem | Estimator::RandomFourier) {

@@ -241,7 +241,7 @@ impl<'a> DualProblem<'a> {
         c: &[f64],
     ) -> Result<(Vec<f64>, Vec<f64>)> {
         let m = super::n_training_rows(kernel)?;
-        super::check_targets(z, m, "targets")?;
+        crate::data::check_targets(z, m, None)?;
         check_weights(c, m)?;
         super::check_gram(kernel)?;
         let y = std::iter::repeat_n(1.0, m)

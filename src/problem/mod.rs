@@ -90,40 +90,6 @@ pub(crate) fn check_bounds(c: &[f64]) -> crate::error::Result<()> {
     Ok(())
 }
 
-/// `y` must hold one finite value per row of X (`m` rows); `what` names its entries in the
-/// message ("labels", "targets").
-pub(crate) fn check_targets(y: &[f64], m: usize, what: &str) -> crate::error::Result<()> {
-    use crate::error::FwsvmError;
-    if y.len() != m {
-        return Err(FwsvmError::InvalidInput(format!(
-            "X has {m} rows but y has {} {what}",
-            y.len()
-        )));
-    }
-    if let Some(row) = y.iter().position(|v| !v.is_finite()) {
-        return Err(FwsvmError::NonFinite { what: "y", row });
-    }
-    Ok(())
-}
-
-/// Sample weights: one per row of X (`m` rows), each finite and non-negative.
-pub(crate) fn check_sample_weight(w: &[f64], m: usize) -> crate::error::Result<()> {
-    use crate::error::FwsvmError;
-    if w.len() != m {
-        return Err(FwsvmError::InvalidInput(format!(
-            "sample_weight has {} entries but X has {m} rows",
-            w.len()
-        )));
-    }
-    if let Some(row) = w.iter().position(|v| !(v.is_finite() && *v >= 0.0)) {
-        return Err(FwsvmError::InvalidInput(format!(
-            "sample_weight must be finite and non-negative, got {} at row {row}",
-            w[row]
-        )));
-    }
-    Ok(())
-}
-
 /// The kernel's training rows, of which there must be some.
 pub(crate) fn n_training_rows(kernel: &KernelMatrix<'_>) -> crate::error::Result<usize> {
     match kernel.n_rows() {

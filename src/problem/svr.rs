@@ -24,7 +24,7 @@ impl<'a> SimplexProblem<'a> {
     /// [`FwsvmError::InvalidParameter`] for a bad `c` or `nu`.
     pub fn l2_svr(kernel: KernelMatrix<'a>, y: &[f64], c: f64, nu: f64) -> Result<Self> {
         let m = super::n_training_rows(&kernel)?;
-        super::check_targets(y, m, "targets")?;
+        crate::data::check_targets(y, m, None)?;
         if !(c.is_finite() && c > 0.0) {
             return Err(FwsvmError::param(
                 "C",

@@ -392,7 +392,7 @@ pub fn fit_sgd(
         )));
     }
     if let Some(sw) = sample_weight {
-        crate::problem::check_sample_weight(sw, m)?;
+        crate::data::check_sample_weight(sw, m)?;
     }
     let d = x.n_cols();
     let mut rng = SplitMix64::new(params.seed);
