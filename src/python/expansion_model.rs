@@ -47,6 +47,11 @@ impl ExpansionHandle {
         Self::checked(kernel, vectors, support.to_vec(), coef.to_vec(), n_outputs)
     }
 
+    /// The expansion of a single solve's model (`fit`) with the coefficients `coef`.
+    pub(crate) fn of_fit(fit: &crate::model::SingleFit, coef: &[f64]) -> crate::Result<Self> {
+        Self::new(fit.kernel, &fit.vectors, &fit.support, coef, 1)
+    }
+
     /// The expansion, if its parts agree: `n_outputs` × n_SV coefficients, n_SV rows.
     fn checked(
         kernel: Kernel,

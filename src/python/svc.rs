@@ -455,13 +455,7 @@ pub(crate) fn fit_dual<'py>(
     let model = py.detach(|| valid.fit_weighted(features, y, weights, &mut monitor))?;
     let stats = model.stats().expect("a fitted model has statistics");
     monitor.finish(stats);
-    let expansion = ExpansionHandle::new(
-        model.kernel(),
-        model.support_vectors(),
-        model.support(),
-        model.dual_coef(),
-        1,
-    )?;
+    let expansion = ExpansionHandle::of_fit(&model.fit, model.dual_coef())?;
     let out = PyDict::new(py);
     out.set_item("rho", model.rho())?;
     out.set_item("epsilon", model.epsilon())?;
@@ -500,13 +494,7 @@ fn fit_l2<'py>(
             .check()?;
         let y = y.as_slice()?;
         let model = py.detach(|| valid.fit_with_monitor(features, y, &mut monitor))?;
-        let expansion = ExpansionHandle::new(
-            model.kernel(),
-            model.support_vectors(),
-            model.support(),
-            model.dual_coef(),
-            1,
-        )?;
+        let expansion = ExpansionHandle::of_fit(&model.fit, model.dual_coef())?;
         out.set_item("intercept", model.intercept())?;
         let (mean, scale) = model.y_standardisation();
         out.set_item("y_mean", mean)?;
@@ -522,13 +510,7 @@ fn fit_l2<'py>(
             .n_threads(params.n_threads)
             .check()?;
         let model = py.detach(|| valid.fit_with_monitor(features, &mut monitor))?;
-        let expansion = ExpansionHandle::new(
-            model.kernel(),
-            model.support_vectors(),
-            model.support(),
-            model.alpha(),
-            1,
-        )?;
+        let expansion = ExpansionHandle::of_fit(&model.fit, model.alpha())?;
         out.set_item("score_constant", model.score_constant)?;
         out.set_item("radius", model.radius())?;
         out.set_item("offset", model.offset())?;
