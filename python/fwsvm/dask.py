@@ -99,10 +99,7 @@ class DaskSVCSearch(SVCSearch):
         warm_start: bool | str = "auto",
         local_search: bool = False,
     ) -> None:
-        super().__init__(estimator, Cs=Cs, gammas=gammas, cv=cv, scoring=scoring, refit=refit, n_jobs=n_jobs,
-                         halving=halving, factor=factor, min_resources=min_resources, warm_start=warm_start,
-                         local_search=local_search)
-        self.client = client
+        _init_params(self, locals())
 
     _parameter_constraints: dict[str, list[Any]] = {**SVCSearch._parameter_constraints, "client": [object, None]}
 
