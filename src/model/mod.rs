@@ -81,6 +81,7 @@ pub use row_blocks::{
     TARGET_BLOCK_SECONDS, by_row_blocks, decision_values_until, ovo_decision_values_until,
 };
 pub use svc::SvcModel;
+#[cfg(feature = "python")]
 pub(crate) use svc::{CHUNK_VALUES, Query};
 pub use svr::SvrModel;
 

@@ -364,8 +364,9 @@ impl SvcModel {
     }
 }
 
-/// What the columns of a query hold.
+/// What the columns of a query hold (the kernels given as values reach it from Python only).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(not(feature = "python"), allow(dead_code))]
 pub(crate) enum Query {
     /// Features (kernel values against the training rows for a precomputed kernel).
     Features,
