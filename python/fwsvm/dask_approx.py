@@ -250,7 +250,8 @@ class DaskApproxSVC(ClassifierMixin, BaseEstimator):
         ``check_seconds``, ``coreset_seconds``, ``map_seconds``, ``rounds_seconds``.
     rounds_ : dict of ndarray
         Per round: ``wall`` (driver seconds), ``local`` (the slowest shard's seconds),
-        ``relative_gap`` (the largest over the problems); ``step``, of shape
+        ``relative_gap`` (the largest over the problems), ``dual`` (per problem; it rises
+        every round but one that follows a lost shard); ``step``, of shape
         (n_rounds, n_problems): the γ each update was scaled by (1 for ``"add"``).
     """
 
@@ -486,7 +487,7 @@ class DaskApproxSVC(ClassifierMixin, BaseEstimator):
         sigma = 1.0 if self.aggregation == "line_search" else float(K)
         attempt = 0
         seed0 = int(rng.randint(2**31 - 1))
-        log: dict[str, list[Any]] = {"wall": [], "local": [], "relative_gap": [], "step": []}
+        log: dict[str, list[Any]] = {"wall": [], "local": [], "relative_gap": [], "dual": [], "step": []}
         total_steps = 0
         r = 0
         cert = None
@@ -521,6 +522,7 @@ class DaskApproxSVC(ClassifierMixin, BaseEstimator):
             log["wall"].append(time.perf_counter() - t)
             log["local"].append(max(a["seconds"] for a in answers))
             log["relative_gap"].append(float(rel.max()))
+            log["dual"].append(dual)
             if self.verbose:
                 print(f"DaskApproxSVC round {r}: primal {best_primal.sum():.6g} dual {dual.sum():.6g} "
                       f"relative gap {rel.max():.3g} ({log['wall'][-1]:.2f} s)", file=sys.stderr, flush=True)
@@ -539,7 +541,8 @@ class DaskApproxSVC(ClassifierMixin, BaseEstimator):
         info = dict(cert, exit_reason="converged" if converged else "max_iterations", n_rounds=r,
                     retries=attempt, steps=total_steps)
         self.rounds_ = {key: np.array(v) for key, v in log.items()}
-        self.rounds_["step"] = self.rounds_["step"].reshape(-1, n_problems)
+        for key in ("dual", "step"):
+            self.rounds_[key] = self.rounds_[key].reshape(-1, n_problems)
         return best_W, info
 
     @staticmethod
