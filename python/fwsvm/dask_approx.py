@@ -18,12 +18,13 @@ The fit, on a dask array (dense or scipy-sparse chunks), a dask DataFrame or in-
    worker by default). Per round the driver sends w (one vector of ``n_components + 1``
    numbers per class); each shard computes its pieces of the duality gap at w, then takes
    ``local_passes`` sweeps of dual coordinate steps on its local subproblem and returns Δw_k
-   and Σ_{i∈k} Δα_i. With ``aggregation="line_search"`` (the default) the subproblems have
+   and Σ_{i∈k} Δα_i. With ``aggregation="line_search"`` the subproblems have
    σ′ = 1 and the driver sets w ← w + γ Σ_k Δw_k with γ ∈ [0, 1] the exact maximiser of the
    dual along the combined update (a one-dimensional concave quadratic whose coefficients are
    ‖Σ_k Δw_k‖², ⟨w, Σ_k Δw_k⟩ and Σ Δα_i: no extra message); the shards scale their update by
    the same γ when the next round commits it. With ``aggregation="add"`` it is CoCoA+'s
-   additive aggregation (σ′ = K, γ = 1). The local solver is Rust
+   additive aggregation (σ′ = K, γ = 1). The default ``"auto"`` takes ``"add"`` for one or two
+   shards and the line search for more (measured: fewer rounds from 4 shards on, more at 2). The local solver is Rust
    (``src/solver/linear/cocoa.rs``, which gives the formulas).
 
 The problem is LIBLINEAR's C-form with the bias a regularised constant feature (z_i = [z(x_i); 1]):
@@ -161,7 +162,7 @@ class LinearShard:
         for j in range(n_problems):
             w = np.array(W[j], dtype=np.float64)  # a copy of its own: aligned
             for Z, yc, a in zip(self.blocks, self.yc[j], self.alpha[j]):
-                p = _core.cocoa_gap_pieces(Z, yc, a, w)
+                p = _core.cocoa_gap_pieces((Z, yc, a, w))
                 pieces[j] += (p["alpha_sum"], p["loss"], p["violations"])
             new: list[Any] = [None] * len(self.blocks)
             # The shard's subproblem swept block after block, the blocks in a random order: block
@@ -169,7 +170,7 @@ class LinearShard:
             for b in rng.permutation(len(self.blocks)):
                 start = w + sigma * delta[j]
                 params["seed"] = int(rng.randint(2**62))
-                out = _core.cocoa_local_round(self.blocks[b], self.yc[j][b], self.alpha[j][b], start, params)
+                out = _core.cocoa_local_round((self.blocks[b], self.yc[j][b], self.alpha[j][b], start), params)
                 delta[j] += out["delta_w"]
                 grow[j] += out["delta_alpha_sum"]
                 steps += int(out["steps"])
@@ -223,10 +224,12 @@ class DaskApproxSVC(ClassifierMixin, BaseEstimator):
     max_rounds : int, default=500
     local_passes : int, default=1
         Sweeps of each shard over its rows per round (CoCoA's local work H, in epochs).
-    aggregation : {"line_search", "add"}, default="line_search"
+    aggregation : {"auto", "line_search", "add"}, default="auto"
         How the driver combines the shards' updates: ``"line_search"``, σ′ = 1 subproblems and
-        the summed update scaled by the exact line search of the dual (fewer rounds: 42 against
-        151 at 16 shards in BENCHMARKS.md); ``"add"``, CoCoA+'s σ′ = K and the updates added.
+        the summed update scaled by the exact line search of the dual; ``"add"``, CoCoA+'s
+        σ′ = K and the updates added; ``"auto"``: ``"add"`` for at most two shards, the line
+        search beyond (on 10⁶ mapped rows, BENCHMARKS.md: 17 rounds against 29 at 4 shards,
+        39 against 102 at 16, but 42 against 18 at 2).
     n_shards : int or None, default=None
         Shards K; None: one per worker.
     client : distributed.Client or None
@@ -252,7 +255,7 @@ class DaskApproxSVC(ClassifierMixin, BaseEstimator):
         Per round: ``wall`` (driver seconds), ``local`` (the slowest shard's seconds),
         ``relative_gap`` (the largest over the problems), ``dual`` (per problem; it rises
         every round but one that follows a lost shard); ``step``, of shape
-        (n_rounds, n_problems): the γ each update was scaled by (1 for ``"add"``).
+        (n_rounds, n_problems): the γ each update was scaled by (1 when added).
     """
 
     _parameter_constraints: dict[str, list[Any]] = {
@@ -264,7 +267,7 @@ class DaskApproxSVC(ClassifierMixin, BaseEstimator):
         "tol": [Interval(Real, 0.0, None, closed="neither")],
         "max_rounds": [Interval(Integral, 1, None, closed="left")],
         "local_passes": [Interval(Integral, 1, None, closed="left")],
-        "aggregation": [StrOptions({"line_search", "add"})],
+        "aggregation": [StrOptions({"auto", "line_search", "add"})],
         "n_shards": [Interval(Integral, 1, None, closed="left"), None],
         "client": [object, None],
         "random_state": ["random_state"],
@@ -278,7 +281,7 @@ class DaskApproxSVC(ClassifierMixin, BaseEstimator):
     def __init__(self, *, C: float = 1.0, kernel: str = "rbf", gamma: str | float = "scale", degree: int = 3,
                  coef0: float = 0.0, n_components: int = 300, landmarks: str = "coreset", coreset_C: float = 1.0,
                  coreset_sample: int | None = None, class_weight: Any = None, tol: float = 1e-2,
-                 max_rounds: int = 500, local_passes: int = 1, aggregation: str = "line_search",
+                 max_rounds: int = 500, local_passes: int = 1, aggregation: str = "auto",
                  n_shards: int | None = None, client: Any = None,
                  random_state: Any = None, verbose: int = 0, retries: int = 2) -> None:
         _init_params(self, locals())
@@ -484,7 +487,8 @@ class DaskApproxSVC(ClassifierMixin, BaseEstimator):
         best_W = W.copy()
         best_primal = np.full(n_problems, np.inf)
         steps: np.ndarray | None = None  # γ of the update the next round commits
-        sigma = 1.0 if self.aggregation == "line_search" else float(K)
+        line_search = self.aggregation == "line_search" or (self.aggregation == "auto" and K > 2)
+        sigma = 1.0 if line_search else float(K)
         attempt = 0
         seed0 = int(rng.randint(2**31 - 1))
         log: dict[str, list[Any]] = {"wall": [], "local": [], "relative_gap": [], "dual": [], "step": []}
@@ -532,7 +536,7 @@ class DaskApproxSVC(ClassifierMixin, BaseEstimator):
             total_steps += sum(int(a["steps"]) for a in answers)
             delta = sum(a["delta_w"] for a in answers)
             steps = (self._line_search(W, delta, sum(a["delta_alpha_sum"] for a in answers))
-                     if self.aggregation == "line_search" else np.ones(n_problems))
+                     if line_search else np.ones(n_problems))
             log["step"].append(steps)
             W = W + steps[:, None] * delta
             r += 1

@@ -4,7 +4,8 @@
 //! C-form: w = Σ α_i y_i [x_i; 1], 0 ≤ α_i ≤ C_i).
 //!
 //! Every function takes the labels and penalties as one array `yc` of y_i · C_i (the sign is
-//! the label, the magnitude the penalty), and w with the bias weight last.
+//! the label, the magnitude the penalty), and w with the bias weight last; the shard functions
+//! take a shard as one tuple `(x, yc, alpha, w)`.
 
 use numpy::{IntoPyArray, PyReadonlyArray1};
 use pyo3::prelude::*;
@@ -13,7 +14,7 @@ use pyo3::types::PyDict;
 use super::convert::FeaturesArg;
 use crate::data::Features;
 use crate::error::{FwsvmError, Result};
-use crate::solver::cocoa::{self, Aggregation, LocalParams, SolveParams};
+use crate::solver::cocoa::{self, Aggregation, LocalParams};
 
 /// How a shard solves its subproblem (`σ′`, sweeps, seed).
 #[derive(FromPyObject)]
@@ -42,7 +43,8 @@ pub(crate) struct SolveArgs {
 }
 
 impl SolveArgs {
-    fn params(&self) -> PyResult<SolveParams> {
+    /// The shards, their aggregation and the sweeps' settings (σ′ from the aggregation).
+    fn local(&self) -> PyResult<(usize, Aggregation, LocalParams)> {
         let aggregation = match self.aggregation.as_deref() {
             None | Some("line_search") => Aggregation::LineSearch,
             Some("add") => Aggregation::Add,
@@ -54,14 +56,13 @@ impl SolveArgs {
                 .into());
             }
         };
-        Ok(SolveParams {
-            tol: self.tol,
-            max_rounds: self.max_rounds,
-            shards: self.shards.unwrap_or(1),
-            aggregation,
+        let shards = self.shards.unwrap_or(1);
+        let local = LocalParams {
+            sigma: aggregation.sigma(shards),
             passes: self.passes.unwrap_or(1),
             seed: self.seed,
-        })
+        };
+        Ok((shards, aggregation, local))
     }
 }
 
@@ -79,30 +80,44 @@ fn split(yc: &[f64]) -> PyResult<(Vec<f64>, Vec<f64>)> {
     ))
 }
 
-/// Runs `f` on a shard's rows, labels, penalties, weights and w with the GIL released.
-fn on_shard<T: Send>(
-    py: Python<'_>,
-    x: &FeaturesArg<'_>,
-    yc: &PyReadonlyArray1<'_, f64>,
-    alpha: &PyReadonlyArray1<'_, f64>,
-    w: &PyReadonlyArray1<'_, f64>,
-    f: impl FnOnce(&Features<'_>, &[f64], &[f64], &[f64], &[f64]) -> Result<T> + Send,
-) -> PyResult<T> {
-    let (y, c) = split(yc.as_slice()?)?;
-    let x = x.view()?;
-    let (alpha, w) = (alpha.as_slice()?, w.as_slice()?);
-    Ok(py.detach(|| f(&x, &y, &c, alpha, w))?)
+/// A Python dict of the named values (numbers or arrays), or the first conversion's error.
+macro_rules! py_dict {
+    ($py:expr, $($key:literal => $value:expr),+ $(,)?) => {{
+        let out = PyDict::new($py);
+        $(out.set_item($key, $value)?;)+
+        Ok(out)
+    }};
 }
 
-/// One CoCoA+ round on a shard: returns `alpha` (the shard's new weights), `delta_w`
+/// One shard's arguments, the tuple `(x, yc, alpha, w)`: its rows, y_i·C_i, its weights, w.
+#[derive(FromPyObject)]
+pub(crate) struct ShardArgs<'py>(
+    FeaturesArg<'py>,
+    PyReadonlyArray1<'py, f64>,
+    PyReadonlyArray1<'py, f64>,
+    PyReadonlyArray1<'py, f64>,
+);
+
+impl ShardArgs<'_> {
+    /// Runs `f` on the rows, labels, penalties, weights and w with the GIL released.
+    fn run<T: Send>(
+        &self,
+        py: Python<'_>,
+        f: impl FnOnce(&Features<'_>, &[f64], &[f64], &[f64], &[f64]) -> Result<T> + Send,
+    ) -> PyResult<T> {
+        let (y, c) = split(self.1.as_slice()?)?;
+        let x = self.0.view()?;
+        let (alpha, w) = (self.2.as_slice()?, self.3.as_slice()?);
+        Ok(py.detach(|| f(&x, &y, &c, alpha, w))?)
+    }
+}
+
+/// One CoCoA round on a shard `(x, yc, alpha, w)`: returns `alpha` (the shard's new weights), `delta_w`
 /// (d + 1 numbers), `delta_alpha_sum` (Σ Δα_i) and `steps`.
 #[pyfunction]
 pub(crate) fn cocoa_local_round<'py>(
     py: Python<'py>,
-    x: FeaturesArg<'py>,
-    yc: PyReadonlyArray1<'py, f64>,
-    alpha: PyReadonlyArray1<'py, f64>,
-    w: PyReadonlyArray1<'py, f64>,
+    shard: ShardArgs<'py>,
     params: LocalArgs,
 ) -> PyResult<Bound<'py, PyDict>> {
     let params = LocalParams {
@@ -110,32 +125,25 @@ pub(crate) fn cocoa_local_round<'py>(
         passes: params.passes,
         seed: params.seed,
     };
-    let update = on_shard(py, &x, &yc, &alpha, &w, |x, y, c, a, w| {
+    let update = shard.run(py, |x, y, c, a, w| {
         cocoa::local_round(x, y, c, a, w, &params)
     })?;
-    let out = PyDict::new(py);
-    out.set_item("alpha", update.alpha.into_pyarray(py))?;
-    out.set_item("delta_w", update.delta_w.into_pyarray(py))?;
-    out.set_item("delta_alpha_sum", update.delta_alpha_sum)?;
-    out.set_item("steps", update.steps)?;
-    Ok(out)
+    py_dict!(py,
+        "alpha" => update.alpha.into_pyarray(py),
+        "delta_w" => update.delta_w.into_pyarray(py),
+        "delta_alpha_sum" => update.delta_alpha_sum,
+        "steps" => update.steps,
+    )
 }
 
-/// A shard's pieces of the gap at w: `alpha_sum`, `loss`, `violations`.
+/// A shard's `(x, yc, alpha, w)` pieces of the gap at w: `alpha_sum`, `loss`, `violations`.
 #[pyfunction]
 pub(crate) fn cocoa_gap_pieces<'py>(
     py: Python<'py>,
-    x: FeaturesArg<'py>,
-    yc: PyReadonlyArray1<'py, f64>,
-    alpha: PyReadonlyArray1<'py, f64>,
-    w: PyReadonlyArray1<'py, f64>,
+    shard: ShardArgs<'py>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let p = on_shard(py, &x, &yc, &alpha, &w, cocoa::gap_pieces)?;
-    let out = PyDict::new(py);
-    out.set_item("alpha_sum", p.alpha_sum)?;
-    out.set_item("loss", p.loss)?;
-    out.set_item("violations", p.violations)?;
-    Ok(out)
+    let p = shard.run(py, cocoa::gap_pieces)?;
+    py_dict!(py, "alpha_sum" => p.alpha_sum, "loss" => p.loss, "violations" => p.violations)
 }
 
 /// A shard's share Σ α_i y_i [x_i; 1] of w(α).
@@ -174,17 +182,19 @@ pub(crate) fn fit_linear_hinge<'py>(
 ) -> PyResult<Bound<'py, PyDict>> {
     let (y, c) = split(yc.as_slice()?)?;
     let x = x.view()?;
-    let params = params.params()?;
-    let sol = py.detach(|| cocoa::solve_in_process(&x, &y, &c, &params))?;
-    let cert = sol.certificate;
-    let out = PyDict::new(py);
-    out.set_item("primal", cert.primal)?;
-    out.set_item("dual", cert.dual)?;
-    out.set_item("gap", cert.gap)?;
-    out.set_item("relative_gap", cert.relative_gap())?;
-    out.set_item("alpha", sol.alpha.into_pyarray(py))?;
-    out.set_item("w", sol.w.into_pyarray(py))?;
-    out.set_item("rounds", sol.rounds)?;
-    out.set_item("steps", sol.steps.into_pyarray(py))?;
-    Ok(out)
+    let (shards, aggregation, local) = params.local()?;
+    let (alpha, w, cert, steps) = py.detach(|| {
+        let (tol, max_rounds) = (params.tol, params.max_rounds);
+        cocoa::solve_in_process(&x, &y, &c, shards, aggregation, &local, tol, max_rounds)
+    })?;
+    py_dict!(py,
+        "primal" => cert.primal,
+        "dual" => cert.dual,
+        "gap" => cert.gap,
+        "relative_gap" => cert.relative_gap(),
+        "rounds" => steps.len(),
+        "alpha" => alpha.into_pyarray(py),
+        "w" => w.into_pyarray(py),
+        "steps" => steps.into_pyarray(py),
+    )
 }

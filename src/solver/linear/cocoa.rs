@@ -287,42 +287,18 @@ pub fn shard_weights(x: &Features<'_>, y: &[f64], alpha: &[f64]) -> Vec<f64> {
     w
 }
 
-/// Settings of the in-process solve ([`solve_in_process`]).
-#[derive(Clone, Copy, Debug)]
-pub struct SolveParams {
-    /// Stop when the relative gap is at most this.
-    pub tol: f64,
-    /// Stop after this many rounds.
-    pub max_rounds: usize,
-    /// Contiguous shards the rows are cut into (1: dual coordinate descent).
-    pub shards: usize,
-    /// How the shards' updates are combined.
-    pub aggregation: Aggregation,
-    /// Sweeps of each shard per round.
-    pub passes: usize,
-    /// Seed of the sweeps' orders (round r of shard s: `seed + r·K + s`).
-    pub seed: u64,
-}
+/// What [`solve_in_process`] returns: (α, w, the last certificate, γ of every round).
+pub type Solution = (Vec<f64>, Vec<f64>, Certificate, Vec<f64>);
 
-/// What the in-process solve returns.
-#[derive(Clone, Debug)]
-pub struct Solution {
-    /// The dual weights, in the rows' order.
-    pub alpha: Vec<f64>,
-    /// w(α), the bias last.
-    pub w: Vec<f64>,
-    /// The certificate at w (the last round's, before its update).
-    pub certificate: Certificate,
-    /// Rounds taken.
-    pub rounds: usize,
-    /// The combination factor γ of every round.
-    pub steps: Vec<f64>,
-}
-
-/// The distributed rounds simulated in one process: the rows cut into `params.shards`
-/// contiguous shards (copied), each round the shards' gap pieces at w and their local rounds,
-/// combined by `params.aggregation`, until the relative gap is at most `tol` or `max_rounds`
-/// rounds. With one shard and one pass it is the hinge loss's dual coordinate descent.
+/// The distributed rounds simulated in one process: the rows cut into `shards` contiguous
+/// shards (copied), each round the shards' gap pieces at w and their local rounds (`local`,
+/// σ′ as given — [`Aggregation::sigma`] for the scheme's —, round r of shard s seeded
+/// `local.seed + r·K + s`) combined by `aggregation`, until the relative gap is at most `tol`
+/// or `max_rounds` rounds. With one shard, σ′ = 1 and one pass it is the hinge loss's dual
+/// coordinate descent.
+///
+/// Returns (α, w, the last certificate — at w, before that round's update —, γ of every
+/// round: as many as rounds).
 ///
 /// # Errors
 /// As [`local_round`], and for zero shards or more shards than rows.
@@ -330,9 +306,13 @@ pub fn solve_in_process(
     x: &Features<'_>,
     y: &[f64],
     c: &[f64],
-    params: &SolveParams,
+    shards: usize,
+    aggregation: Aggregation,
+    local: &LocalParams,
+    tol: f64,
+    max_rounds: usize,
 ) -> Result<Solution> {
-    let (m, k) = (x.n_rows(), params.shards);
+    let (m, k) = (x.n_rows(), shards);
     if k == 0 || k > m.max(1) {
         return Err(FwsvmError::param(
             "shards",
@@ -347,7 +327,6 @@ pub fn solve_in_process(
     let mut alpha = vec![0.0; m];
     let mut w = vec![0.0; x.n_cols() + 1];
     let mut steps = Vec::new();
-    let sigma = params.aggregation.sigma(k);
     loop {
         let pieces = (0..k)
             .map(|s| {
@@ -357,22 +336,15 @@ pub fn solve_in_process(
             .collect::<Result<Vec<_>>>()?;
         let certificate = Certificate::from_pieces(&w, &pieces);
         let rounds = steps.len();
-        if certificate.relative_gap() <= params.tol || rounds >= params.max_rounds {
-            return Ok(Solution {
-                alpha,
-                w,
-                certificate,
-                rounds,
-                steps,
-            });
+        if certificate.relative_gap() <= tol || rounds >= max_rounds {
+            return Ok((alpha, w, certificate, steps));
         }
         let mut updates = Vec::with_capacity(k);
         for s in 0..k {
             let r = bounds[s]..bounds[s + 1];
             let local = LocalParams {
-                sigma,
-                passes: params.passes,
-                seed: params.seed.wrapping_add((rounds * k + s) as u64),
+                seed: local.seed.wrapping_add((rounds * k + s) as u64),
+                ..*local
             };
             updates.push(local_round(
                 &shard(s),
@@ -391,7 +363,7 @@ pub fn solve_in_process(
                 .for_each(|(a, b)| *a += b);
         }
         let grow: f64 = updates.iter().map(|u| u.delta_alpha_sum).sum();
-        let gamma = params.aggregation.step(&w, &delta_w, grow);
+        let gamma = aggregation.step(&w, &delta_w, grow);
         w.iter_mut()
             .zip(&delta_w)
             .for_each(|(a, b)| *a += gamma * b);
@@ -431,30 +403,42 @@ mod tests {
         x.view().select_rows(&(lo..hi).collect::<Vec<_>>())
     }
 
-    fn params(shards: usize, aggregation: Aggregation, tol: f64, seed: u64) -> SolveParams {
-        SolveParams {
-            tol,
-            max_rounds: 100_000,
-            shards,
-            aggregation,
+    type Solved = (
+        DenseMatrix,
+        Vec<f64>,
+        Vec<f64>,
+        Vec<f64>,
+        Vec<f64>,
+        Certificate,
+        Vec<f64>,
+    );
+
+    /// The in-process solve on `k` shards with one sweep a round and σ′ of the aggregation.
+    fn solve(
+        x: &Features<'_>,
+        y: &[f64],
+        c: &[f64],
+        k: usize,
+        aggregation: Aggregation,
+        tol: f64,
+        rounds: usize,
+    ) -> Result<Solution> {
+        let local = LocalParams {
+            sigma: aggregation.sigma(k),
             passes: 1,
-            seed,
-        }
+            seed: 9,
+        };
+        solve_in_process(x, y, c, k, aggregation, &local, tol, rounds)
     }
 
-    /// `m` rows of `d` features with penalty `c`, solved in process on one shard to `tol`.
-    fn solved(
-        m: usize,
-        d: usize,
-        seed: u64,
-        c: f64,
-        tol: f64,
-    ) -> (DenseMatrix, Vec<f64>, Vec<f64>, Solution) {
+    /// `m` rows of `d` features with penalty `c`, solved in process on one shard to `tol`:
+    /// the rows, labels, penalties, α, w, the certificate and the rounds' γ.
+    fn solved(m: usize, d: usize, seed: u64, c: f64, tol: f64) -> Solved {
         let (x, y) = data(m, d, seed);
         let c = vec![c; m];
-        let p = params(1, Aggregation::Add, tol, seed + 2);
-        let solution = solve_in_process(&x.view().into(), &y, &c, &p).unwrap();
-        (x, y, c, solution)
+        let (alpha, w, cert, steps) =
+            solve(&x.view().into(), &y, &c, 1, Aggregation::Add, tol, 100_000).unwrap();
+        (x, y, c, alpha, w, cert, steps)
     }
 
     /// With one shard the local solver is dual coordinate descent: it reaches the optimum (a
@@ -462,20 +446,19 @@ mod tests {
     /// LIBLINEAR's optimality conditions give: the KKT conditions hold at α.
     #[test]
     fn one_shard_is_dcd_and_reaches_the_optimum() {
-        let (x, y, c, sol) = solved(400, 4, 1, 2.0, 1e-8);
+        let (x, y, c, alpha, w, cert, steps) = solved(400, 4, 1, 2.0, 1e-8);
         let xv: Features<'_> = x.view().into();
-        let (alpha, w) = (&sol.alpha, &sol.w);
-        assert!(sol.certificate.relative_gap() <= 1e-8, "{sol:?}");
-        for (a, b) in shard_weights(&xv, &y, alpha).iter().zip(w) {
+        assert!(cert.relative_gap() <= 1e-8, "{cert:?}");
+        for (a, b) in shard_weights(&xv, &y, &alpha).iter().zip(&w) {
             assert!((a - b).abs() < 1e-9);
         }
         for i in 0..400 {
-            let g = margin(&xv, i, y[i], w) - 1.0;
+            let g = margin(&xv, i, y[i], &w) - 1.0;
             if alpha[i] > 1e-9 && alpha[i] < c[i] - 1e-9 {
                 assert!(g.abs() < 1e-3, "free row {i}: gradient {g}");
             }
         }
-        assert!(sol.steps.iter().all(|&g| g == 1.0));
+        assert!(steps.iter().all(|&g| g == 1.0));
     }
 
     /// K = 1, 2 and 4 shards reach the same optimum under both aggregations: the objectives
@@ -486,24 +469,24 @@ mod tests {
         let (x, y) = data(600, 3, 2);
         let c: Vec<f64> = y.iter().map(|&v| if v > 0.0 { 1.0 } else { 3.0 }).collect();
         let xv: Features<'_> = x.view().into();
-        let reference = solve_in_process(&xv, &y, &c, &params(1, Aggregation::Add, 1e-9, 0))
+        let reference = solve(&xv, &y, &c, 1, Aggregation::Add, 1e-9, 100_000)
             .unwrap()
-            .certificate;
+            .2;
         let mut rounds = Vec::new();
         for aggregation in [Aggregation::Add, Aggregation::LineSearch] {
             for k in [2, 4] {
-                let sol = solve_in_process(&xv, &y, &c, &params(k, aggregation, 1e-7, 0)).unwrap();
-                let cert = sol.certificate;
-                assert!(cert.relative_gap() <= 1e-7 && sol.rounds > 0);
+                let (alpha, w, cert, steps) =
+                    solve(&xv, &y, &c, k, aggregation, 1e-7, 100_000).unwrap();
+                assert!(cert.relative_gap() <= 1e-7 && !steps.is_empty());
                 assert!(
                     (cert.primal - reference.primal).abs()
                         <= cert.gap + reference.gap + 1e-9 * reference.primal,
                     "{aggregation:?}, K = {k}: {cert:?} vs {reference:?}"
                 );
-                for (a, b) in shard_weights(&xv, &y, &sol.alpha).iter().zip(&sol.w) {
+                for (a, b) in shard_weights(&xv, &y, &alpha).iter().zip(&w) {
                     assert!((a - b).abs() < 1e-8);
                 }
-                rounds.push(sol.rounds);
+                rounds.push(steps.len());
             }
         }
         assert!(
@@ -520,16 +503,12 @@ mod tests {
         let xv: Features<'_> = x.view().into();
         let mut last = f64::NEG_INFINITY;
         for r in 0..25 {
-            let mut p = params(5, Aggregation::LineSearch, 0.0, 9);
-            p.max_rounds = r;
-            let sol = solve_in_process(&xv, &y, &c, &p).unwrap();
-            assert!(
-                sol.certificate.dual >= last - 1e-9 * last.abs().max(1.0),
-                "round {r}"
-            );
-            assert!(sol.certificate.gap >= -1e-9);
-            assert!(sol.steps.iter().all(|g| (0.0..=1.0).contains(g)));
-            last = sol.certificate.dual;
+            let (_, _, cert, steps) =
+                solve(&xv, &y, &c, 5, Aggregation::LineSearch, 0.0, r).unwrap();
+            assert!(cert.dual >= last - 1e-9 * last.abs().max(1.0), "round {r}");
+            assert!(cert.gap >= -1e-9);
+            assert!(steps.iter().all(|g| (0.0..=1.0).contains(g)));
+            last = cert.dual;
         }
     }
 
@@ -552,8 +531,8 @@ mod tests {
     /// shards' weights to w(α).
     #[test]
     fn gap_pieces_sum_to_the_in_process_gap() {
-        let (x, y, c, sol) = solved(333, 5, 4, 0.7, 1e-3);
-        let (alpha, w) = (&sol.alpha, &sol.w);
+        let (x, y, c, alpha, w, _, _) = solved(333, 5, 4, 0.7, 1e-3);
+        let (alpha, w) = (&alpha, &w);
         let xv: Features<'_> = x.view().into();
         let whole = gap_pieces(&xv, &y, &c, alpha, w).unwrap();
         let cuts = [0, 100, 101, 250, 333];
@@ -593,8 +572,7 @@ mod tests {
         assert!(local_round(&xv, &y, &[1.0; 10], &[0.0; 10], &[0.0; 2], &p).is_err());
         assert!(gap_pieces(&xv, &y, &[0.0; 10], &[0.0; 10], &[0.0; 3]).is_err());
         for k in [0, 11] {
-            let p = params(k, Aggregation::LineSearch, 1e-3, 0);
-            assert!(solve_in_process(&xv, &y, &[1.0; 10], &p).is_err());
+            assert!(solve(&xv, &y, &[1.0; 10], k, Aggregation::LineSearch, 1e-3, 9).is_err());
         }
     }
 }
