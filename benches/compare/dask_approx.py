@@ -187,7 +187,12 @@ def model(args) -> None:
     recs = [json.loads(line) for line in open(args.out)]
     agg = args.aggregation
     runs = {r["workers"]: r for r in recs if r.get("kind") == "scale" and r.get("aggregation", "add") == agg}
-    sim = {r["K"]: r["rounds"] for r in recs if r.get("kind") == "shards" and r.get("aggregation", "add") == agg}
+
+    def simulated(K: int) -> str:  # the aggregation a fit with K shards runs ("auto": as DaskApproxSVC)
+        return agg if agg != "auto" else ("add" if K <= 2 else "line_search")
+
+    sim = {r["K"]: r["rounds"] for r in recs
+           if r.get("kind") == "shards" and r.get("aggregation", "add") == simulated(r["K"])}
     one = runs[1]
     n1 = one["n"]
     # per-row seconds of the passes (check + coreset, minus the driver's selection, folded
