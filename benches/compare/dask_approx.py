@@ -7,7 +7,8 @@ BENCHMARKS.md, "Approximate kernel SVM on Dask").
     python benches/compare/dask_approx.py tradeoff --rows 1000000 --exact
     # the scale-model runs: 1, 2 and 4 workers on the same rows (JSON lines appended to --out)
     python benches/compare/dask_approx.py scale --rows 1000000 --workers 1 2 4 --out /tmp/scale.jsonl
-    # CoCoA+ rounds against the number of shards K (simulated in process on the mapped rows)
+    # rounds against the number of shards K, both aggregations (simulated in process by the
+    # Rust solver on the mapped rows: the local solver, the gap and the combination of the fit)
     python benches/compare/dask_approx.py shards --rows 1000000 --shards 1 2 4 8 16 --out /tmp/scale.jsonl
     # the prediction from those records: efficiency at 16 workers for 10⁷ rows
     python benches/compare/dask_approx.py model --out /tmp/scale.jsonl --rows 10000000 --predict 16
@@ -15,11 +16,9 @@ BENCHMARKS.md, "Approximate kernel SVM on Dask").
     python benches/compare/dask_approx.py generated --rows 10000000 --workers 2 --components 100
     # the distributed linear solver alone against the in-process DCD and LIBLINEAR
     python benches/compare/dask_approx.py solver --rows 100000
-    # rounds of CoCoA+ against a line-searched aggregation (simulated; not in DaskApproxSVC)
-    python benches/compare/dask_approx.py aggregation --rows 100000 --shards 1 4 16
 
 The approximate model's defaults here: 200 coreset landmarks, γ 1, C 1, tol 1e-2 (relative
-gap), one local sweep per round. Every line prints `uptime`'s load: the machine is shared.
+gap), one local sweep per round, DaskApproxSVC's aggregation "auto" (`--aggregation`). Every line prints `uptime`'s load: the machine is shared.
 """
 
 from __future__ import annotations
@@ -71,7 +70,7 @@ def _warm() -> None:
 
 def approx_params(args) -> dict:
     return dict(n_components=args.components, gamma=args.gamma, C=args.C, tol=args.tol, landmarks=args.landmarks,
-                local_passes=args.passes, random_state=0, max_rounds=args.max_rounds)
+                local_passes=args.passes, random_state=0, max_rounds=args.max_rounds, aggregation=args.aggregation)
 
 
 def fit_approx(client, X, y, args, chunk: int):
@@ -93,7 +92,7 @@ def record(model, seconds: float, n: int, workers: int, acc: float | None, extra
                 check=c["check_seconds"], coreset=c["coreset_seconds"], map=c["map_seconds"],
                 rounds_seconds=c["rounds_seconds"], round_wall=float(np.mean(r["wall"])),
                 round_local=float(np.mean(r["local"])), relative_gap=float(np.max(c["relative_gap"])),
-                load=os.getloadavg()[0], **(extra or {}))
+                aggregation=model.aggregation, load=os.getloadavg()[0], **(extra or {}))
 
 
 def dense20(n: int):
@@ -151,88 +150,34 @@ def scale(args) -> None:
 
 
 def shards(args) -> None:
-    """CoCoA+ rounds to the tolerance against K shards (σ′ = K, additive), simulated in
-    process on the mapped rows of the landmarks a 1-worker fit chooses."""
+    """Rounds to the tolerance against K shards for both aggregations (CoCoA+'s σ′ = K added;
+    σ′ = 1 line-searched), simulated in process by the Rust solver (`fit_linear_hinge` with
+    `shards`: the local solver, gap and combination of the fit) on the mapped rows of the
+    landmarks a small in-process coreset fit chooses."""
     import fwsvm
     from fwsvm import _core
-    from fwsvm.dask_approx import LinearShard
 
     X, Xt, y, yt = checkerboard(args.rows)
     ny = fwsvm.Nystroem(n_components=args.components, gamma=args.gamma, landmarks=args.landmarks, C=1.0,
                         random_state=0).fit(X[:20 * args.components], y[:20 * args.components])
-    Z = ny.transform(X)
-    classes = np.array([-1.0, 1.0])
+    Z = np.ascontiguousarray(ny.transform(X))
+    print(f"# {args.rows} rows, {Z.shape[1]} features, C {args.C}, tol {args.tol}, {args.passes} sweep(s) a round; "
+          f"{load()}")
+    print("| shards K | CoCoA+ (σ′ = K, added) | σ′ = 1, line search | mean γ |\n|---|---|---|---|", flush=True)
     for K in args.shards:
-        parts = np.array_split(np.arange(len(y)), K)
-        sh = [LinearShard([Z[p]], [y[p]], classes, [1.0], np.array([args.C, args.C])) for p in parts]
-        W = np.zeros((1, Z.shape[1] + 1))
-        best = np.inf
-        commit = False
-        t0 = time.perf_counter()
-        for r in range(args.max_rounds + 1):
-            ans = [s.round(W, float(K), args.passes, r, commit) for s in sh]
-            pieces = sum(a["pieces"] for a in ans)
-            n2 = float((W * W).sum())
-            best = min(best, 0.5 * n2 + pieces[0, 1])
-            dual = pieces[0, 0] - 0.5 * n2
-            if (best - dual) / best <= args.tol:
-                break
-            W = W + sum(a["delta_w"] for a in ans)
-            commit = True
-        rec = dict(kind="shards", n=args.rows, K=K, rounds=r, seconds=time.perf_counter() - t0,
-                   primal=best, dual=dual, load=os.getloadavg()[0])
-        print(json.dumps(rec), flush=True)
-        _append(args.out, rec)
-        del sh
-    ref = _core.fit_linear_hinge(Z, y * args.C, dict(tol=args.tol, max_rounds=args.max_rounds, seed=0))
-    print(json.dumps(dict(kind="inprocess_dcd", n=args.rows, rounds=ref["rounds"], primal=ref["primal"],
-                          dual=ref["dual"])), flush=True)
-
-
-def aggregation(args) -> None:
-    """Rounds to the tolerance of three aggregations, simulated in process on the mapped rows
-    (the local solver and gap of the fit): CoCoA+ (σ′ = K, added), and σ′ = 1 or √K with the
-    combined update scaled by the exact line search t ∈ [0, 1] of the dual along it (feasible,
-    the dual rises; one more scalar per shard and round: Σ Δα_i). Not in DaskApproxSVC."""
-    import fwsvm
-    from fwsvm import _core
-
-    X, Xt, y, yt = checkerboard(args.rows)
-    Z = fwsvm.Nystroem(n_components=args.components, gamma=args.gamma, random_state=0).fit(
-        X[:20 * args.components]).transform(X)
-
-    def run(K: int, sigma: float, line_search: bool) -> int:
-        parts = np.array_split(np.arange(len(y)), K)
-        Zs = [np.ascontiguousarray(Z[p]) for p in parts]
-        ys = [y[p] * args.C for p in parts]
-        alpha = [np.zeros(len(p)) for p in parts]
-        w = np.zeros(Z.shape[1] + 1)
-        best = np.inf
-        for r in range(args.max_rounds + 1):
-            loss = total = grow = 0.0
-            dws, new = [], []
-            for k in range(K):
-                pc = _core.cocoa_gap_pieces(Zs[k], ys[k], alpha[k], w)
-                loss += pc["loss"]
-                total += pc["alpha_sum"]
-                o = _core.cocoa_local_round(Zs[k], ys[k], alpha[k], w, dict(sigma=sigma, passes=args.passes,
-                                                                            seed=r * 31 + k))
-                dws.append(o["delta_w"])
-                grow += o["alpha"].sum() - alpha[k].sum()
-                new.append(o["alpha"])
-            best = min(best, 0.5 * w @ w + loss)
-            if (best - (total - 0.5 * w @ w)) / best <= args.tol:
-                return r
-            dw = sum(dws)
-            t = min(1.0, max(0.0, (grow - w @ dw) / (dw @ dw))) if line_search and dw @ dw > 0 else 1.0
-            w = w + t * dw
-            alpha = [a + t * (b - a) for a, b in zip(alpha, new)]
-        return r
-
-    print(f"# {args.rows} rows, {Z.shape[1]} features, C {args.C}, tol {args.tol}; {load()}")
-    print("| shards K | CoCoA+ (σ′ = K) | σ′ = 1, line search | σ′ = √K, line search |\n|---|---|---|---|")
-    for K in args.shards:
-        print(f"| {K} | {run(K, float(K), False)} | {run(K, 1.0, True)} | {run(K, K ** 0.5, True)} |", flush=True)
+        rounds = {"add": {"rounds": "–"}, "line_search": {"rounds": "–", "steps": [1.0]}}
+        for agg in args.compare:
+            t0 = time.perf_counter()
+            out = _core.fit_linear_hinge(Z, y * args.C, dict(tol=args.tol, max_rounds=args.max_rounds, seed=0,
+                                                               shards=K, aggregation=agg, passes=args.passes))
+            rounds[agg] = out
+            rec = dict(kind="shards", n=args.rows, K=K, aggregation=agg, passes=args.passes, rounds=int(out["rounds"]),
+                       seconds=time.perf_counter() - t0, primal=out["primal"], dual=out["dual"],
+                       load=os.getloadavg()[0])
+            _append(args.out, rec)
+        mean_step = float(np.mean(rounds["line_search"]["steps"])) if len(rounds["line_search"]["steps"]) else 1.0
+        print(f"| {K} | {rounds['add']['rounds']} | {rounds['line_search']['rounds']} | {mean_step:.2f} |",
+              flush=True)
 
 
 def model(args) -> None:
@@ -240,8 +185,14 @@ def model(args) -> None:
     costs from the 1-worker run, ℓ from the 2- and 4-worker runs, R(p) the measured rounds (the
     simulated ones beyond)."""
     recs = [json.loads(line) for line in open(args.out)]
-    runs = {r["workers"]: r for r in recs if r.get("kind") == "scale"}
-    sim = {r["K"]: r["rounds"] for r in recs if r.get("kind") == "shards"}
+    agg = args.aggregation
+    runs = {r["workers"]: r for r in recs if r.get("kind") == "scale" and r.get("aggregation", "add") == agg}
+
+    def simulated(K: int) -> str:  # the aggregation a fit with K shards runs ("auto": as DaskApproxSVC)
+        return agg if agg != "auto" else ("add" if K <= 2 else "line_search")
+
+    sim = {r["K"]: r["rounds"] for r in recs
+           if r.get("kind") == "shards" and r.get("aggregation", "add") == simulated(r["K"])}
     one = runs[1]
     n1 = one["n"]
     # per-row seconds of the passes (check + coreset, minus the driver's selection, folded
@@ -360,7 +311,7 @@ def _append(path: str | None, rec: dict) -> None:
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("what", choices=["tradeoff", "scale", "shards", "aggregation", "model", "generated", "solver"])
+    p.add_argument("what", choices=["tradeoff", "scale", "shards", "model", "generated", "solver"])
     p.add_argument("--rows", type=int, default=1_000_000)
     p.add_argument("--data", choices=["checkerboard", "dense20"], default="checkerboard",
                    help="tradeoff: the checkerboard, or make_classification with 20 features")
@@ -375,6 +326,10 @@ def main() -> None:
     p.add_argument("--tol", type=float, default=1e-2)
     p.add_argument("--solver-tol", type=float, default=1e-4)
     p.add_argument("--passes", type=int, default=1)
+    p.add_argument("--compare", nargs="+", choices=["add", "line_search"], default=["add", "line_search"],
+                   help="shards: the aggregations simulated")
+    p.add_argument("--aggregation", choices=["auto", "line_search", "add"], default="auto",
+                   help="DaskApproxSVC's aggregation (the fits; model: which records)")
     p.add_argument("--max-rounds", type=int, default=2000)
     p.add_argument("--exact", action="store_true", help="also fit the exact fwsvm.SVC (tradeoff)")
     p.add_argument("--exact-only", action="store_true", help="the exact fit alone (tradeoff)")

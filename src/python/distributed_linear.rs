@@ -1,18 +1,20 @@
 //! The CoCoA+ linear hinge SVM of `fwsvm.dask.DaskApproxSVC`: one shard's local round, its
 //! pieces of the duality gap, its share of w, and the in-process solve (one shard: dual
-//! coordinate descent for the hinge loss). See [`crate::solver::cocoa`] for the formulas (the
+//! coordinate descent for the hinge loss; more shards: the rounds simulated). See [`crate::solver::cocoa`] for the formulas (the
 //! C-form: w = Σ α_i y_i [x_i; 1], 0 ≤ α_i ≤ C_i).
 //!
 //! Every function takes the labels and penalties as one array `yc` of y_i · C_i (the sign is
-//! the label, the magnitude the penalty), and w with the bias weight last.
+//! the label, the magnitude the penalty), and w with the bias weight last; the shard functions
+//! take a shard as one tuple `(x, yc, alpha, w)`.
 
 use numpy::{IntoPyArray, PyReadonlyArray1};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 use super::convert::FeaturesArg;
-use crate::error::FwsvmError;
-use crate::solver::cocoa::{self, Certificate, LocalParams};
+use crate::data::Features;
+use crate::error::{FwsvmError, Result};
+use crate::solver::cocoa::{self, Aggregation, LocalParams};
 
 /// How a shard solves its subproblem (`σ′`, sweeps, seed).
 #[derive(FromPyObject)]
@@ -23,13 +25,45 @@ pub(crate) struct LocalArgs {
     seed: u64,
 }
 
-/// The in-process solve's settings.
+/// The in-process solve's settings: `tol`, `max_rounds`, `seed`, and optionally `shards`
+/// (default 1), `aggregation` (`"line_search"`, the default, or `"add"`) and `passes`
+/// (default 1).
 #[derive(FromPyObject)]
 #[pyo3(from_item_all)]
 pub(crate) struct SolveArgs {
     tol: f64,
     max_rounds: usize,
     seed: u64,
+    #[pyo3(default)]
+    shards: Option<usize>,
+    #[pyo3(default)]
+    aggregation: Option<String>,
+    #[pyo3(default)]
+    passes: Option<usize>,
+}
+
+impl SolveArgs {
+    /// The shards, their aggregation and the sweeps' settings (σ′ from the aggregation).
+    fn local(&self) -> PyResult<(usize, Aggregation, LocalParams)> {
+        let aggregation = match self.aggregation.as_deref() {
+            None | Some("line_search") => Aggregation::LineSearch,
+            Some("add") => Aggregation::Add,
+            Some(other) => {
+                return Err(FwsvmError::param(
+                    "aggregation",
+                    format!("must be 'line_search' or 'add', got {other:?}"),
+                )
+                .into());
+            }
+        };
+        let shards = self.shards.unwrap_or(1);
+        let local = LocalParams {
+            sigma: aggregation.sigma(shards),
+            passes: self.passes.unwrap_or(1),
+            seed: self.seed,
+        };
+        Ok((shards, aggregation, local))
+    }
 }
 
 fn split(yc: &[f64]) -> PyResult<(Vec<f64>, Vec<f64>)> {
@@ -46,51 +80,70 @@ fn split(yc: &[f64]) -> PyResult<(Vec<f64>, Vec<f64>)> {
     ))
 }
 
-/// One CoCoA+ round on a shard: returns `alpha` (the shard's new weights) and `delta_w`
-/// (d + 1 numbers) and `steps`.
+/// A Python dict of the named values (numbers or arrays), or the first conversion's error.
+macro_rules! py_dict {
+    ($py:expr, $($key:literal => $value:expr),+ $(,)?) => {{
+        let out = PyDict::new($py);
+        $(out.set_item($key, $value)?;)+
+        Ok(out)
+    }};
+}
+
+/// One shard's arguments, the tuple `(x, yc, alpha, w)`: its rows, y_i·C_i, its weights, w.
+#[derive(FromPyObject)]
+pub(crate) struct ShardArgs<'py>(
+    FeaturesArg<'py>,
+    PyReadonlyArray1<'py, f64>,
+    PyReadonlyArray1<'py, f64>,
+    PyReadonlyArray1<'py, f64>,
+);
+
+impl ShardArgs<'_> {
+    /// Runs `f` on the rows, labels, penalties, weights and w with the GIL released.
+    fn run<T: Send>(
+        &self,
+        py: Python<'_>,
+        f: impl FnOnce(&Features<'_>, &[f64], &[f64], &[f64], &[f64]) -> Result<T> + Send,
+    ) -> PyResult<T> {
+        let (y, c) = split(self.1.as_slice()?)?;
+        let x = self.0.view()?;
+        let (alpha, w) = (self.2.as_slice()?, self.3.as_slice()?);
+        Ok(py.detach(|| f(&x, &y, &c, alpha, w))?)
+    }
+}
+
+/// One CoCoA round on a shard `(x, yc, alpha, w)`: returns `alpha` (the shard's new weights), `delta_w`
+/// (d + 1 numbers), `delta_alpha_sum` (Σ Δα_i) and `steps`.
 #[pyfunction]
 pub(crate) fn cocoa_local_round<'py>(
     py: Python<'py>,
-    x: FeaturesArg<'py>,
-    yc: PyReadonlyArray1<'py, f64>,
-    alpha: PyReadonlyArray1<'py, f64>,
-    w: PyReadonlyArray1<'py, f64>,
+    shard: ShardArgs<'py>,
     params: LocalArgs,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let (y, c) = split(yc.as_slice()?)?;
-    let x = x.view()?;
-    let (alpha, w) = (alpha.as_slice()?, w.as_slice()?);
     let params = LocalParams {
         sigma: params.sigma,
         passes: params.passes,
         seed: params.seed,
     };
-    let update = py.detach(|| cocoa::local_round(&x, &y, &c, alpha, w, &params))?;
-    let out = PyDict::new(py);
-    out.set_item("alpha", update.alpha.into_pyarray(py))?;
-    out.set_item("delta_w", update.delta_w.into_pyarray(py))?;
-    out.set_item("steps", update.steps)?;
-    Ok(out)
+    let update = shard.run(py, |x, y, c, a, w| {
+        cocoa::local_round(x, y, c, a, w, &params)
+    })?;
+    py_dict!(py,
+        "alpha" => update.alpha.into_pyarray(py),
+        "delta_w" => update.delta_w.into_pyarray(py),
+        "delta_alpha_sum" => update.delta_alpha_sum,
+        "steps" => update.steps,
+    )
 }
 
-/// A shard's pieces of the gap at w: `alpha_sum`, `loss`, `violations`.
+/// A shard's `(x, yc, alpha, w)` pieces of the gap at w: `alpha_sum`, `loss`, `violations`.
 #[pyfunction]
 pub(crate) fn cocoa_gap_pieces<'py>(
     py: Python<'py>,
-    x: FeaturesArg<'py>,
-    yc: PyReadonlyArray1<'py, f64>,
-    alpha: PyReadonlyArray1<'py, f64>,
-    w: PyReadonlyArray1<'py, f64>,
+    shard: ShardArgs<'py>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let (y, c) = split(yc.as_slice()?)?;
-    let x = x.view()?;
-    let (alpha, w) = (alpha.as_slice()?, w.as_slice()?);
-    let p = py.detach(|| cocoa::gap_pieces(&x, &y, &c, alpha, w))?;
-    let out = PyDict::new(py);
-    out.set_item("alpha_sum", p.alpha_sum)?;
-    out.set_item("loss", p.loss)?;
-    out.set_item("violations", p.violations)?;
-    Ok(out)
+    let p = shard.run(py, cocoa::gap_pieces)?;
+    py_dict!(py, "alpha_sum" => p.alpha_sum, "loss" => p.loss, "violations" => p.violations)
 }
 
 /// A shard's share Σ α_i y_i [x_i; 1] of w(α).
@@ -117,8 +170,9 @@ pub(crate) fn cocoa_shard_weights<'py>(
         .into_pyarray(py))
 }
 
-/// The in-process hinge-loss dual coordinate descent: `alpha`, `w`, `primal`, `dual`, `gap`,
-/// `relative_gap`, `rounds` (sweeps).
+/// The in-process solve (one shard: the hinge-loss dual coordinate descent; more: the
+/// distributed rounds simulated): `alpha`, `w`, `primal`, `dual`, `gap`, `relative_gap`,
+/// `rounds` and `steps` (γ per round).
 #[pyfunction]
 pub(crate) fn fit_linear_hinge<'py>(
     py: Python<'py>,
@@ -128,20 +182,19 @@ pub(crate) fn fit_linear_hinge<'py>(
 ) -> PyResult<Bound<'py, PyDict>> {
     let (y, c) = split(yc.as_slice()?)?;
     let x = x.view()?;
-    let (alpha, w, cert, rounds) = py.detach(|| {
-        cocoa::solve_in_process(&x, &y, &c, params.tol, params.max_rounds, params.seed)
+    let (shards, aggregation, local) = params.local()?;
+    let (alpha, w, cert, steps) = py.detach(|| {
+        let (tol, max_rounds) = (params.tol, params.max_rounds);
+        cocoa::solve_in_process(&x, &y, &c, shards, aggregation, &local, tol, max_rounds)
     })?;
-    let out = PyDict::new(py);
-    certificate_items(&out, &cert)?;
-    out.set_item("alpha", alpha.into_pyarray(py))?;
-    out.set_item("w", w.into_pyarray(py))?;
-    out.set_item("rounds", rounds)?;
-    Ok(out)
-}
-
-fn certificate_items(out: &Bound<'_, PyDict>, cert: &Certificate) -> PyResult<()> {
-    out.set_item("primal", cert.primal)?;
-    out.set_item("dual", cert.dual)?;
-    out.set_item("gap", cert.gap)?;
-    out.set_item("relative_gap", cert.relative_gap())
+    py_dict!(py,
+        "primal" => cert.primal,
+        "dual" => cert.dual,
+        "gap" => cert.gap,
+        "relative_gap" => cert.relative_gap(),
+        "rounds" => steps.len(),
+        "alpha" => alpha.into_pyarray(py),
+        "w" => w.into_pyarray(py),
+        "steps" => steps.into_pyarray(py),
+    )
 }
