@@ -75,6 +75,22 @@ def yes_no_classification(n_samples: int) -> tuple[np.ndarray, np.ndarray]:
     return X, np.where(y == 1, "yes", "no")
 
 
+def dask_rows_with_non_finite(chunks: str):
+    """200 rows of five features as a dask array of 50-row blocks ("dense" or "sparse" CSR
+    chunks) with a NaN in row 150 and an inf in row 160, and labels ±1."""
+    import dask.array as da
+    import scipy.sparse as sp
+
+    rng = np.random.default_rng(7)
+    X = rng.random((200, 5))
+    y = np.where(X[:, 0] > 0.5, 1, -1)
+    X[150, 2] = np.nan
+    X[160, 1] = np.inf
+    if chunks == "dense":
+        return da.from_array(X, chunks=(50, 5)), y
+    return da.from_array(sp.csr_matrix(X), chunks=(50, 5), asarray=False), y
+
+
 def worker_and_pid(client, which: int = 0) -> tuple[str, int]:
     """The address and process id of the cluster's ``which``-th worker (in address order)."""
     worker = sorted(client.scheduler_info()["workers"])[which]

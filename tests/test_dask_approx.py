@@ -17,7 +17,7 @@ from sklearn.datasets import make_classification
 distributed = pytest.importorskip("distributed", reason="fwsvm.dask needs dask and distributed (pip install fwsvm[dask])")
 da = pytest.importorskip("dask.array")
 
-from conftest import yes_no_classification  # noqa: E402
+from conftest import dask_rows_with_non_finite, yes_no_classification  # noqa: E402
 from fwsvm import _core  # noqa: E402
 from fwsvm.dask import DaskApproxSVC, LostShardError  # noqa: E402
 from fwsvm.dask_approx import linear_hinge_objective  # noqa: E402
@@ -124,13 +124,7 @@ def test_multiclass_one_vs_rest_with_class_weights(client) -> None:
 
 @pytest.mark.parametrize("chunks", ["dense", "sparse"])
 def test_non_finite_rows_name_the_global_row(client, chunks) -> None:
-    rng = np.random.default_rng(7)
-    X = rng.random((200, 5))
-    y = np.where(X[:, 0] > 0.5, 1, -1)
-    X[150, 2] = np.nan
-    X[160, 1] = np.inf
-    Xd = (da.from_array(X, chunks=(50, 5)) if chunks == "dense"
-          else da.from_array(sp.csr_matrix(X), chunks=(50, 5), asarray=False))
+    Xd, y = dask_rows_with_non_finite(chunks)
     with pytest.raises(ValueError, match="non-finite value .* in row 150$"):
         DaskApproxSVC(client=client).fit(Xd, y)
 

@@ -18,7 +18,7 @@ from sklearn.datasets import make_classification
 distributed = pytest.importorskip("distributed", reason="fwsvm.dask needs dask and distributed (pip install fwsvm[dask])")
 da = pytest.importorskip("dask.array")
 
-from conftest import worker_and_pid, yes_no_classification  # noqa: E402
+from conftest import dask_rows_with_non_finite, worker_and_pid, yes_no_classification  # noqa: E402
 from fwsvm import SVC, OneClassSVM  # noqa: E402
 from fwsvm.dask import DistributedOneClassSVM, DistributedSVC, LostShardError  # noqa: E402
 
@@ -331,15 +331,7 @@ def test_block_moments_give_the_variance_of_every_entry() -> None:
 def test_non_finite_dask_rows_name_the_global_row(client, chunks) -> None:
     """A NaN or inf in a dask array is seen first on a worker: the fit raises ValueError with
     the row's global number, not a lost shard and a retry."""
-    import scipy.sparse as sp
-
-    rng = np.random.default_rng(7)
-    X = rng.random((200, 5))
-    y = np.where(X[:, 0] > 0.5, 1, -1)
-    X[150, 2] = np.nan
-    X[160, 1] = np.inf
-    Xd = (da.from_array(X, chunks=(50, 5)) if chunks == "dense"
-          else da.from_array(sp.csr_matrix(X), chunks=(50, 5), asarray=False))
+    Xd, y = dask_rows_with_non_finite(chunks)
     with pytest.raises(ValueError, match="non-finite value .* in row 150$"):
         DistributedSVC(client=client, gamma=1.0).fit(Xd, y)
     with pytest.raises(ValueError, match="in row 150$"):
