@@ -181,3 +181,18 @@ def test_libsvm_files_keep_their_label_order_for_votes_and_probabilities(tmp_pat
         np.testing.assert_array_equal(labels, theirs)
     else:
         np.testing.assert_array_equal(ours.predict(X), theirs)
+
+
+def test_export_writes_the_fitted_kernel_and_huge_n_features_load_sparse(tmp_path) -> None:
+    from fwsvm import load_libsvm_model
+
+    X, y = load_iris(return_X_y=True)
+    model = SVC(kernel="rbf", gamma=0.5).fit(X, y)
+    model.set_params(kernel="laplacian")  # a parameter change after fit is not the fitted model
+    path = tmp_path / "iris.model"
+    model.save_libsvm_model(path)
+    assert "kernel_type rbf" in path.read_text()
+    np.testing.assert_array_equal(load_libsvm_model(path).predict(X), model.predict(X))
+    # More columns than fit in memory densely (or in a usize product): kept sparse, no overflow.
+    wide = load_libsvm_model(path, n_features=2**62)
+    assert wide.n_features_in_ == 2**62 and wide.support_vectors_.shape == (len(model.support_), 2**62)

@@ -74,3 +74,15 @@ def test_sampling_reaches_the_same_optimum() -> None:
     f, s = full.convergence_["objective"], sampled.convergence_["objective"]
     assert abs(f - s) <= 2e-5 * abs(f)
     np.testing.assert_allclose(sampled.predict(X[:200]), full.predict(X[:200]), atol=1e-2)
+
+
+def test_a_tube_wider_than_the_targets_has_no_support_vectors_and_predicts_the_intercept() -> None:
+    # Every target inside the ε-tube: no support vectors, as scikit-learn's; the prediction is
+    # the intercept for every row (an expansion without terms is 0, not an empty array).
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(50, 3))
+    y = 0.1 * X[:, 0]
+    model, reference = SVR(epsilon=100.0).fit(X, y), LibsvmSVR(epsilon=100.0).fit(X, y)
+    assert len(model.support_) == len(reference.support_) == 0 and model.dual_coef_.shape == (1, 0)
+    np.testing.assert_allclose(model.predict(X), reference.predict(X), atol=1e-12)
+    assert model.predict(X).shape == (50,)

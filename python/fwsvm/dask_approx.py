@@ -556,7 +556,8 @@ class DaskApproxSVC(ClassifierMixin, BaseEstimator):
         slope = grow - np.einsum("ij,ij->i", W, delta)
         curvature = np.einsum("ij,ij->i", delta, delta)
         with np.errstate(divide="ignore", invalid="ignore"):
-            return np.where(slope >= curvature, 1.0, np.clip(slope / curvature, 0.0, 1.0))
+            # No rise along the update (slope ≤ 0): γ = 0, as in Rust.
+            return np.where(slope <= 0.0, 0.0, np.where(slope >= curvature, 1.0, np.clip(slope / curvature, 0.0, 1.0)))
 
     @staticmethod
     def _resolve(futures: list[Any]) -> list[Any]:

@@ -36,7 +36,9 @@ def save_libsvm_model(estimator: Any, path: str | os.PathLike[str]) -> None:
     ``precomputed`` kernels (LIBSVM's precomputed format needs the training serial numbers).
     """
     kind = getattr(estimator, "_libsvm_type", None)
-    kernel = estimator.kernel
+    # The fitted kernel (a set_params after fit does not change the model that is written).
+    fitted = getattr(estimator, "_kernel_fit_", None)
+    kernel = fitted["kernel"] if fitted else estimator.kernel
     if callable(kernel) or kernel not in _KERNELS:
         raise ValueError(f"LIBSVM has no {kernel!r} kernel; export supports {sorted(_KERNELS)}")
     path, model = os.fspath(path), estimator._model

@@ -26,8 +26,8 @@ pub(crate) struct LocalArgs {
 }
 
 /// The in-process solve's settings: `tol`, `max_rounds`, `seed`, and optionally `shards`
-/// (default 1), `aggregation` (`"line_search"`, the default, or `"add"`) and `passes`
-/// (default 1).
+/// (default 1), `aggregation` (`"add"` or `"line_search"`; by default `"add"` up to two
+/// shards, the line search beyond, as `DaskApproxSVC`'s `"auto"`) and `passes` (default 1).
 #[derive(FromPyObject)]
 #[pyo3(from_item_all)]
 pub(crate) struct SolveArgs {
@@ -45,7 +45,11 @@ pub(crate) struct SolveArgs {
 impl SolveArgs {
     /// The shards, their aggregation and the sweeps' settings (σ′ from the aggregation).
     fn local(&self) -> PyResult<(usize, Aggregation, LocalParams)> {
+        let shards = self.shards.unwrap_or(1);
+        // None: as DaskApproxSVC's "auto", CoCoA+ up to two shards (one shard: plain dual
+        // coordinate descent), the line search beyond.
         let aggregation = match self.aggregation.as_deref() {
+            None if shards <= 2 => Aggregation::Add,
             None | Some("line_search") => Aggregation::LineSearch,
             Some("add") => Aggregation::Add,
             Some(other) => {
@@ -56,7 +60,6 @@ impl SolveArgs {
                 .into());
             }
         };
-        let shards = self.shards.unwrap_or(1);
         let local = LocalParams {
             sigma: aggregation.sigma(shards),
             passes: self.passes.unwrap_or(1),

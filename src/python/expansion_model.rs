@@ -166,18 +166,27 @@ impl ExpansionHandle {
         };
         let columns = py.detach(|| {
             with_threads(n_threads, || {
-                self.coef
-                    .chunks(n_sv.max(1))
-                    .take(self.n_outputs)
-                    .map(|coef| decision_values_until(kernel, vectors.view(), coef, 0.0, x, &stop))
+                // One pass per output (an expansion without support vectors is 0 everywhere).
+                (0..self.n_outputs)
+                    .map(|k| {
+                        let coef = &self.coef[k * n_sv..(k + 1) * n_sv];
+                        decision_values_until(kernel, vectors.view(), coef, 0.0, x, &stop)
+                    })
                     .collect::<crate::Result<Vec<_>>>()
             })
         })??;
         let n = x.n_rows();
         if what == "predict" {
             let best = |i: usize| {
-                (0..self.n_outputs)
-                    .fold(0, |b, k| if columns[k][i] > columns[b][i] { k } else { b })
+                // numpy's argmax: the first largest output, or the first NaN.
+                (0..self.n_outputs).fold(0, |b, k| {
+                    let (v, top) = (columns[k][i], columns[b][i]);
+                    if !top.is_nan() && (v.is_nan() || v > top) {
+                        k
+                    } else {
+                        b
+                    }
+                })
             };
             return Ok(PyArray1::from_iter(py, (0..n).map(|i| best(i) as i64)).into_any());
         }

@@ -11,7 +11,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 use super::LibsvmModelError;
-use super::expansion_model::ExpansionHandle;
+use super::expansion_model::{ExpansionHandle, empty_rows};
 use super::svc_model::SvcHandle;
 use crate::data::{CsrMatrix, DenseMatrix, FeatureMatrix};
 use crate::model::SvcModel;
@@ -27,16 +27,19 @@ fn svm_type_of(name: &str) -> PyResult<SvmType> {
         .ok_or_else(|| PyValueError::new_err(format!("unknown svm_type {name:?}")))
 }
 
-/// A file's support vectors over `n_cols` columns (at least the file's), dense when small.
-fn stored_rows(rows: &CsrMatrix, n_cols: usize) -> crate::Result<FeatureMatrix> {
-    let v = rows.view();
-    let n = v.n_rows();
-    if n * n_cols > MAX_DENSE_SV_VALUES {
-        let (indptr, indices, data) = rows.clone().into_parts();
+/// A file's support vectors over `n_cols` columns (at least the file's), dense when small;
+/// the sparse rows are reused, not copied.
+fn stored_rows(rows: CsrMatrix, n_cols: usize) -> crate::Result<FeatureMatrix> {
+    let n = rows.n_rows();
+    if n.checked_mul(n_cols)
+        .is_none_or(|values| values > MAX_DENSE_SV_VALUES)
+    {
+        let (indptr, indices, data) = rows.into_parts();
         return Ok(FeatureMatrix::Sparse(CsrMatrix::new(
             indptr, indices, data, n_cols,
         )?));
     }
+    let v = rows.view();
     let mut values = vec![0.0; n * n_cols];
     for r in 0..n {
         let (indices, data) = v.row(r);
@@ -87,15 +90,22 @@ pub(crate) fn read_libsvm_model(
     out.set_item("n_features", n_cols)?;
     if file.svm_type.is_classifier() {
         let mut model = SvcModel::from_libsvm_owned(file)?;
-        let rows = model.vectors.view().to_csr();
-        model.vectors = stored_rows(&rows, n_cols)?;
+        model.vectors = match std::mem::replace(&mut model.vectors, empty_rows(0, 0)?) {
+            FeatureMatrix::Sparse(rows) => stored_rows(rows, n_cols)?,
+            dense => dense,
+        };
         out.set_item("classes", PyArray1::from_slice(py, &model.classes))?;
         out.set_item("n_pairs", model.intercept.len())?;
         out.set_item("model", SvcHandle { model })?;
     } else {
+        let mut file = file;
         file.check()?;
         let support: Vec<usize> = (0..file.n_support_vectors()).collect();
-        let vectors = stored_rows(&file.vectors, n_cols)?;
+        let rows = std::mem::replace(
+            &mut file.vectors,
+            CsrMatrix::new(vec![0], Vec::new(), Vec::new(), 0)?,
+        );
+        let vectors = stored_rows(rows, n_cols)?;
         let model = ExpansionHandle::new(file.kernel, &vectors, &support, &file.sv_coef, 1)?;
         out.set_item("rho", file.rho[0])?;
         out.set_item("model", model)?;
