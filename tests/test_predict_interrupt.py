@@ -19,6 +19,9 @@ from fwsvm._native import features_arg, run_interruptible
 
 _HARNESS = """
 import os, signal, threading, time
+# A runner started in the background of a non-interactive shell ignores SIGINT, and its
+# children inherit that: Ctrl-C is Python's default handler here, as in a terminal.
+signal.signal(signal.SIGINT, signal.default_int_handler)
 import numpy as np
 import fwsvm
 from fwsvm import _core
