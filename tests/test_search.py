@@ -199,12 +199,12 @@ def test_folds_split_once_or_per_task_give_the_same_results(monkeypatch) -> None
     else split again by every task: the scores do not depend on which."""
     import scipy.sparse as sp
 
-    import fwsvm.search as search
+    import fwsvm._folds as folds
 
     X, y = _data()
     for data in (X, sp.csr_matrix(X)):
         kept = SVCSearch(Cs=CS, gammas=GAMMAS, cv=3, n_jobs=2).fit(data, y)
-        monkeypatch.setattr(search, "FOLD_CACHE_BYTES", 0)
+        monkeypatch.setattr(folds, "FOLD_CACHE_BYTES", 0)
         split = SVCSearch(Cs=CS, gammas=GAMMAS, cv=3, n_jobs=2).fit(data, y)
         monkeypatch.undo()
         np.testing.assert_array_equal(kept.cv_results_["mean_test_score"], split.cv_results_["mean_test_score"])

@@ -52,7 +52,8 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
 from fwsvm import _core, _dfw
 from fwsvm._native import features_arg
 from fwsvm._dfw import LostShardError
-from fwsvm.search import SVCSearch, chain_tasks, gather_chains, score_fold
+from fwsvm._folds import chain_tasks, gather_chains, score_fold
+from fwsvm.search import SVCSearch
 from fwsvm.svm import SVC, OneClassSVM, _init_params, _remember_kernel, ball_constants
 
 __all__ = ["DaskApproxSVC", "DaskSVCSearch", "DistributedOneClassSVM", "DistributedSVC", "LostShardError", "fit", "predict", "decision_function"]

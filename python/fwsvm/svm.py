@@ -235,14 +235,7 @@ class _KernelSVM(SparseInputMixin, SaveMixin, BaseEstimator):
         ε-SVR or ν-SVR, or the L2 models (``"l2_svr"``, ``"ball"``); set the attributes they
         share and warn if the fit stopped early. Returns the rest of the result."""
         libsvm = dual in ("one_class", "epsilon_svr", "nu_svr")
-        l2 = "squared_hinge" if dual == "one_class" else "squared_epsilon_insensitive"
-        for name, default in (("algorithm", "swap"), ("stopping", "gap"), ("init", "random"), ("sample_size", None)):
-            if libsvm and getattr(self, name) != default:
-                raise ValueError(
-                    f"{name}={getattr(self, name)!r} applies to loss={l2!r} (the Frank-Wolfe simplex problem); "
-                    "LIBSVM's model is solved by SMO"
-                )
-        if sample_weight is not None and not libsvm:
+        if sample_weight is not None and not libsvm:  # before scikit-learn's checks of the weights
             raise ValueError(f"sample_weight applies to LIBSVM's models, not to loss={self.loss!r}")
         weights = None
         if sample_weight is not None:

@@ -15,14 +15,14 @@ from typing import Any
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.model_selection import check_cv
-from sklearn.utils import _safe_indexing
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.multiclass import type_of_target
-from sklearn.utils.validation import check_is_fitted, indexable
+from sklearn.utils.validation import check_array, check_is_fitted, indexable
 
+from fwsvm._folds import DEFAULT_CS, map_folds, positive
 from fwsvm.svm import SVC, _init_params
 
-DEFAULT_CS = tuple(2.0**k for k in (-3, -1, 1, 3, 5, 7, 9))
+__all__ = ["DEFAULT_CS", "SVCCV", "svc_path"]
 
 
 def svc_path(
@@ -134,19 +134,18 @@ class SVCCV(BestEstimatorMixin, ClassifierMixin, BaseEstimator):
         self._validate_params()
         X, y = indexable(X, y)
         y = np.asarray(y)
-        Cs = np.asarray(self.Cs, dtype=np.float64)
-        template = self.estimator if self.estimator is not None else SVC()
-        cv = check_cv(self.cv, y, classifier=type_of_target(y) in ("binary", "multiclass"))
+        Cs = positive(self.Cs, "Cs")
+        template = clone(self.estimator) if self.estimator is not None else SVC()
+        template._validate_params()
+        # Checked once; every fold's rows are split from it (the refit gets X as given).
+        X_checked = check_array(X, accept_sparse="csr", dtype=np.float64, order="C", accept_large_sparse=True)
+        splits = list(check_cv(self.cv, y, classifier=type_of_target(y) in ("binary", "multiclass")).split(X, y))
         start = time.perf_counter()
-        scores = []
-        for train, val in cv.split(X, y):
-            _, s = svc_path(
-                _safe_indexing(X, train), y[train], Cs, estimator=template,
-                X_val=_safe_indexing(X, val), y_val=y[val],
-            )
-            scores.append(s)
+        # One chain per fold: the Cs in ascending order, each fit warm-started from the previous.
+        path = [[(float(Cs[k]), template.gamma, int(k)) for k in np.argsort(Cs, kind="stable")]]
+        per_fold = map_folds(X_checked, y, splits, template, path, len(Cs), True, None, 1)
         self.search_seconds_ = time.perf_counter() - start
-        self.scores_ = np.array(scores)
+        self.scores_ = per_fold[:, :, 0]
         mean = self.scores_.mean(axis=0)
         best = [k for k in np.argsort(Cs, kind="stable") if mean[k] == mean.max()][0]
         self.C_ = float(Cs[best])

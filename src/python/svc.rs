@@ -215,6 +215,45 @@ pub(crate) struct FitArgs {
 }
 
 impl FitArgs {
+    /// What `fit_dual`'s model takes: LIBSVM's duals are solved by SMO, so the Frank-Wolfe
+    /// settings (algorithm, stopping, init, sample_size) keep their defaults there; the L2 models
+    /// (`"l2_svr"`, `"ball"`) take no sample weights. Errors name the estimator's `loss`.
+    fn check_dual_settings(&self, weighted: bool) -> PyResult<()> {
+        let dual = self.dual.as_deref().unwrap_or_default();
+        let l2_loss = match dual {
+            "one_class" | "ball" => "squared_hinge",
+            _ => "squared_epsilon_insensitive",
+        };
+        if matches!(dual, "l2_svr" | "ball") {
+            if weighted {
+                return Err(pyo3::exceptions::PyValueError::new_err(format!(
+                    "sample_weight applies to LIBSVM's models, not to loss='{l2_loss}'"
+                )));
+            }
+            return Ok(());
+        }
+        let sample_size = self.sample_size.map(|s| s.to_string());
+        for (name, value, default) in [
+            ("algorithm", self.algorithm.as_deref(), "swap"),
+            ("stopping", self.stopping.as_deref(), "gap"),
+            ("init", self.init.as_deref(), "random"),
+            ("sample_size", sample_size.as_deref(), "None"),
+        ] {
+            if let Some(value) = value.filter(|&v| v != default) {
+                let value = if name == "sample_size" {
+                    value.to_string()
+                } else {
+                    format!("'{value}'")
+                };
+                return Err(pyo3::exceptions::PyValueError::new_err(format!(
+                    "{name}={value} applies to loss='{l2_loss}' (the Frank-Wolfe simplex problem); \
+                     LIBSVM's model is solved by SMO"
+                )));
+            }
+        }
+        Ok(())
+    }
+
     fn init(&self) -> Result<crate::solver::Init, FwsvmError> {
         self.init.as_deref().unwrap_or("random").parse()
     }
@@ -419,6 +458,7 @@ pub(crate) fn fit_dual<'py>(
     warm_start: Option<PyReadonlyArray1<'py, f64>>,
     cancel: Option<PyRef<'py, CancelToken>>,
 ) -> PyResult<(ExpansionHandle, Bound<'py, PyDict>)> {
+    params.check_dual_settings(sample_weight.is_some())?;
     if matches!(params.dual.as_deref(), Some("l2_svr" | "ball")) {
         return fit_l2(py, x.view()?, y, params, cancel);
     }
