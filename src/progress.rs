@@ -44,6 +44,88 @@ impl GapMeasure {
     }
 }
 
+/// What a finished fit deserves a warning for, for a front end to raise (Python's
+/// `ConvergenceWarning` or `UserWarning`) or print: see [`fit_warnings`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FitWarning {
+    /// A solve that did not meet `tol` (rather than a model that is only a local optimum).
+    pub convergence: bool,
+    /// The sentence to show.
+    pub message: String,
+}
+
+/// The warnings of solves `stats` (one per pair of a one-vs-one fit) that stopped against `tol`
+/// on `measure`: solves stopped at `max_iter` or the time limit (naming the worst value of
+/// `measure` among them); solves stopped because no step improved the objective in floating point
+/// (a degenerate kernel, or a `tol` below what float64 certifies); and, with `kernel`
+/// (`(its name, the model's name)`), a dual that is not concave (αᵀQα ≤ 0 at the end: a kernel
+/// that is not positive semi-definite for these parameters, e.g. the sigmoid).
+pub fn fit_warnings(
+    stats: &[SolverStats],
+    tol: f64,
+    measure: GapMeasure,
+    kernel: Option<(&str, &str)>,
+) -> Vec<FitWarning> {
+    use crate::solver::ExitReason;
+    let worst = |solves: &[&SolverStats], value: fn(&SolverStats) -> f64| {
+        solves.iter().map(|s| value(s)).fold(f64::NAN, f64::max)
+    };
+    let mut out = Vec::new();
+    let early: Vec<&SolverStats> = stats
+        .iter()
+        .filter(|s| {
+            matches!(
+                s.exit_reason,
+                ExitReason::MaxIterations | ExitReason::TimeLimit
+            )
+        })
+        .collect();
+    if let Some(first) = early.first() {
+        let value = match measure {
+            GapMeasure::Relative => worst(&early, |s| s.relative_gap),
+            GapMeasure::Absolute | GapMeasure::MaxViolation => worst(&early, |s| s.gap),
+        };
+        out.push(FitWarning {
+            convergence: true,
+            message: format!(
+                "Solver terminated early ({}) with {} {value:.3e}, before meeting tol={tol:?}. \
+                 Consider increasing max_iter.",
+                first.exit_reason.name(),
+                measure.name()
+            ),
+        });
+    }
+    let stuck: Vec<&SolverStats> = stats
+        .iter()
+        .filter(|s| s.exit_reason == ExitReason::NoProgress)
+        .collect();
+    if !stuck.is_empty() {
+        out.push(FitWarning {
+            convergence: true,
+            message: format!(
+                "The solver made no progress in floating point before meeting tol={tol:?} (relative \
+                 duality gap {:.3e}): the kernel may be degenerate for these parameters (e.g. all values \
+                 0 or equal), or tol is below what double precision can certify. The model may be a \
+                 constant predictor.",
+                worst(&stuck, |s| s.relative_gap)
+            ),
+        });
+    }
+    if let Some((kernel, model)) = kernel
+        && !stats.iter().all(|s| s.quadratic > 0.0)
+    {
+        out.push(FitWarning {
+            convergence: false,
+            message: format!(
+                "The '{kernel}' kernel is not positive semi-definite for these parameters (αᵀQα ≤ 0): \
+                 the {model} dual is not concave and the solution is only a local optimum. Use a smaller C \
+                 or gamma, or another kernel."
+            ),
+        });
+    }
+    out
+}
+
 /// Where progress goes instead of the process's stderr: a front end's own error stream (Python's
 /// `sys.stderr`, a notebook cell).
 ///

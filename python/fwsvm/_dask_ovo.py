@@ -13,12 +13,18 @@ import numpy as np
 
 from fwsvm import _core
 from fwsvm._native import features_arg, run_interruptible
-from fwsvm.svm import SVC, _first, _training_gram, _uses_gram
+from fwsvm.svm import SVC, _training_gram, _uses_gram
 
 # The per-pair statistics the in-process fit reports, one column entry per pair.
 _STATS = ("exit_reason", "n_iter", "gap", "relative_gap", "objective", "quadratic", "n_active",
           "columns_computed", "cache_hits", "cache_capacity", "cache_precision", "resyncs", "shrinks",
           "rejoins", "kernel_evaluations", "sampled_steps", "seconds")
+
+
+def _first(table: dict[str, Any]) -> dict[str, Any]:
+    """The one entry of each column of a single solve's statistics."""
+    first = {key: _first(value) if isinstance(value, dict) else value[0] for key, value in table.items()}
+    return {key: value.item() if isinstance(value, np.generic) else value for key, value in first.items()}
 
 
 def _fit_pair(data: Any, rows_i: np.ndarray, rows_j: np.ndarray, weights: np.ndarray | None, gram: bool,

@@ -15,7 +15,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from fwsvm._convergence import Convergence
 from fwsvm import _core
 from fwsvm._native import n_threads, run_interruptible
-from fwsvm.svm import _KernelSVM, _check_query, _init_params, _seed, _verbosity, _warn_unconverged
+from fwsvm.svm import _KernelSVM, _check_query, _init_params, _seed, _verbosity
 
 
 class CrammerSingerSVC(ClassifierMixin, _KernelSVM):
@@ -130,10 +130,9 @@ class CrammerSingerSVC(ClassifierMixin, _KernelSVM):
         )
         self._hold(model, X)
         self.classes_ = classes
-        self.n_iter_ = int(result["n_iter"])
-        self.convergence_ = Convergence(result)
-        self.convergence_["tol"] = float(self.tol)
-        _warn_unconverged([result["exit_reason"]], [result["relative_gap"]], float(self.tol))
+        self._take_report(dict(history=None, warnings=result.pop("warnings"), n_iter=int(result["n_iter"]),
+                               fit_status=int(result["exit_reason"] != "converged"),
+                               convergence=dict(result, tol=float(self.tol))), stacklevel=3)
         return self
 
     def decision_function(self, X: Any) -> np.ndarray:

@@ -46,41 +46,6 @@ def _seed(random_state: Any) -> int:
     return int(check_random_state(random_state).randint(np.iinfo(np.int32).max))
 
 
-def _warn_unconverged(reasons: Any, measures: Any, tol: float, measure: str = "relative duality gap",
-                      relative_gaps: Any = None, stacklevel: int = 3) -> None:
-    """ConvergenceWarnings for solves that stopped at ``max_iter`` or the time limit (naming
-    ``measure``, e.g. the hinge duals' largest optimality violation, against ``tol``), or made
-    no progress (see :func:`_warn_no_progress`, on ``relative_gaps``, default ``measures``); one
-    entry per solve."""
-    reasons, measures = np.asarray(reasons), np.asarray(measures)
-    early = (reasons == "max_iter") | (reasons == "time_limit")
-    if early.any():
-        warnings.warn(
-            f"Solver terminated early ({reasons[early][0]}) with {measure} "
-            f"{np.max(measures[early]):.3g}, before meeting tol={tol}. "
-            "Consider increasing max_iter.",
-            ConvergenceWarning,
-            stacklevel=stacklevel,
-        )
-    _warn_no_progress(reasons, measures if relative_gaps is None else relative_gaps, tol, stacklevel=stacklevel + 1)
-
-
-def _warn_no_progress(reasons: Any, relative_gaps: Any, tol: float, stacklevel: int = 3) -> None:
-    """A ConvergenceWarning when a solve stopped because no step could improve the objective in
-    floating point (a degenerate kernel, or a tolerance below what float64 can certify).
-    ``reasons`` and ``relative_gaps``: one entry per solve (per pair of a one-vs-one fit)."""
-    stuck = np.asarray(reasons) == "no_progress"
-    if stuck.any():
-        warnings.warn(
-            f"The solver made no progress in floating point before meeting tol={tol} "
-            f"(relative duality gap {np.max(np.asarray(relative_gaps)[stuck]):.3g}): the kernel "
-            "may be degenerate for these parameters (e.g. all values 0 or equal), or tol is below "
-            "what double precision can certify. The model may be a constant predictor.",
-            ConvergenceWarning,
-            stacklevel=stacklevel,
-        )
-
-
 def fit_weights(sample_weight: Any, X: Any, class_weight: Any, classes: np.ndarray, y: np.ndarray,
                 y_index: np.ndarray) -> tuple[np.ndarray | None, np.ndarray | None]:
     """(the caller's ``sample_weight``, checked; it times ``class_weight`` per sample): each
@@ -246,15 +211,20 @@ class _KernelSVM(SparseInputMixin, SaveMixin, BaseEstimator):
                                           None if y is None else np.ascontiguousarray(y, dtype=np.float64), params,
                                           sample_weight=weights, warm_start=warm)
         self._hold(model, X)
-        self.history_ = result.pop("history", None)
         self.shape_fit_ = X.shape
-        self.n_iter_ = int(result["n_iter"])
-        self.fit_status_ = int(result["exit_reason"] != "converged")
-        self.convergence_ = Convergence(result)
-        measure = ("largest optimality violation", "gap") if libsvm else ("relative duality gap", "relative_gap")
-        _warn_unconverged([result["exit_reason"]], [result[measure[1]]], self.tol, measure[0],
-                          relative_gaps=[result["relative_gap"]], stacklevel=4)
+        self._take_report(dict(history=result.pop("history", None), warnings=result.pop("warnings"),
+                               n_iter=int(result["n_iter"]), fit_status=int(result["exit_reason"] != "converged"),
+                               convergence=result), stacklevel=5)
         return result
+
+    def _take_report(self, report: dict[str, Any], stacklevel: int) -> None:
+        """Keep what a fit reports (``history_``, ``n_iter_``, ``fit_status_``, ``convergence_``)
+        and raise its warnings (found in Rust: early stops, no progress, a kernel that is not
+        positive semi-definite)."""
+        self.history_, self.n_iter_, self.fit_status_ = report["history"], report["n_iter"], report["fit_status"]
+        self.convergence_ = Convergence(report["convergence"])
+        for convergence, message in report["warnings"]:
+            warnings.warn(message, ConvergenceWarning if convergence else UserWarning, stacklevel=stacklevel)
 
     # The fitted model is Rust's (``_model``: ``_core.SvcModel`` or ``_core.KernelExpansion``);
     # these attributes are views of it. ``_PARTS``: its parts under scikit-learn's names, as
@@ -632,43 +602,14 @@ class SVC(ClassifierMixin, PersistenceMixin, _KernelSVM):
         self._hold(model, X)
         # The classes the model has (a class whose samples all weigh 0 takes no part).
         self.classes_ = classes[self._model.part("classes").astype(np.intp)]
-        self.history_ = stats.pop("history", None)
-        if len(self.classes_) == 2:
-            self.history_ = None if self.history_ is None else self.history_[0]
-            self.convergence_ = Convergence(_first(stats))
-        else:
-            first, second = np.triu_indices(len(self.classes_), k=1)
-            stats = {"i": first, "j": second, **stats}
-            stats["exit_reason"] = np.array(stats["exit_reason"])
-            stats["cache_precision"] = np.array(stats["cache_precision"])
-            reasons = stats["exit_reason"]
-            self.convergence_ = Convergence({
-                "exit_reason": str(reasons[reasons != "converged"][0]) if np.any(reasons != "converged") else "converged",
-                "n_iter": int(np.sum(stats["n_iter"])),
-                "relative_gap": float(np.max(stats["relative_gap"])),
-                "seconds": float(np.sum(stats["seconds"])),
-                "pairs": stats,
-            })
-        self.n_iter_ = np.asarray(stats["n_iter"], dtype=np.int64)
+        report = _core.summarize_fit(stats, tol, self.loss, self._core_kernel())
+        self._take_report(report, stacklevel=4)
         self._warm_weights = None
         if self.warm_start and len(self.classes_) == 2:
             self._warm_weights = np.zeros(X.shape[0])
             self._warm_weights[self.support_] = self._alpha
             self._warm_setting = (self.loss, float(self.C))
-        reasons = np.asarray(stats["exit_reason"])
-        self.fit_status_ = int(not np.all(reasons == "converged"))
         self.shape_fit_ = X.shape
-        self.convergence_["tol"] = tol
-        self.convergence_["loss"] = self.loss
-        if not np.all(np.asarray(stats["quadratic"]) > 0):
-            warnings.warn(
-                f"The {self.kernel!r} kernel is not positive semi-definite for these parameters "
-                f"(αᵀQα ≤ 0): the {'hinge' if self.loss == 'hinge' else 'L2'}-SVM dual is not concave and the "
-                "solution is only a local optimum. Use a smaller C or gamma, or another kernel.",
-                UserWarning,
-                stacklevel=2,
-            )
-        _warn_unconverged(reasons, stats["relative_gap"], tol)
         return self
 
     def _fit_core(self, X_core: Any, y_index: np.ndarray, n_classes: int, kwargs: dict[str, Any],
@@ -807,12 +748,6 @@ class SVC(ClassifierMixin, PersistenceMixin, _KernelSVM):
                 raise ValueError("break_ties must be False when decision_function_shape is 'ovo'")
             return self.classes_[np.argmax(self._decision_validated(X), axis=1)]
         return self.classes_[self._query(X, "predict")]
-
-
-def _first(table: dict[str, Any]) -> dict[str, Any]:
-    """The one entry of each column of a single solve's statistics."""
-    first = {key: _first(value) if isinstance(value, dict) else value[0] for key, value in table.items()}
-    return {key: value.item() if isinstance(value, np.generic) else value for key, value in first.items()}
 
 
 def ball_constants(objective: float, quadratic: float, alpha: np.ndarray, C: float) -> tuple[float, float]:

@@ -7,11 +7,12 @@ use pyo3::types::PyDict;
 use super::convert::FeaturesArg;
 use super::expansion_model::ExpansionHandle;
 use super::svc::FitArgs;
-use super::svc::{CancelToken, fit_monitor, put_stats};
+use super::svc::{CancelToken, fit_monitor, put_stats, put_warnings};
 use crate::error::FwsvmError;
 use crate::kernel::KernelMatrix;
 use crate::parallel::with_threads;
 use crate::params::Loss;
+use crate::progress::GapMeasure;
 use crate::solver::solve_crammer_singer;
 
 /// Fits the kernelised Crammer–Singer SVM; `y` holds class indices 0..K as floats. Returns the
@@ -67,5 +68,7 @@ pub(crate) fn fit_crammer_singer<'py>(
     let model = ExpansionHandle::new(kernel, &rows, &support, &coef, n_classes)?;
     let out = PyDict::new(py);
     put_stats(&out, &solution.stats)?;
+    let stats = std::slice::from_ref(&solution.stats);
+    put_warnings(&out, stats, params.tol, GapMeasure::Relative, None)?;
     Ok((model, out))
 }

@@ -72,6 +72,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
         svc_model::svc_model_from_pairs,
         svc::fit_one_class,
         svc::fit_dual,
+        svc::summarize_fit,
         svc::data_variance,
         predict::decision_values,
         crammer_singer::fit_crammer_singer,

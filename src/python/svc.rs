@@ -126,6 +126,122 @@ pub(super) fn put_stats(out: &Bound<'_, PyDict>, s: &crate::solver::SolverStats)
     put_first(out, &stats_table(out.py(), std::slice::from_ref(s), &[])?)
 }
 
+/// The warnings a fit deserves ([`crate::progress::fit_warnings`]) under "warnings" in `out`:
+/// `(is_convergence_warning, message)` pairs for the estimator to raise.
+pub(super) fn put_warnings(
+    out: &Bound<'_, PyDict>,
+    stats: &[crate::solver::SolverStats],
+    tol: f64,
+    measure: GapMeasure,
+    kernel: Option<(&str, &str)>,
+) -> PyResult<()> {
+    let found: Vec<(bool, String)> = crate::progress::fit_warnings(stats, tol, measure, kernel)
+        .into_iter()
+        .map(|w| (w.convergence, w.message))
+        .collect();
+    out.set_item("warnings", found)
+}
+
+/// The statistics columns of a fit (`SvcModel.statistics()`, or the pairs a Dask cluster solved)
+/// as what `fwsvm.SVC` reports: `convergence` (a binary fit's one solve; for one-vs-one the worst
+/// exit reason and relative gap, the summed steps and seconds, and every pair's columns under
+/// "pairs" with its classes `i`, `j`), `n_iter` (per solve), `fit_status` (0: all converged),
+/// `history` (a binary fit's record, a list per pair, or None) and `warnings` (see
+/// [`put_warnings`]; `tol` on the loss's measure, the kernel named `kernel`).
+#[pyfunction]
+pub(crate) fn summarize_fit<'py>(
+    table: &Bound<'py, PyDict>,
+    tol: f64,
+    loss: &str,
+    kernel: &str,
+) -> PyResult<Bound<'py, PyDict>> {
+    use crate::solver::{ExitReason, SolverStats};
+    let py = table.py();
+    let column = |name: &str| -> PyResult<Bound<'py, PyAny>> {
+        table.get_item(name)?.ok_or_else(|| {
+            pyo3::exceptions::PyKeyError::new_err(format!("no statistics column {name:?}"))
+        })
+    };
+    let reasons: Vec<String> = column("exit_reason")?.extract()?;
+    let floats = |name: &str| -> PyResult<Vec<f64>> { column(name)?.extract() };
+    let (gap, relative_gap, quadratic) = (
+        floats("gap")?,
+        floats("relative_gap")?,
+        floats("quadratic")?,
+    );
+    let stats: Vec<SolverStats> = (0..reasons.len())
+        .map(|k| SolverStats {
+            exit_reason: match reasons[k].as_str() {
+                "max_iter" => ExitReason::MaxIterations,
+                "time_limit" => ExitReason::TimeLimit,
+                "no_progress" => ExitReason::NoProgress,
+                _ => ExitReason::Converged,
+            },
+            gap: gap[k],
+            relative_gap: relative_gap[k],
+            quadratic: quadratic[k],
+            ..SolverStats::default()
+        })
+        .collect();
+    let hinge = loss == "hinge";
+    let measure = if hinge {
+        GapMeasure::MaxViolation
+    } else {
+        GapMeasure::Relative
+    };
+    let model = if hinge { "hinge-SVM" } else { "L2-SVM" };
+    let out = PyDict::new(py);
+    put_warnings(&out, &stats, tol, measure, Some((kernel, model)))?;
+    let unconverged = reasons.iter().find(|r| *r != "converged");
+    out.set_item("fit_status", i64::from(unconverged.is_some()))?;
+    out.set_item("n_iter", column("n_iter")?)?;
+    let pairs = table.copy()?;
+    let history = pairs.get_item("history")?;
+    pairs.del_item("history").ok();
+    let convergence = PyDict::new(py);
+    if stats.len() == 1 {
+        put_first(&convergence, &pairs)?;
+        out.set_item("history", history.map(|h| h.get_item(0)).transpose()?)?;
+    } else {
+        let n_classes = (1..).find(|k| k * (k - 1) / 2 >= stats.len()).unwrap_or(2);
+        let (i, j): (Vec<usize>, Vec<usize>) = (0..n_classes)
+            .flat_map(|i| (i + 1..n_classes).map(move |j| (i, j)))
+            .unzip();
+        let ordered = PyDict::new(py);
+        ordered.set_item("i", i.into_pyarray(py))?;
+        ordered.set_item("j", j.into_pyarray(py))?;
+        let array = py.import("numpy")?.getattr("array")?;
+        for (key, value) in pairs.iter() {
+            let text_column = matches!(key.extract::<&str>()?, "exit_reason" | "cache_precision");
+            ordered.set_item(
+                &key,
+                if text_column {
+                    array.call1((value,))?
+                } else {
+                    value
+                },
+            )?;
+        }
+        let sum = |name: &str| -> PyResult<f64> { Ok(floats(name)?.iter().sum()) };
+        convergence.set_item(
+            "exit_reason",
+            unconverged.map_or("converged", String::as_str),
+        )?;
+        convergence.set_item("n_iter", sum("n_iter")? as i64)?;
+        convergence.set_item(
+            "relative_gap",
+            relative_gap.iter().copied().fold(f64::NAN, f64::max),
+        )?;
+        convergence.set_item("seconds", sum("seconds")?)?;
+        convergence.set_item("pairs", ordered)?;
+        out.set_item("history", history)?;
+    }
+    convergence.set_item("tol", tol)?;
+    convergence.set_item("loss", loss)?;
+    out.set_item("convergence", convergence)?;
+    Ok(out)
+}
+
 /// The first entry of every column of `table` (nested tables too) as scalar items of `out`.
 fn put_first(out: &Bound<'_, PyDict>, table: &Bound<'_, PyDict>) -> PyResult<()> {
     for (key, column) in table.iter() {
@@ -501,6 +617,13 @@ pub(crate) fn fit_dual<'py>(
     out.set_item("epsilon", model.epsilon())?;
     out.set_item("sigma", model.sigma())?;
     put_stats(&out, stats)?;
+    put_warnings(
+        &out,
+        std::slice::from_ref(stats),
+        valid.solver().tol,
+        GapMeasure::MaxViolation,
+        None,
+    )?;
     if record_history {
         put_history(&out, model.history())?;
     }
@@ -559,6 +682,13 @@ fn fit_l2<'py>(
     let stats = stats.expect("a fitted model has statistics");
     monitor.finish(&stats);
     put_stats(&out, &stats)?;
+    put_warnings(
+        &out,
+        std::slice::from_ref(&stats),
+        svc.solver().tol,
+        GapMeasure::Relative,
+        None,
+    )?;
     if record_history {
         put_history(&out, &history)?;
     }
