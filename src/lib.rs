@@ -93,6 +93,7 @@ pub mod cli;
 pub mod data;
 pub mod error;
 pub mod estimators;
+mod format;
 pub mod kernel;
 mod memory;
 pub mod model;

@@ -66,6 +66,7 @@ pub fn fit_warnings(
     measure: GapMeasure,
     kernel: Option<(&str, &str)>,
 ) -> Vec<FitWarning> {
+    use crate::format::{g, repr};
     use crate::solver::ExitReason;
     let worst = |solves: &[&SolverStats], value: fn(&SolverStats) -> f64| {
         solves.iter().map(|s| value(s)).fold(f64::NAN, f64::max)
@@ -88,10 +89,12 @@ pub fn fit_warnings(
         out.push(FitWarning {
             convergence: true,
             message: format!(
-                "Solver terminated early ({}) with {} {value:.3e}, before meeting tol={tol:?}. \
-                 Consider increasing max_iter.",
+                "Solver terminated early ({}) with {} {}, before meeting tol={}. Consider \
+                 increasing max_iter.",
                 first.exit_reason.name(),
-                measure.name()
+                measure.name(),
+                g(value, 3),
+                repr(tol)
             ),
         });
     }
@@ -103,11 +106,12 @@ pub fn fit_warnings(
         out.push(FitWarning {
             convergence: true,
             message: format!(
-                "The solver made no progress in floating point before meeting tol={tol:?} (relative \
-                 duality gap {:.3e}): the kernel may be degenerate for these parameters (e.g. all values \
+                "The solver made no progress in floating point before meeting tol={} (relative \
+                 duality gap {}): the kernel may be degenerate for these parameters (e.g. all values \
                  0 or equal), or tol is below what double precision can certify. The model may be a \
                  constant predictor.",
-                worst(&stuck, |s| s.relative_gap)
+                repr(tol),
+                g(worst(&stuck, |s| s.relative_gap), 3)
             ),
         });
     }
@@ -539,5 +543,61 @@ impl<M: Monitor> Monitor for LogToSink<M> {
 
     fn task_finished(&mut self, task: &Task, stats: &SolverStats) {
         self.inner.task_finished(task, stats);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::solver::ExitReason;
+
+    fn solve(exit_reason: ExitReason, gap: f64, quadratic: f64) -> SolverStats {
+        SolverStats {
+            exit_reason,
+            gap,
+            relative_gap: gap / 10.0,
+            quadratic,
+            ..SolverStats::default()
+        }
+    }
+
+    #[test]
+    fn fit_warnings_name_the_early_stop_the_stall_and_a_concave_failure() {
+        let fine = [solve(ExitReason::Converged, 1e-4, 1.0)];
+        assert!(
+            fit_warnings(
+                &fine,
+                1e-3,
+                GapMeasure::MaxViolation,
+                Some(("rbf", "hinge-SVM"))
+            )
+            .is_empty()
+        );
+
+        let stats = [
+            solve(ExitReason::MaxIterations, 277.3, 1.0),
+            solve(ExitReason::TimeLimit, 12.0, 1.0),
+            solve(ExitReason::NoProgress, 0.5, -2.0),
+        ];
+        let found = fit_warnings(
+            &stats,
+            1e-5,
+            GapMeasure::MaxViolation,
+            Some(("sigmoid", "hinge-SVM")),
+        );
+        assert_eq!(found.len(), 3);
+        assert!(found[0].convergence);
+        assert_eq!(
+            found[0].message,
+            "Solver terminated early (max_iter) with largest KKT violation 277, before meeting \
+             tol=1e-05. Consider increasing max_iter."
+        );
+        assert!(found[1].convergence && found[1].message.contains("relative duality gap 0.05)"));
+        assert!(!found[2].convergence && found[2].message.starts_with("The 'sigmoid' kernel"));
+        // Without a kernel to name, no check of the concavity.
+        assert_eq!(
+            fit_warnings(&stats, 1e-5, GapMeasure::Relative, None).len(),
+            2
+        );
     }
 }

@@ -7,10 +7,10 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, mpsc};
 
 use super::files::{refuse_same_file, write_output};
-use super::format::g6;
 use super::train::{TrainOptions, Training, accuracy, check_folds, cross_validation_predictions};
 use super::{CliError, Context};
 use crate::data::CsrMatrix;
+use crate::format::g6;
 
 /// A grid axis holds at most this many values (`-log2c 0,1e9,1` asked for a billion fits).
 const MAX_GRID_VALUES: f64 = 10_000.0;

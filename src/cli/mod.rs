@@ -24,7 +24,7 @@
 
 mod args;
 mod files;
-pub(crate) mod format;
+
 mod grid;
 mod predict;
 mod scale;

@@ -2,10 +2,10 @@
 
 use super::args::{Opt, Spec, Takes};
 use super::files::{refuse_same_file, write_output};
-use super::format::{g6, g17};
 use super::train::{read_data, squared_correlation};
 use super::{CliError, Context};
 use crate::data::{CsrMatrix, CsrView, FeatureMatrix, Features};
+use crate::format::{g6, g17};
 use crate::model::{SvcModel, decision_values};
 use crate::model_file::{LibsvmModel, SvmType};
 

@@ -3,9 +3,9 @@
 
 use super::args::{Opt, Spec, Takes};
 use super::files::{refuse_same_file, write_output};
-use super::format::{g6, g17};
 use super::train::read_data;
 use super::{CliError, Context};
+use crate::format::{g6, g17};
 
 const OPTIONS: &[Opt] = &[
     Opt {

@@ -6,11 +6,11 @@ use std::time::Instant;
 
 use super::args::{Opt, Spec, Takes, split_weights};
 use super::files::{refuse_same_file, write_output};
-use super::format::g6;
 use super::{CliError, Context};
 use crate::cross_validation::{shuffled_folds, stratified_folds};
 use crate::data::libsvm::{ReadOptions, Targets, ZeroBased, read_libsvm};
 use crate::data::{CsrMatrix, Features};
+use crate::format::g6;
 use crate::kernel::Kernel;
 use crate::model::SvcModel;
 use crate::model_file::LibsvmModel;
@@ -504,7 +504,7 @@ pub(crate) fn run(argv: &[String], context: &mut Context<'_>) -> Result<(), CliE
         options.quiet,
         &format!(
             "optimization finished in {seconds:.3} s, #iter = {n_iter}, {reason} (relative gap {})",
-            super::format::g(gap, 3)
+            crate::format::g(gap, 3)
         ),
     )?;
     let file = match trained {

@@ -1,5 +1,6 @@
-//! Numbers as C's `printf` writes them (`%g`, `%.17g`), so that `fwsvm scale` and `predict`
-//! write what LIBSVM's tools write, byte for byte.
+//! Numbers as C's `printf` writes them (`%g`, `%.17g`): `fwsvm scale` and `predict` write what
+//! LIBSVM's tools write, byte for byte, and a fit's warnings ([`crate::progress::fit_warnings`])
+//! print numbers as Python's `%g` does.
 
 /// C's `%.<precision>g` of `v`.
 pub(crate) fn g(v: f64, precision: usize) -> String {
@@ -23,6 +24,29 @@ pub(crate) fn g(v: f64, precision: usize) -> String {
     } else {
         let decimals = (p as i32 - 1 - x).max(0) as usize;
         strip_zeros(&format!("{v:.decimals$}")).to_owned()
+    }
+}
+
+/// Python's `repr` of a float: the shortest digits that read back as `v`, in exponent notation
+/// below 1e-4 and from 1e16 (`0.001`, `1e-05`, `1.0`).
+pub(crate) fn repr(v: f64) -> String {
+    if !v.is_finite() {
+        return g(v, 17);
+    }
+    let scientific = format!("{v:e}");
+    let (mantissa, exponent) = scientific
+        .split_once('e')
+        .expect("exponent notation has an 'e'");
+    let x: i32 = exponent.parse().expect("an integer exponent");
+    if !(-4..16).contains(&x) {
+        let sign = if x < 0 { '-' } else { '+' };
+        return format!("{mantissa}e{sign}{:02}", x.unsigned_abs());
+    }
+    let plain = format!("{v}");
+    if plain.contains('.') {
+        plain
+    } else {
+        plain + ".0"
     }
 }
 
