@@ -10,7 +10,7 @@ import joblib
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from sklearn.datasets import load_diabetes, load_iris
+from sklearn.datasets import load_diabetes, load_iris, make_classification
 
 from conftest import load_script
 from fwsvm import (
@@ -203,3 +203,18 @@ def _saved_as(tmp_path, est):
     path = tmp_path / "good.fwm"
     est.save(path)
     return path
+
+
+def test_a_warm_start_record_survives_the_file_and_a_malformed_one_is_refused(tmp_path) -> None:
+    X, y = make_classification(n_samples=120, n_features=5, random_state=0)
+    path = tmp_path / "warm.fwm"
+    SVC(warm_start=True).fit(X, y).save(path)
+    loaded = SVC.load(path)
+    assert list(loaded._warm_from) == [120, "hinge", 1.0]
+    # The loaded model warm-starts the next fit: the same model as a cold fit at that C.
+    loaded.set_params(C=2.0, tol=1e-6).fit(X, y)
+    cold = SVC(C=2.0, tol=1e-6).fit(X, y)
+    np.testing.assert_allclose(loaded.decision_function(X), cold.decision_function(X), atol=1e-4)
+    loaded._warm_from = ("many", "hinge", -1.0)
+    with pytest.raises(ModelFormatError, match="_warm_from"):
+        loaded.save(path)  # checked as it is written, and as it is read

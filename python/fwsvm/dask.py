@@ -611,7 +611,7 @@ class DistributedSVC(ClassifierMixin, _ShardedFit):
         model.n_features_in_ = shape[1]
         model.shape_fit_ = shape
         model.fit_status_ = int(not result.converged)
-        model._warm_weights = None
+        model._warm_from = None
         _remember_kernel(model)
         model._set_parts(dict(
             support_=support, support_vectors_=_support_vectors(result.vectors[order]),

@@ -226,6 +226,20 @@ class _KernelSVM(SparseInputMixin, SaveMixin, BaseEstimator):
         for convergence, message in report["warnings"]:
             warnings.warn(message, ConvergenceWarning if convergence else UserWarning, stacklevel=stacklevel)
 
+    def _keep_for_warm_start(self, n_samples: int) -> None:
+        """With ``warm_start``, remember what the next fit needs to start from this one's model."""
+        self._warm_from = (n_samples, self.loss, float(self.C)) if self.warm_start else None
+
+    def _warm_start_for(self, n_samples: int) -> np.ndarray | None:
+        """The previous fit's weights as this fit's start (``warm_start``), padded with zeros for
+        rows appended since; the hinge losses' weights scaled by the new C over the old (the
+        squared hinge's simplex weights need no scaling). None: a cold start (no previous fit,
+        another loss, fewer rows, or a one-vs-one model)."""
+        previous = getattr(self, "_warm_from", None)
+        if not self.warm_start or previous is None or previous[0] > n_samples or previous[1] != self.loss:
+            return None
+        return self._model.warm_start(n_samples, 1.0 if self.loss == "squared_hinge" else float(self.C) / previous[2])
+
     # The fitted model is Rust's (``_model``: ``_core.SvcModel`` or ``_core.KernelExpansion``);
     # these attributes are views of it. ``_PARTS``: its parts under scikit-learn's names, as
     # pickles and model files keep them.
@@ -597,18 +611,15 @@ class SVC(ClassifierMixin, PersistenceMixin, _KernelSVM):
         kwargs.update(probability=bool(self.probability),
                       class_names=[_class_name(c) for c in classes] if self.verbose else None)
         sample_weight = None if weights is None else np.ascontiguousarray(weights, dtype=np.float64)
-        warm = self._warm_alpha(X.shape[0], classes) if len(classes) == 2 else None
+        same_classes = np.array_equal(getattr(self, "classes_", None), classes)
+        warm = self._warm_start_for(X.shape[0]) if len(classes) == 2 and same_classes else None
         model, stats = self._fit_core(X_core, y_index, len(classes), kwargs, sample_weight, warm)
         self._hold(model, X)
         # The classes the model has (a class whose samples all weigh 0 takes no part).
         self.classes_ = classes[self._model.part("classes").astype(np.intp)]
         report = _core.summarize_fit(stats, tol, self.loss, self._core_kernel())
         self._take_report(report, stacklevel=4)
-        self._warm_weights = None
-        if self.warm_start and len(self.classes_) == 2:
-            self._warm_weights = np.zeros(X.shape[0])
-            self._warm_weights[self.support_] = self._alpha
-            self._warm_setting = (self.loss, float(self.C))
+        self._keep_for_warm_start(X.shape[0])
         self.shape_fit_ = X.shape
         return self
 
@@ -676,22 +687,6 @@ class SVC(ClassifierMixin, PersistenceMixin, _KernelSVM):
         if self.tol is not None:
             return float(self.tol)
         return 1e-3 if self.loss == "hinge" else 1e-2
-
-    def _warm_alpha(self, n_samples: int, classes: np.ndarray) -> np.ndarray | None:
-        """The previous fit's simplex weights for a warm start, padded for appended rows."""
-        previous = getattr(self, "_warm_weights", None)
-        if not self.warm_start or previous is None:
-            return None
-        if len(previous) > n_samples or not np.array_equal(getattr(self, "classes_", None), classes):
-            return None
-        loss, C = getattr(self, "_warm_setting", (self.loss, float(self.C)))
-        if loss != self.loss:
-            return None
-        if self.loss == "hinge":
-            # α of the hinge loss lives in [0, C]: scaled with C, bounded vectors stay at the
-            # bound and yᵀα = 0 holds (LIBSVM's warm start along a C path).
-            previous = previous * (float(self.C) / C)
-        return np.ascontiguousarray(np.pad(previous, (0, n_samples - len(previous))))
 
     def _core_kernel(self) -> str:
         return "precomputed" if _uses_gram(self) else self.kernel
@@ -995,13 +990,6 @@ class SVR(RegressorMixin, PersistenceMixin, _KernelSVM):
     ) -> None:
         _init_params(self, locals())
 
-    def _warm_beta(self, n_samples: int) -> np.ndarray | None:
-        """The previous ε-SVR fit's coefficients scaled to this C, padded for appended rows."""
-        previous = getattr(self, "_warm_coef", None)
-        if not self.warm_start or previous is None or len(previous) > n_samples:
-            return None
-        return np.ascontiguousarray(np.pad(previous * (float(self.C) / self._warm_C), (0, n_samples - len(previous))))
-
     def _dual(self) -> str | None:
         """The LIBSVM model this estimator fits (``None``: the L2-SVR)."""
         return "epsilon_svr" if self.loss == "epsilon_insensitive" else None
@@ -1020,14 +1008,10 @@ class SVR(RegressorMixin, PersistenceMixin, _KernelSVM):
         if dual is not None:
             self.y_mean_, self.y_scale_ = 0.0, 1.0
             extra = dict(epsilon=float(self.epsilon)) if dual == "epsilon_svr" else dict(nu=float(self.nu))
-            result = self._fit_expansion(X, y, sample_weight, dual, float(self.C), warm=self._warm_beta(X.shape[0]),
-                                         **extra)
+            result = self._fit_expansion(X, y, sample_weight, dual, float(self.C),
+                                         warm=self._warm_start_for(X.shape[0]), **extra)
             self.intercept_, self.epsilon_ = np.array([-result["rho"]]), float(result["epsilon"])
-            self._warm_coef = None
-            if self.warm_start:
-                self._warm_coef = np.zeros(X.shape[0])
-                self._warm_coef[self.support_] = self.dual_coef_[0]
-                self._warm_C = float(self.C)
+            self._keep_for_warm_start(X.shape[0])
             return self
         self._nu = 0.2 * X.shape[0] if self.nu == "auto" else float(self.nu)
         # Standardised targets, the tube (from the optimality conditions) and ε in Rust.

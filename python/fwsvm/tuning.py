@@ -70,7 +70,7 @@ def _detached(model: SVC, template: SVC) -> SVC:
     """A copy of a fitted path model that no longer carries the warm-start state."""
     out = clone(template).set_params(C=model.C)
     out.__dict__.update({k: v for k, v in model.__dict__.items() if k.endswith("_") or k.startswith("_")})
-    out._warm_weights = None
+    out._warm_from = None
     return out
 
 

@@ -149,6 +149,8 @@ fn known_attribute(estimator: Estimator, key: &str) -> bool {
             "_gamma",
             "n_iter_",
             "convergence_",
+            "fit_status_",
+            "history_",
         ]
         .contains(&key),
         Estimator::SgdSvc => [
@@ -204,6 +206,7 @@ fn own_attributes(estimator: Estimator) -> &'static [&'static str] {
             "_alpha",
             "_warm_weights",
             "_warm_setting",
+            "_warm_from",
             "fit_status_",
             "probA_",
             "probB_",
@@ -218,6 +221,7 @@ fn own_attributes(estimator: Estimator) -> &'static [&'static str] {
             "fit_status_",
             "_warm_coef",
             "_warm_C",
+            "_warm_from",
         ],
         Estimator::OneClass => &[
             "_C",
@@ -283,6 +287,9 @@ pub(crate) fn check(archive: &ModelArchive, name: &str) -> Result<()> {
             ));
         }
     }
+    if let Some(warm) = archive.scalars.get("_warm_from") {
+        check_warm_from(warm).map_err(|why| format_error(name, why))?;
+    }
     if let Some(fitted) = archive.scalars.get("_kernel_fit_") {
         check_fitted_kernel(fitted).map_err(|why| format_error(name, why))?;
     }
@@ -324,6 +331,28 @@ const KERNELS: &[&str] = &[
 
 /// The kernel functions: every name in [`KERNELS`] but the last, `precomputed`.
 const KERNEL_FUNCTIONS: &[&str] = KERNELS.split_at(KERNELS.len() - 1).0;
+
+/// `_warm_from`, what a warm start needs of the fit (`warm_start=True`): null, or
+/// `[rows ≥ 0, loss, C > 0]`.
+fn check_warm_from(value: &Value) -> std::result::Result<(), String> {
+    let well_formed = match value {
+        Value::Null => true,
+        Value::Array(items) => {
+            items.len() == 3
+                && items[0].as_u64().is_some()
+                && items[1].is_string()
+                && finite(&items[2]).is_some_and(|c| c > 0.0)
+        }
+        _ => false,
+    };
+    if well_formed {
+        Ok(())
+    } else {
+        Err(format!(
+            "_warm_from must be null or [rows, loss, C > 0], got {value}"
+        ))
+    }
+}
 
 /// `_kernel_fit_`, the kernel settings of the fit: null (a callable kernel) or
 /// `{"kernel": name, "degree": n ≥ 0, "coef0": finite}`.

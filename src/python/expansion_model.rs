@@ -10,7 +10,7 @@ use pyo3::prelude::*;
 
 use super::convert::{FeaturesArg, KernelArgs};
 use super::svc::CancelToken;
-use super::svc_model::{owned_matrix, query_of, stop_flag};
+use super::svc_model::{owned_matrix, query_of, stop_flag, warm_start_of};
 use crate::data::{CsrMatrix, FeatureMatrix};
 use crate::kernel::Kernel;
 use crate::model::{Query, decision_values_until};
@@ -126,6 +126,18 @@ impl ExpansionHandle {
             coef,
             n_outputs,
         )?)
+    }
+
+    /// The first output's coefficients as the start of a fit on `n_samples` rows, scaled by
+    /// `scale` (see [`warm_start_of`]: the ε-SVR's warm start along C).
+    fn warm_start<'py>(
+        &self,
+        py: Python<'py>,
+        n_samples: usize,
+        scale: f64,
+    ) -> Option<Bound<'py, PyArray1<f64>>> {
+        let first = &self.coef[..self.support.len()];
+        warm_start_of(py, &self.support, first, n_samples, scale)
     }
 
     /// The expansion's `what` for every row of `x` (whose columns `columns` names: "features",

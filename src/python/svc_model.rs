@@ -319,6 +319,20 @@ impl SvcHandle {
         })
     }
 
+    /// A binary fit's dual weights α as the start of a fit on `n_samples` rows, scaled by `scale`
+    /// (see [`warm_start_of`]); `None` for one-vs-one.
+    fn warm_start<'py>(
+        &self,
+        py: Python<'py>,
+        n_samples: usize,
+        scale: f64,
+    ) -> Option<Bound<'py, PyArray1<f64>>> {
+        let m = &self.model;
+        (m.alpha.len() == m.support.len())
+            .then(|| warm_start_of(py, &m.support, &m.alpha, n_samples, scale))
+            .flatten()
+    }
+
     /// The linear kernel's weights, one row per pair of classes (scikit-learn's `coef_`).
     fn linear_weights<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray2<f64>>> {
         let w = py.detach(|| self.model.linear_weights())?;
@@ -383,6 +397,27 @@ impl SvcHandle {
             }
         })
     }
+}
+
+/// Weights `weights` of training rows `support` as the start of a fit on `n_samples` rows: these
+/// rows first (appended ones start at 0), each weight times `scale` (LIBSVM's warm start along
+/// C: the new C over the old, so bounded weights stay at the bound and yᵀα = 0 holds); `None`
+/// when the support does not fit in `n_samples` rows.
+pub(super) fn warm_start_of<'py>(
+    py: Python<'py>,
+    support: &[usize],
+    weights: &[f64],
+    n_samples: usize,
+    scale: f64,
+) -> Option<Bound<'py, PyArray1<f64>>> {
+    if support.iter().any(|&s| s >= n_samples) {
+        return None;
+    }
+    let mut start = vec![0.0; n_samples];
+    for (&s, &w) in support.iter().zip(weights) {
+        start[s] = w * scale;
+    }
+    Some(PyArray1::from_vec(py, start))
 }
 
 /// An owned copy of rows passed from Python.
