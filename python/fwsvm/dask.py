@@ -54,7 +54,7 @@ from fwsvm._native import features_arg
 from fwsvm._dfw import LostShardError
 from fwsvm._folds import chain_tasks, gather_chains, score_fold
 from fwsvm.search import SVCSearch
-from fwsvm.svm import SVC, OneClassSVM, _init_params, _remember_kernel, ball_constants
+from fwsvm.svm import SVC, OneClassSVM, _init_params, _remember_kernel
 
 __all__ = ["DaskApproxSVC", "DaskSVCSearch", "DistributedOneClassSVM", "DistributedSVC", "LostShardError", "fit", "predict", "decision_function"]
 
@@ -727,7 +727,7 @@ class DistributedOneClassSVM(OutlierMixin, _ShardedFit):
         def finish(shards: list[Any], actors: list[Any], result: Any) -> tuple[float, float, np.ndarray]:
             # R², the score constant, and every shard's scores of its rows (s is that of the
             # final weights: the last round applied them).
-            r2, constant = ball_constants(result.objective, result.rho, result.alpha, C)
+            r2, constant = _core.ball_constants(result.objective, result.rho, np.ascontiguousarray(result.alpha, dtype=np.float64), C)
             parts = _call(shards, actors, [(constant,)] * len(shards), "scores")
             return r2, constant, np.concatenate(parts)
 

@@ -745,15 +745,6 @@ class SVC(ClassifierMixin, PersistenceMixin, _KernelSVM):
         return self.classes_[self._query(X, "predict")]
 
 
-def ball_constants(objective: float, quadratic: float, alpha: np.ndarray, C: float) -> tuple[float, float]:
-    """(R², the score constant R² − αᵀKα) of a solved ball with objective g(α) = R̃² and
-    quadratic αᵀQα (KKT, src/problem/one_class.rs): R² = R̃² − (1 + ‖α‖²)/C and
-    αᵀKα = αᵀQα − ‖α‖²/C."""
-    alpha_sq = float(alpha @ alpha)
-    r2 = objective - (1.0 + alpha_sq) / C
-    return r2, r2 - (quadratic - alpha_sq / C)
-
-
 class OneClassSVM(OutlierMixin, PersistenceMixin, _KernelSVM):
     """Novelty and outlier detection: LIBSVM's one-class ν-SVM, or the minimum enclosing ball.
 

@@ -135,11 +135,12 @@ impl OneClassValidParams {
         })??;
         let support: Vec<usize> = (0..m).filter(|&i| solution.alpha[i] > 0.0).collect();
         let alpha: Vec<f64> = support.iter().map(|&i| solution.alpha[i]).collect();
-        let alpha_sq: f64 = alpha.iter().map(|a| a * a).sum();
-        // KKT (problem::one_class): R² = R̃² − (1 + ‖α‖²)/C with R̃² = g(α), and
-        // αᵀKα = αᵀQα − ‖α‖²/C.
-        let r2 = solution.stats.objective - (1.0 + alpha_sq) / c;
-        let a_k_a = solution.stats.quadratic - alpha_sq / c;
+        let (r2, score_constant) = crate::problem::one_class::ball_constants(
+            solution.stats.objective,
+            solution.stats.quadratic,
+            &alpha,
+            c,
+        );
         let mut params = crate::model_file::kernel_params(p.settings.kernel);
         params.insert("nu".into(), p.nu.into());
         params.insert("C".into(), c.into());
@@ -149,7 +150,7 @@ impl OneClassValidParams {
                 .settings
                 .single_fit(x, support, solution.stats, solution.history),
             alpha,
-            score_constant: r2 - a_k_a,
+            score_constant,
             radius: r2.max(0.0).sqrt(),
             offset: 0.0,
             c,

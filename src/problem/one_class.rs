@@ -40,3 +40,13 @@ impl<'a> SimplexProblem<'a> {
         ))
     }
 }
+
+/// (R², the score constant R² − αᵀKα) of a solved ball with objective g(α) = R̃², quadratic
+/// αᵀQα and weights `alpha` (its non-zero entries suffice) at penalty `c`: by the KKT
+/// conditions above R² = R̃² − (1 + ‖α‖²)/C, and αᵀKα = αᵀQα − ‖α‖²/C. A point's score
+/// R² − ‖φ(x) − c‖² is then `score constant + 2 Σ α_i k(x_i, x) − k(x, x)`.
+pub fn ball_constants(objective: f64, quadratic: f64, alpha: &[f64], c: f64) -> (f64, f64) {
+    let alpha_sq: f64 = alpha.iter().map(|a| a * a).sum();
+    let r2 = objective - (1.0 + alpha_sq) / c;
+    (r2, r2 - (quadratic - alpha_sq / c))
+}

@@ -73,6 +73,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
         svc::fit_one_class,
         svc::fit_dual,
         svc::summarize_fit,
+        svc::ball_constants,
         svc::data_variance,
         predict::decision_values,
         crammer_singer::fit_crammer_singer,

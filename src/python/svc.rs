@@ -242,6 +242,23 @@ pub(crate) fn summarize_fit<'py>(
     Ok(out)
 }
 
+/// (R², the score constant) of a solved ball ([`crate::problem::one_class::ball_constants`]):
+/// the distributed ball's, from its driver's objective, αᵀQα and weights.
+#[pyfunction]
+pub(crate) fn ball_constants(
+    objective: f64,
+    quadratic: f64,
+    alpha: PyReadonlyArray1<'_, f64>,
+    c: f64,
+) -> PyResult<(f64, f64)> {
+    Ok(crate::problem::one_class::ball_constants(
+        objective,
+        quadratic,
+        alpha.as_slice()?,
+        c,
+    ))
+}
+
 /// The first entry of every column of `table` (nested tables too) as scalar items of `out`.
 fn put_first(out: &Bound<'_, PyDict>, table: &Bound<'_, PyDict>) -> PyResult<()> {
     for (key, column) in table.iter() {
