@@ -211,6 +211,14 @@ pub(super) fn save_expansion(
     write(py, path, file)
 }
 
+/// LIBSVM's model type of fwsvm's estimators (their `_libsvm_type`), None for other objects.
+fn libsvm_type(estimator: &Bound<'_, PyAny>) -> PyResult<Option<String>> {
+    match estimator.getattr_opt("_libsvm_type")? {
+        Some(kind) => kind.extract(),
+        None => Ok(None),
+    }
+}
+
 /// The kernels LIBSVM has (scikit-learn's names).
 const LIBSVM_KERNELS: [&str; 4] = ["linear", "poly", "rbf", "sigmoid"];
 
@@ -222,11 +230,7 @@ const LIBSVM_KERNELS: [&str; 4] = ["linear", "poly", "rbf", "sigmoid"];
 pub(crate) fn save_libsvm_model(estimator: &Bound<'_, PyAny>, path: PathBuf) -> PyResult<()> {
     let py = estimator.py();
     let attr = |name: &str| estimator.getattr(name);
-    let number = |name: &str| -> PyResult<f64> { attr(name)?.extract() };
-    let kind: Option<String> = match estimator.getattr_opt("_libsvm_type")? {
-        Some(k) => k.extract()?,
-        None => None,
-    };
+    let kind = libsvm_type(estimator)?;
     // The fitted kernel (a set_params after fit does not change the model that is written).
     let kernel = match estimator.getattr_opt("_kernel_fit_")? {
         Some(fitted) if fitted.is_truthy()? => fitted.get_item("kernel")?,
@@ -241,28 +245,42 @@ pub(crate) fn save_libsvm_model(estimator: &Bound<'_, PyAny>, path: PathBuf) -> 
         )));
     };
     let model = attr("_model")?;
+    if let Some(kind @ ("c_svc" | "nu_svc")) = kind.as_deref() {
+        let np = py.import("numpy")?;
+        let classes = np.call_method1("asarray", (attr("classes_")?,))?;
+        let number_type = np.getattr("number")?;
+        if !np
+            .call_method1("issubdtype", (classes.getattr("dtype")?, number_type))?
+            .is_truthy()?
+        {
+            return Err(PyValueError::new_err(
+                "LIBSVM model files need numeric class labels",
+            ));
+        }
+        let labels = classes.call_method1("astype", (np.getattr("float64")?,))?;
+        model.call_method1("save_libsvm", (path, kind, labels.call_method0("tolist")?))?;
+        return Ok(());
+    }
+    let (scale, rho) = expansion_form(estimator, kind.as_deref(), &name, &kernel)?;
+    model.call_method1("save_libsvm", (path, kind, scale, rho))?;
+    Ok(())
+}
+
+/// LIBSVM's form Σ coef k − ρ of a fitted one-class or regression estimator of LIBSVM's type
+/// `kind` with the kernel `name` (`kernel` as given): the factor of its `dual_coef_`, and ρ.
+fn expansion_form(
+    estimator: &Bound<'_, PyAny>,
+    kind: Option<&str>,
+    name: &str,
+    kernel: &Bound<'_, PyAny>,
+) -> PyResult<(f64, f64)> {
+    let number = |name: &str| -> PyResult<f64> { estimator.getattr(name)?.extract() };
+    let intercept = || -> PyResult<f64> { estimator.getattr("intercept_")?.get_item(0)?.extract() };
     let loss: String = match estimator.getattr_opt("loss")? {
         Some(loss) => loss.extract()?,
         None => String::new(),
     };
-    let intercept = || -> PyResult<f64> { attr("intercept_")?.get_item(0)?.extract() };
-    let (scale, rho) = match kind.as_deref() {
-        Some(kind @ ("c_svc" | "nu_svc")) => {
-            let np = py.import("numpy")?;
-            let classes = np.call_method1("asarray", (attr("classes_")?,))?;
-            let number_type = np.getattr("number")?;
-            if !np
-                .call_method1("issubdtype", (classes.getattr("dtype")?, number_type))?
-                .is_truthy()?
-            {
-                return Err(PyValueError::new_err(
-                    "LIBSVM model files need numeric class labels",
-                ));
-            }
-            let labels = classes.call_method1("astype", (np.getattr("float64")?,))?;
-            model.call_method1("save_libsvm", (path, kind, labels.call_method0("tolist")?))?;
-            return Ok(());
-        }
+    Ok(match kind {
         // LIBSVM's own models: Σ coef k − ρ with intercept_ = −ρ.
         Some("epsilon_svr" | "nu_svr" | "one_class")
             if loss == "epsilon_insensitive" || loss == "hinge" =>
@@ -289,7 +307,15 @@ pub(crate) fn save_libsvm_model(estimator: &Bound<'_, PyAny>, path: PathBuf) -> 
                 estimator.get_type().name()?
             )));
         }
-    };
-    model.call_method1("save_libsvm", (path, kind, scale, rho))?;
-    Ok(())
+    })
+}
+
+/// `(scale, rho)`: a fitted one-class or regression estimator in LIBSVM's form Σ coef k − ρ,
+/// coef = scale · `dual_coef_` (what its LIBSVM model file holds).
+#[pyfunction]
+pub(crate) fn libsvm_expansion_form(estimator: &Bound<'_, PyAny>) -> PyResult<(f64, f64)> {
+    let kind = libsvm_type(estimator)?;
+    let kernel = estimator.getattr("kernel")?;
+    let name = kernel.extract::<String>().unwrap_or_default();
+    expansion_form(estimator, kind.as_deref(), &name, &kernel)
 }

@@ -96,6 +96,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
         persistence::restore_model,
         libsvm_model::read_libsvm_model,
         libsvm_model::save_libsvm_model,
+        libsvm_model::libsvm_expansion_form,
         probability::sigmoid_train,
         probability::sigmoid_predict,
         probability::couple,
