@@ -89,17 +89,21 @@ class KernelExpansion:
 
 def read_libsvm_model(path: str, n_features: int | None = None) -> dict[str, Any]: ...
 def data_variance(x: Features) -> float: ...
-def load_svmlight(
-    sources: list[str | bytes],
-    names: list[str],
-    options: dict[str, Any],  # n_features, multilabel, zero_based, offset, length, n_threads, max_line_length
-    *,
-    cancel: CancelToken | None = None,
-) -> list[dict[str, Any]]: ...
+class SvmlightReader:
+    def __init__(
+        self,
+        files: Any,
+        options: dict[str, Any],  # n_features, dtype, multilabel, zero_based, query_id, offset, length,
+        # n_threads, max_line_length
+    ) -> None: ...
+    def load(self, *, cancel: CancelToken | None = None) -> list[Any]: ...
+
 def dump_svmlight(
     x: Features,
-    options: dict[str, Any],  # y (or y_indptr, y_values), query_id, zero_based, comment, path
-) -> bytes | None: ...
+    y: Any,
+    f: str | os.PathLike[str] | Any,
+    options: dict[str, Any],  # zero_based, comment, query_id, multilabel
+) -> None: ...
 def fit_crammer_singer(
     x: Features, y: npt.NDArray[np.float64], params: FitParams, n_classes: int, *, cancel: CancelToken | None = None
 ) -> tuple[KernelExpansion, dict[str, Any]]: ...
@@ -116,17 +120,14 @@ def cli_main(command: str, argv: list[str], prog: str, out: Any, err: Any, cance
 class LibsvmFormatError(ValueError): ...
 class ModelFormatError(ValueError): ...
 
-def read_model_file(
-    path: str | os.PathLike[str],
-) -> tuple[str, dict[str, Any], dict[str, Any], dict[str, tuple[str, tuple[int, ...], bool, bytes]]]: ...
-def write_model_file(
-    path: str | os.PathLike[str],
-    estimator: str,
-    params: dict[str, Any],
-    scalars: dict[str, Any],
-    arrays: dict[str, tuple[str, tuple[int, ...], bytes]],
-    fwsvm_version: str,
-) -> None: ...
+MODEL_MAGIC: bytes
+MODEL_FORMAT_VERSION: int
+
+def read_model_file(path: str | os.PathLike[str]) -> tuple[str, dict[str, Any], dict[str, Any]]: ...
+def restore_model(
+    cls: type, path: str | os.PathLike[str], parts: tuple[str, dict[str, Any], dict[str, Any]] | None = None
+) -> Any: ...
+def write_model_file(path: str | os.PathLike[str], estimator: Any, fwsvm_version: str) -> None: ...
 def kernel_values(x: Features, columns: Features, kernel: KernelParams) -> npt.NDArray[np.float64]: ...
 def kernel_diagonal(x: Features, kernel: KernelParams) -> npt.NDArray[np.float64]: ...
 CocoaShard = tuple[Features, npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64]]

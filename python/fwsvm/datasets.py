@@ -12,54 +12,11 @@ import os
 from typing import Any
 
 import numpy as np
-import scipy.sparse as sp
 
 from fwsvm import _core
 from fwsvm._native import features_arg, n_threads, run_interruptible
 
 LibsvmFormatError = _core.LibsvmFormatError
-
-_INT32_MAX = np.iinfo(np.int32).max
-
-
-def _source(f: Any) -> tuple[Any, str]:
-    """A path for the core to open, or the bytes of an open file / file descriptor."""
-    if isinstance(f, (str, os.PathLike)):
-        return os.fspath(f), os.fspath(f)
-    if isinstance(f, (int, np.integer)):
-        with open(int(f), "rb", closefd=False) as fh:
-            return fh.read(), f"<fd {int(f)}>"
-    if hasattr(f, "read"):
-        data = f.read()
-        if isinstance(data, str):
-            raise TypeError("file objects must be opened in binary mode ('rb')")
-        return bytes(data), getattr(f, "name", "<file object>")
-    raise TypeError(f"expected a path, a file descriptor or a binary file object, got {type(f).__name__}")
-
-
-def _is_int(value: Any) -> bool:
-    return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
-
-
-def _check_narrowed(wide: np.ndarray, narrow: np.ndarray, indptr: np.ndarray, name: str) -> None:
-    """Refuses finite values that a narrower dtype (float32, float16) turns into ±inf."""
-    overflow = np.isinf(narrow) & np.isfinite(wide)
-    if not overflow.any():
-        return
-    k = int(np.argmax(overflow))
-    row = int(np.searchsorted(indptr, k, side="right")) - 1
-    raise ValueError(
-        f"{name}: data row {row + 1}: the value {float(wide[k])!r} does not fit in {narrow.dtype} "
-        f"(largest {float(np.finfo(narrow.dtype).max):.8g}); load with dtype=np.float64"
-    )
-
-
-def _zero_based_arg(zero_based: Any) -> str:
-    if isinstance(zero_based, str):
-        if zero_based != "auto":
-            raise ValueError(f"zero_based must be True, False or 'auto', got {zero_based!r}")
-        return "auto"
-    return "true" if bool(zero_based) else "false"
 
 
 def load_svmlight_files(
@@ -109,56 +66,11 @@ def load_svmlight_files(
         ``[X1, y1, X2, y2, ...]`` (with ``q1, q2, ...`` after each ``y`` when
         ``query_id=True``); each ``X`` a ``scipy.sparse.csr_matrix``.
     """
-    if isinstance(files, (str, os.PathLike, int)) or hasattr(files, "read"):
-        files = [files]
-    if n_features is not None and (not _is_int(n_features) or n_features < 1):
-        raise ValueError(f"n_features must be a positive integer, got {n_features!r}")
-    if not _is_int(offset) or offset < 0:
-        raise ValueError(f"offset must be a non-negative integer (a byte position), got {offset!r}")
-    if not _is_int(length):
-        raise ValueError(f"length must be an integer (a byte count; -1 or 0: to the end), got {length!r}")
-    if max_line_length is not None and (not _is_int(max_line_length) or max_line_length < 1):
-        raise ValueError(f"max_line_length must be a positive integer or None, got {max_line_length!r}")
-    if (offset != 0 or length > 0) and zero_based == "auto":
-        # Byte ranges may not see the whole file, so "auto" cannot be decided (scikit-learn).
-        zero_based = True
-    if (offset != 0 or length > 0) and n_features is None:
-        raise ValueError("n_features is required when offset or length is specified.")
-    dtype = np.dtype(dtype)
-    if dtype.kind != "f":
-        raise ValueError(f"dtype must be a floating point type, got {dtype}")
-    sources, names = zip(*(_source(f) for f in files)) if files else ((), ())
-    parsed = run_interruptible(
-        _core.load_svmlight,
-        list(sources),
-        list(names),
-        dict(n_features=n_features, multilabel=bool(multilabel), zero_based=_zero_based_arg(zero_based),
-             offset=int(offset), length=int(length), n_threads=n_threads(n_jobs),
-             max_line_length=None if max_line_length is None else int(max_line_length)),
-    )
-    result: list[Any] = []
-    for part, name in zip(parsed, names):
-        indptr = part["indptr"]
-        n_rows = len(indptr) - 1
-        indptr = indptr.astype(np.int32) if indptr[-1] <= _INT32_MAX else indptr.view(np.int64)
-        with np.errstate(over="ignore"):  # an overflow is refused below, naming the row
-            values = part["data"].astype(dtype, copy=False)
-        if dtype.itemsize < 8:
-            _check_narrowed(part["data"], values, indptr, name)
-        X = sp.csr_matrix(
-            (values, part["indices"].view(np.int32), indptr),
-            shape=(n_rows, part["n_features"]),
-            copy=False,
-        )
-        if multilabel:
-            bounds, values = part["y_indptr"], part["y_values"]
-            y: Any = [tuple(values[bounds[i] : bounds[i + 1]]) for i in range(n_rows)]
-        else:
-            y = part["y"]
-        result += [X, y]
-        if query_id:
-            result.append(part["qid"])
-    return result
+    options = dict(n_features=n_features, dtype=dtype, multilabel=multilabel, zero_based=zero_based,
+                   query_id=query_id, offset=offset, length=length, n_threads=n_threads(n_jobs),
+                   max_line_length=max_line_length)
+    # Options checked and file objects read here; the parse runs interruptibly.
+    return run_interruptible(_core.SvmlightReader(files, options).load)
 
 
 def load_svmlight_file(f: Any, **options: Any) -> tuple[Any, ...]:
@@ -209,40 +121,6 @@ def dump_svmlight_file(
     """
     from sklearn.utils import check_array
 
-    if comment is not None:
-        if isinstance(comment, bytes):
-            comment = comment.decode("ascii")
-        if "\0" in comment:
-            raise ValueError("comment string contains NUL byte")
     X = check_array(X, accept_sparse="csr", dtype=np.float64, ensure_all_finite=False)
-    kwargs: dict[str, Any] = {}
-    if multilabel:
-        Y = sp.csr_matrix(y) if not sp.issparse(y) else y.tocsr()
-        Y.sort_indices()
-        Y.eliminate_zeros()
-        kwargs["y_indptr"] = Y.indptr.astype(np.uintp)
-        kwargs["y_values"] = Y.indices.astype(np.float64)
-        n_y = Y.shape[0]
-    else:
-        yv = np.asarray(y.toarray() if sp.issparse(y) else y, dtype=np.float64)
-        if yv.ndim == 2 and yv.shape[1] == 1:
-            yv = yv[:, 0]
-        if yv.ndim != 1:
-            raise ValueError(f"expected y of shape (n_samples,), got {yv.shape!r}")
-        kwargs["y"] = np.ascontiguousarray(yv)
-        n_y = yv.shape[0]
-    if X.shape[0] != n_y:
-        raise ValueError(
-            f"X.shape[0] and y.shape[0] should be the same, got {X.shape[0]} and {n_y} instead."
-        )
-    if query_id is not None:
-        q = np.asarray(query_id, dtype=np.int64)
-        if q.shape != (X.shape[0],):
-            raise ValueError(f"expected query_id of shape ({X.shape[0]},), got {q.shape!r}")
-        kwargs["query_id"] = np.ascontiguousarray(q)
-    path = os.fspath(f) if isinstance(f, (str, os.PathLike)) else None
-    out = _core.dump_svmlight(features_arg(X), dict(kwargs, zero_based=bool(zero_based), comment=comment, path=path))
-    if path is None:
-        if not hasattr(f, "write"):
-            raise TypeError("f must be a path or a binary file object")
-        f.write(out)
+    options = dict(zero_based=bool(zero_based), comment=comment, query_id=query_id, multilabel=bool(multilabel))
+    _core.dump_svmlight(features_arg(X), y, f, options)

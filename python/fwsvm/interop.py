@@ -8,6 +8,8 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
+from fwsvm import _core
+
 _SKLEARN_KERNELS = ("linear", "poly", "rbf", "sigmoid")
 
 
@@ -53,22 +55,14 @@ def to_sklearn(estimator: Any) -> Any:
     elif kind in ("epsilon_svr", "nu_svr"):
         out = (svm.SVR(C=float(estimator.C), epsilon=float(estimator.epsilon_), **common) if kind == "epsilon_svr"
                else svm.NuSVR(C=float(estimator.C), nu=float(estimator.nu), **common))
-        coef = np.asarray(estimator.dual_coef_, dtype=np.float64) * estimator.y_scale_
-        intercept = np.array([estimator.intercept_[0] * estimator.y_scale_ + estimator.y_mean_])
+        coef, intercept = _libsvm_expansion(estimator)
         out._dual_coef_, out.dual_coef_ = coef, coef
         out._intercept_, out.intercept_ = intercept, intercept.copy()
         out._n_support = np.array([len(estimator.support_), 0], dtype=np.int32)
         out.n_iter_ = int(np.sum(estimator.n_iter_))
     elif kind == "one_class":
         out = svm.OneClassSVM(nu=float(estimator.nu), **common)
-        if ball:
-            # decision = Σ 2α k(sv, x) + (constant − k(x, x)) − offset_, with k(x, x) = 1 (rbf).
-            coef = 2.0 * np.asarray(estimator.dual_coef_, dtype=np.float64)
-            intercept = np.array([estimator._score_constant - 1.0 - estimator.offset_])
-        else:
-            # LIBSVM's model: the same coefficients and ρ.
-            coef = np.asarray(estimator.dual_coef_, dtype=np.float64)
-            intercept = np.asarray(estimator.intercept_, dtype=np.float64)
+        coef, intercept = _libsvm_expansion(estimator)
         out._dual_coef_, out.dual_coef_ = coef, coef
         out._intercept_, out.intercept_ = intercept, intercept.copy()
         out.offset_ = -intercept[0]
@@ -97,6 +91,13 @@ def to_sklearn(estimator: Any) -> Any:
     out.n_features_in_ = int(estimator.n_features_in_)
     out._num_iter = np.atleast_1d(np.asarray(estimator.n_iter_, dtype=np.int32))
     return out
+
+
+def _libsvm_expansion(estimator: Any) -> tuple[np.ndarray, np.ndarray]:
+    """A one-class or regression model's coefficients and intercept in LIBSVM's form
+    Σ coef k − ρ (intercept −ρ), as its LIBSVM model file holds them (computed in Rust)."""
+    scale, rho = _core.libsvm_expansion_form(estimator)
+    return scale * np.asarray(estimator.dual_coef_, dtype=np.float64), np.array([-rho])
 
 
 def _dense_csr(a: np.ndarray) -> Any:

@@ -113,6 +113,21 @@ pub struct LibsvmModel {
     pub vectors: CsrMatrix,
 }
 
+/// Refuses `value` at `line` of `path` unless it is one of `names`; `message` says so from the
+/// value and the names joined by ", ".
+fn known(
+    path: &str,
+    line: usize,
+    value: &str,
+    names: &[&str],
+    message: impl FnOnce(&str, String) -> String,
+) -> Result<()> {
+    match names.contains(&value) {
+        true => Ok(()),
+        false => Err(fail(path, line, message(value, names.join(", ")))),
+    }
+}
+
 /// An error at `line` (0: the file as a whole) of `path`.
 fn fail(path: &str, line: usize, message: impl Into<String>) -> FwsvmError {
     FwsvmError::LibsvmModel {
@@ -343,16 +358,9 @@ impl LibsvmModel {
                     "a support vector line before the 'SV' line",
                 ));
             }
-            if !KEYS.contains(&key) {
-                return Err(fail(
-                    name,
-                    line,
-                    format!(
-                        "unknown header line {key:?} (expected one of {})",
-                        KEYS.join(", ")
-                    ),
-                ));
-            }
+            known(name, line, key, &KEYS, |key, keys| {
+                format!("unknown header line {key:?} (expected one of {keys})")
+            })?;
             let values: Vec<String> = tokens.map(str::to_owned).collect();
             if let Some(previous) = entries.insert(key.to_owned(), Entry { line, values }) {
                 return Err(fail(
@@ -651,16 +659,13 @@ impl LibsvmModel {
 fn read_kernel(header: &Header) -> Result<Kernel> {
     let name = header.path.as_str();
     let (kernel_type, line) = header.single("kernel_type", "the kernel")?;
-    if !KERNEL_TYPES.contains(&kernel_type) {
-        return Err(fail(
-            name,
-            line,
-            format!(
-                "kernel_type {kernel_type:?} is unknown ({})",
-                KERNEL_TYPES.join(", ")
-            ),
-        ));
-    }
+    known(
+        name,
+        line,
+        kernel_type,
+        &KERNEL_TYPES,
+        |kernel_type, types| format!("kernel_type {kernel_type:?} is unknown ({types})"),
+    )?;
     if kernel_type == "precomputed" {
         return Err(fail(
             name,

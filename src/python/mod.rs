@@ -62,6 +62,12 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<progress::ProgressQueue>()?;
     m.add_class::<svc_model::SvcHandle>()?;
     m.add_class::<expansion_model::ExpansionHandle>()?;
+    m.add_class::<io::SvmlightReader>()?;
+    m.add(
+        "MODEL_MAGIC",
+        pyo3::types::PyBytes::new(m.py(), crate::model_file::MAGIC),
+    )?;
+    m.add("MODEL_FORMAT_VERSION", crate::model_file::FORMAT_VERSION)?;
     m.add("LibsvmFormatError", m.py().get_type::<LibsvmFormatError>())?;
     m.add("ModelFormatError", m.py().get_type::<ModelFormatError>())?;
     m.add("LibsvmModelError", m.py().get_type::<LibsvmModelError>())?;
@@ -84,13 +90,15 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
         distributed_linear::cocoa_gap_pieces,
         distributed_linear::cocoa_shard_weights,
         distributed_linear::fit_linear_hinge,
-        io::load_svmlight,
         io::dump_svmlight,
         instruction_set,
         cli::cli_main,
         persistence::read_model_file,
         persistence::write_model_file,
+        persistence::restore_model,
         libsvm_model::read_libsvm_model,
+        libsvm_model::save_libsvm_model,
+        libsvm_model::libsvm_expansion_form,
         probability::sigmoid_train,
         probability::sigmoid_predict,
         probability::couple,

@@ -1,18 +1,20 @@
-//! The model file for Python: `fwsvm.persistence` maps estimator attributes to and from
-//! these two functions; the format itself (header, archive, every check) is
-//! [`crate::model_file`].
+//! The model file for Python: an estimator's fitted state (as it pickles) to and from the
+//! archive's arrays and JSON, and the estimator rebuilt from it; the format itself (header,
+//! archive, every check) is [`crate::model_file`].
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use pyo3::exceptions::PyValueError;
+use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
+use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple, PyType};
 use serde_json::{Map, Value};
 
+use super::ModelFormatError;
 use crate::model_file::{DType, Estimator, ModelArchive, NpyArray};
 
-/// A Python value (JSON types, tuples as lists) as JSON; non-finite floats become null.
+/// A Python value (JSON types, tuples as lists, NumPy arrays and scalars as their `tolist()`)
+/// as JSON; non-finite floats become null.
 fn to_json(ob: &Bound<'_, PyAny>) -> PyResult<Value> {
     if ob.is_none() {
         return Ok(Value::Null);
@@ -45,6 +47,10 @@ fn to_json(ob: &Bound<'_, PyAny>) -> PyResult<Value> {
             .map(|item| to_json(&item?))
             .collect::<PyResult<Vec<_>>>()
             .map(Value::Array);
+    }
+    let np = ob.py().import("numpy")?;
+    if ob.is_instance(&np.getattr("ndarray")?)? || ob.is_instance(&np.getattr("generic")?)? {
+        return to_json(&ob.call_method0("tolist")?);
     }
     Err(PyValueError::new_err(format!(
         "a {} cannot be saved in the model file's metadata",
@@ -88,68 +94,236 @@ fn to_py_dict<'py>(py: Python<'py>, map: &Map<String, Value>) -> PyResult<Bound<
     Ok(d)
 }
 
-/// Reads and checks a model file. Returns `(estimator, params, scalars, arrays)` where each
-/// array is `(descr, shape, fortran_order, data)` for `numpy.frombuffer`; sparse attributes
-/// come as their `name.csr.{data,indices,indptr,shape}` parts.
+/// The loss of the L2 models, for files written before SVR and OneClassSVM defaulted to
+/// LIBSVM's (their files have no `loss`).
+const L2_BEFORE_LOSS: [(&str, &str); 2] = [
+    ("SVR", "squared_epsilon_insensitive"),
+    ("OneClassSVM", "squared_hinge"),
+];
+
+/// Reads and checks a model file. Returns `(estimator, params, state)`: the class name, its
+/// parameters and the fitted state as the estimator's `__setstate__` takes it (arrays as NumPy
+/// arrays, sparse attributes as `scipy.sparse.csr_matrix`).
 #[pyfunction]
 pub(crate) fn read_model_file<'py>(
     py: Python<'py>,
     path: PathBuf,
-) -> PyResult<Bound<'py, PyTuple>> {
+) -> PyResult<(String, Bound<'py, PyDict>, Bound<'py, PyDict>)> {
     let archive = py.detach(|| ModelArchive::read(&path))?;
-    let arrays = PyDict::new(py);
-    for (key, array) in &archive.arrays {
-        let entry = (
-            array.dtype().descr(),
-            PyTuple::new(py, array.shape())?,
-            array.fortran_order(),
-            PyBytes::new(py, array.data()),
-        );
-        arrays.set_item(key, entry)?;
+    let estimator = archive.estimator.name().to_owned();
+    let params = to_py_dict(py, &archive.params)?;
+    let legacy = L2_BEFORE_LOSS.iter().find(|(e, _)| *e == estimator);
+    if let Some((_, loss)) = legacy
+        && !params.contains("loss")?
+    {
+        params.set_item("loss", loss)?;
     }
-    PyTuple::new(
-        py,
-        [
-            PyString::new(py, archive.estimator.name()).into_any(),
-            to_py_dict(py, &archive.params)?.into_any(),
-            to_py_dict(py, &archive.scalars)?.into_any(),
-            arrays.into_any(),
-        ],
-    )
+    let state = to_py_dict(py, &archive.scalars)?;
+    let np = py.import("numpy")?;
+    let mut sparse: BTreeMap<&str, Bound<'py, PyDict>> = BTreeMap::new();
+    for (key, array) in &archive.arrays {
+        let dtype = np.getattr("dtype")?.call1((array.dtype().descr(),))?;
+        let order = if array.fortran_order() { "F" } else { "C" };
+        let kwargs = PyDict::new(py);
+        kwargs.set_item("order", order)?;
+        let value = np
+            .getattr("frombuffer")?
+            .call1((PyBytes::new(py, array.data()), dtype))?
+            .call_method(
+                "reshape",
+                (PyTuple::new(py, array.shape())?,),
+                Some(&kwargs),
+            )?
+            .call_method0("copy")?;
+        match key.split_once(".csr.") {
+            Some((attr, part)) => match sparse.get(attr) {
+                Some(parts) => parts.set_item(part, value)?,
+                None => {
+                    let parts = PyDict::new(py);
+                    parts.set_item(part, value)?;
+                    sparse.insert(attr, parts);
+                }
+            },
+            None => state.set_item(key, value)?,
+        }
+    }
+    let csr_matrix = py.import("scipy.sparse")?.getattr("csr_matrix")?;
+    for (attr, parts) in sparse {
+        // Rust checked the CSR invariants (scipy's routines trust them).
+        let part = |name: &str| {
+            parts.get_item(name)?.ok_or_else(|| {
+                ModelFormatError::new_err(format!("{}: {attr} has no CSR {name}", path.display()))
+            })
+        };
+        let kwargs = PyDict::new(py);
+        kwargs.set_item(
+            "shape",
+            part("shape")?
+                .call_method0("tolist")?
+                .cast_into::<PyList>()?
+                .to_tuple(),
+        )?;
+        let matrix = csr_matrix.call(
+            ((part("data")?, part("indices")?, part("indptr")?),),
+            Some(&kwargs),
+        )?;
+        state.set_item(attr, matrix)?;
+    }
+    Ok((estimator, params, state))
 }
 
-/// Writes a model file after the same checks as reading. `arrays` maps names to
-/// `(descr, shape, data)` of C-ordered arrays.
+/// `err` as a [`ModelFormatError`] saying `what`, when it is a TypeError or ValueError.
+fn format_error(py: Python<'_>, err: PyErr, name: &str, what: &str) -> PyErr {
+    if !(err.is_instance_of::<PyTypeError>(py) || err.is_instance_of::<PyValueError>(py)) {
+        return err;
+    }
+    let message = err
+        .value(py)
+        .str()
+        .map(|s| s.to_string())
+        .unwrap_or_default();
+    let wrapped = ModelFormatError::new_err(format!("{name}: {what}: {message}"));
+    wrapped.set_cause(py, Some(err));
+    wrapped
+}
+
+/// A `cls` estimator from the model file at `path` (`parts`: what [`read_model_file`] returned,
+/// if already read); the file must hold `cls` or one of its base classes.
 #[pyfunction]
-#[pyo3(signature = (path, estimator, params, scalars, arrays, fwsvm_version))]
+#[pyo3(signature = (cls, path, parts=None))]
+pub(crate) fn restore_model<'py>(
+    py: Python<'py>,
+    cls: &Bound<'py, PyType>,
+    path: PathBuf,
+    parts: Option<(String, Bound<'py, PyDict>, Bound<'py, PyDict>)>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let name = path.display().to_string();
+    let (estimator, params, state) = match parts {
+        Some(parts) => parts,
+        None => read_model_file(py, path)?,
+    };
+    let mut matches = cls.getattr("__mro__")?.try_iter()?;
+    let class = loop {
+        match matches.next().transpose()? {
+            Some(c) if c.getattr("__name__")?.extract::<String>()? == estimator => break c,
+            Some(_) => continue,
+            None => {
+                return Err(ModelFormatError::new_err(format!(
+                    "{name} holds a {estimator}, not a {}",
+                    cls.name()?
+                )));
+            }
+        }
+    };
+    let est = class
+        .call((), Some(&params))
+        // scikit-learn's constraints of the Python class, on top of the checks in Rust.
+        .and_then(|est| est.call_method0("_validate_params").map(|_| est))
+        .map_err(|e| format_error(py, e, &name, "invalid parameters"))?;
+    // As unpickling restores it (an estimator holding a Rust model rebuilds it from its parts).
+    est.call_method1("__setstate__", (state,))
+        .map_err(|e| format_error(py, e, &name, "inconsistent model"))?;
+    Ok(est)
+}
+
+/// An array attribute as the archive stores it (C order).
+fn array_entry(name: &str, value: &Bound<'_, PyAny>) -> PyResult<NpyArray> {
+    let dtype = value.getattr("dtype")?;
+    if dtype.getattr("kind")?.extract::<String>()? == "O" {
+        return Err(PyValueError::new_err(format!(
+            "attribute {name} has object dtype and cannot be saved; use pickle"
+        )));
+    }
+    let value = match value.getattr("ndim")?.extract::<usize>()? {
+        0 => value.clone(),
+        _ => value
+            .py()
+            .import("numpy")?
+            .call_method1("ascontiguousarray", (value,))?,
+    };
+    let descr: String = dtype.getattr("str")?.extract()?;
+    let dtype = DType::parse(&descr).ok_or_else(|| {
+        PyValueError::new_err(format!(
+            "attribute {name} has dtype {descr} and cannot be saved; use pickle"
+        ))
+    })?;
+    let shape: Vec<usize> = value.getattr("shape")?.extract()?;
+    let data: Vec<u8> = value.call_method0("tobytes")?.extract()?;
+    NpyArray::from_raw(dtype, shape, false, data).map_err(PyValueError::new_err)
+}
+
+/// Writes a fitted estimator to `path`: its parameters and its fitted state as it pickles (a
+/// Rust model handle as its parts), arrays as arrays (sparse ones as their CSR parts) and the
+/// rest as JSON, after the same checks as reading.
+#[pyfunction]
 pub(crate) fn write_model_file(
     py: Python<'_>,
     path: PathBuf,
-    estimator: &str,
-    params: &Bound<'_, PyDict>,
-    scalars: &Bound<'_, PyDict>,
-    arrays: &Bound<'_, PyDict>,
+    estimator: &Bound<'_, PyAny>,
     fwsvm_version: String,
 ) -> PyResult<()> {
-    let estimator = Estimator::from_name(estimator)
-        .ok_or_else(|| PyValueError::new_err(format!("unknown estimator class {estimator:?}")))?;
-    let mut decoded = BTreeMap::new();
-    for (key, value) in arrays.iter() {
-        let (descr, shape, data): (String, Vec<usize>, Vec<u8>) = value.extract()?;
-        let dtype = DType::parse(&descr).ok_or_else(|| {
-            PyValueError::new_err(format!(
-                "attribute {key} has dtype {descr} and cannot be saved; use pickle"
-            ))
-        })?;
-        let array = NpyArray::from_raw(dtype, shape, false, data).map_err(PyValueError::new_err)?;
-        decoded.insert(key.extract::<String>()?, array);
+    let class = estimator.get_type().name()?.to_string();
+    if estimator
+        .getattr_opt("kernel")?
+        .is_some_and(|k| k.is_callable())
+    {
+        return Err(PyValueError::new_err(
+            "models with a callable kernel cannot be saved (the callable is code); use pickle",
+        ));
+    }
+    if !estimator.hasattr("n_features_in_")? {
+        return Err(PyValueError::new_err(format!(
+            "this {class} is not fitted yet"
+        )));
+    }
+    let kind = Estimator::from_name(&class)
+        .ok_or_else(|| PyValueError::new_err(format!("unknown estimator class {class:?}")))?;
+    let params = estimator
+        .call_method0("get_params")?
+        .cast_into::<PyDict>()?;
+    let state = PyDict::new(py);
+    state.update(
+        estimator
+            .call_method0("__getstate__")?
+            .cast::<pyo3::types::PyMapping>()?,
+    )?;
+    let sp = py.import("scipy.sparse")?;
+    let ndarray = py.import("numpy")?.getattr("ndarray")?;
+    let (mut arrays, scalars) = (BTreeMap::new(), PyDict::new(py));
+    for (key, value) in state.iter() {
+        let name: String = key.extract()?;
+        if !(name.ends_with('_') || name.starts_with('_'))
+            || name == "_sklearn_version"
+            || params.contains(&key)?
+        {
+            continue;
+        }
+        if sp.call_method1("issparse", (&value,))?.is_truthy()? {
+            let csr = sp.getattr("csr_matrix")?.call1((&value,))?;
+            for part in ["data", "indices", "indptr"] {
+                arrays.insert(
+                    format!("{name}.csr.{part}"),
+                    array_entry(&name, &csr.getattr(part)?)?,
+                );
+            }
+            let shape: Vec<i64> = csr.getattr("shape")?.extract()?;
+            arrays.insert(
+                format!("{name}.csr.shape"),
+                NpyArray::from_i64(vec![2], &shape),
+            );
+        } else if value.is_instance(&ndarray)? {
+            let entry = array_entry(&name, &value)?;
+            arrays.insert(name, entry);
+        } else {
+            scalars.set_item(key, value)?;
+        }
     }
     let archive = ModelArchive {
-        estimator,
+        estimator: kind,
         fwsvm_version,
-        params: to_json_map(params)?,
-        scalars: to_json_map(scalars)?,
-        arrays: decoded,
+        params: to_json_map(&params)?,
+        scalars: to_json_map(&scalars)?,
+        arrays,
     };
     py.detach(|| archive.write(&path))?;
     Ok(())

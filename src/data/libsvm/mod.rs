@@ -94,6 +94,26 @@ pub struct LibsvmData {
     pub qid: Vec<i64>,
 }
 
+impl LibsvmData {
+    /// The first stored feature value that is finite but becomes ±∞ in a narrower binary float
+    /// with `mantissa_bits` stored mantissa bits and largest exponent `max_exponent` (float32:
+    /// 23 and 127; float16: 10 and 15), as its row and value.
+    pub fn narrowing_overflow(
+        &self,
+        mantissa_bits: i32,
+        max_exponent: i32,
+    ) -> Option<(usize, f64)> {
+        // Rounding to nearest carries |v| >= (2 - 2^-(p+1)) 2^emax past the largest finite value.
+        let limit = (2.0 - 2f64.powi(-(mantissa_bits + 1))) * 2f64.powi(max_exponent);
+        let x = self.x.view();
+        let k = x
+            .data()
+            .iter()
+            .position(|v| v.is_finite() && v.abs() >= limit)?;
+        Some((x.indptr().partition_point(|&p| p <= k) - 1, x.data()[k]))
+    }
+}
+
 /// Where to read from.
 #[derive(Clone, Copy, Debug)]
 pub enum Source<'a> {
