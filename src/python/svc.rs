@@ -20,7 +20,7 @@ use crate::params::{Loss, Svc, SvcValidParams};
 use crate::problem::SimplexProblem;
 use crate::progress::{CancelMonitor, GapMeasure, ProgressDisplay};
 use crate::solver::{Solution, solve};
-use crate::solver::{SolverParams, Stopping};
+use crate::solver::{SolverParams, SolverStats, Stopping};
 
 /// A flag the Python side sets (from the main thread, on Ctrl-C) to stop a running fit.
 #[pyclass(module = "fwsvm._core", frozen)]
@@ -155,7 +155,7 @@ pub(crate) fn summarize_fit<'py>(
     loss: &str,
     kernel: &str,
 ) -> PyResult<Bound<'py, PyDict>> {
-    use crate::solver::{ExitReason, SolverStats};
+    use crate::solver::ExitReason;
     let py = table.py();
     let column = |name: &str| -> PyResult<Bound<'py, PyAny>> {
         table.get_item(name)?.ok_or_else(|| {
@@ -432,58 +432,91 @@ impl FitArgs {
     }
 }
 
+/// One column of the statistics table: how a solve's entry is read.
+enum Column {
+    /// A name (`exit_reason`, `cache_precision`), as a list of strings.
+    Name(fn(&SolverStats) -> &'static str),
+    /// A count, as int64.
+    Count(fn(&SolverStats) -> u64),
+    /// A measurement, as float64.
+    Value(fn(&SolverStats) -> f64),
+}
+
+/// The columns of [`stats_table`] in their order (the order `convergence_` shows them in).
+const COLUMNS: [(&str, Column); 17] = [
+    ("exit_reason", Column::Name(|p| p.exit_reason.name())),
+    ("n_iter", Column::Count(|p| p.n_iter)),
+    ("gap", Column::Value(|p| p.gap)),
+    ("relative_gap", Column::Value(|p| p.relative_gap)),
+    ("objective", Column::Value(|p| p.objective)),
+    ("quadratic", Column::Value(|p| p.quadratic)),
+    ("n_active", Column::Count(|p| p.n_active as u64)),
+    ("columns_computed", Column::Count(|p| p.columns_computed)),
+    ("cache_hits", Column::Count(|p| p.cache_hits)),
+    ("cache_capacity", Column::Count(|p| p.cache_capacity as u64)),
+    (
+        "cache_precision",
+        Column::Name(|p| p.cache_precision.name()),
+    ),
+    ("resyncs", Column::Count(|p| p.resyncs)),
+    ("shrinks", Column::Count(|p| p.shrinks)),
+    ("rejoins", Column::Count(|p| p.rejoins)),
+    (
+        "kernel_evaluations",
+        Column::Count(|p| p.kernel_evaluations),
+    ),
+    ("sampled_steps", Column::Count(|p| p.sampled_steps)),
+    ("seconds", Column::Value(|p| p.seconds)),
+];
+
+/// How one kind of step's count is read.
+type StepCount = fn(&crate::solver::StepCounts) -> u64;
+
+/// The step counts by kind, under "steps" in [`stats_table`].
+const STEP_COLUMNS: [(&str, StepCount); 8] = [
+    ("toward", |s| s.toward),
+    ("away", |s| s.away),
+    ("drop", |s| s.drop),
+    ("swap_add", |s| s.swap_add),
+    ("swap_drop", |s| s.swap_drop),
+    ("corrective", |s| s.corrective),
+    ("inner", |s| s.inner),
+    ("coordinate", |s| s.coordinate),
+];
+
 /// The statistics of solves as columns (one entry per solve: per pair of classes of a
-/// one-vs-one fit), with the per-step histories under "history" when they were recorded. A dict
-/// per pair cost ≈ 4 KB: 2 GB for 1,000 classes.
+/// one-vs-one fit; [`COLUMNS`], and the step counts under "steps"), with the per-step histories
+/// under "history" when they were recorded. A dict per pair cost ≈ 4 KB: 2 GB for 1,000 classes.
 pub(super) fn stats_table<'py>(
     py: Python<'py>,
-    stats: &[crate::solver::SolverStats],
+    stats: &[SolverStats],
     histories: &[Vec<crate::solver::HistoryEntry>],
 ) -> PyResult<Bound<'py, PyDict>> {
-    use crate::solver::SolverStats;
+    let counts = |f: &dyn Fn(&SolverStats) -> u64| {
+        let column: Vec<i64> = stats.iter().map(|p| f(p) as i64).collect();
+        column.into_pyarray(py)
+    };
     let out = PyDict::new(py);
-    let ints = |f: &dyn Fn(&SolverStats) -> u64| {
-        stats
-            .iter()
-            .map(|p| f(p) as i64)
-            .collect::<Vec<_>>()
-            .into_pyarray(py)
-    };
-    let floats =
-        |f: &dyn Fn(&SolverStats) -> f64| stats.iter().map(f).collect::<Vec<_>>().into_pyarray(py);
-    let names = |f: &dyn Fn(&SolverStats) -> &'static str| -> PyResult<_> {
-        let list = PyList::empty(py);
-        for p in stats {
-            list.append(pyo3::types::PyString::intern(py, f(p)))?;
+    for (name, column) in &COLUMNS {
+        match column {
+            Column::Name(f) => {
+                let list = PyList::empty(py);
+                for p in stats {
+                    list.append(pyo3::types::PyString::intern(py, f(p)))?;
+                }
+                out.set_item(name, list)?
+            }
+            Column::Count(f) => out.set_item(name, counts(f))?,
+            Column::Value(f) => out.set_item(
+                name,
+                stats.iter().map(f).collect::<Vec<_>>().into_pyarray(py),
+            )?,
         }
-        Ok(list)
-    };
-    out.set_item("exit_reason", names(&|p| p.exit_reason.name())?)?;
-    out.set_item("n_iter", ints(&|p| p.n_iter))?;
-    out.set_item("gap", floats(&|p| p.gap))?;
-    out.set_item("relative_gap", floats(&|p| p.relative_gap))?;
-    out.set_item("objective", floats(&|p| p.objective))?;
-    out.set_item("quadratic", floats(&|p| p.quadratic))?;
-    out.set_item("n_active", ints(&|p| p.n_active as u64))?;
-    out.set_item("columns_computed", ints(&|p| p.columns_computed))?;
-    out.set_item("cache_hits", ints(&|p| p.cache_hits))?;
-    out.set_item("cache_capacity", ints(&|p| p.cache_capacity as u64))?;
-    out.set_item("cache_precision", names(&|p| p.cache_precision.name())?)?;
-    out.set_item("resyncs", ints(&|p| p.resyncs))?;
-    out.set_item("shrinks", ints(&|p| p.shrinks))?;
-    out.set_item("rejoins", ints(&|p| p.rejoins))?;
-    out.set_item("kernel_evaluations", ints(&|p| p.kernel_evaluations))?;
-    out.set_item("sampled_steps", ints(&|p| p.sampled_steps))?;
-    out.set_item("seconds", floats(&|p| p.seconds))?;
+    }
     let steps = PyDict::new(py);
-    steps.set_item("toward", ints(&|p| p.steps.toward))?;
-    steps.set_item("away", ints(&|p| p.steps.away))?;
-    steps.set_item("drop", ints(&|p| p.steps.drop))?;
-    steps.set_item("swap_add", ints(&|p| p.steps.swap_add))?;
-    steps.set_item("swap_drop", ints(&|p| p.steps.swap_drop))?;
-    steps.set_item("corrective", ints(&|p| p.steps.corrective))?;
-    steps.set_item("inner", ints(&|p| p.steps.inner))?;
-    steps.set_item("coordinate", ints(&|p| p.steps.coordinate))?;
+    for (name, f) in &STEP_COLUMNS {
+        steps.set_item(name, counts(&|p| f(&p.steps)))?;
+    }
     out.set_item("steps", steps)?;
     if histories.iter().any(|h| !h.is_empty()) {
         let list = PyList::empty(py);
