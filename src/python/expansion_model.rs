@@ -7,14 +7,13 @@
 use numpy::ndarray::ArrayView2;
 use numpy::{PyArray1, PyArrayMethods, PyReadonlyArray1};
 use pyo3::prelude::*;
+use pyo3::types::PyDict;
 
 use super::convert::{FeaturesArg, KernelArgs};
-use super::svc::CancelToken;
-use super::svc_model::{owned_matrix, query_of, stop_flag, warm_start_of};
+use super::svc_model::{QueryOptions, owned_matrix, warm_start_of};
 use crate::data::{CsrMatrix, FeatureMatrix};
 use crate::kernel::Kernel;
 use crate::model::{Query, decision_values_until};
-use crate::parallel::with_threads;
 
 /// Support vectors (their training indices) and coefficients under a kernel: one expansion,
 /// or several over the same support vectors (one per class of the Crammer–Singer model).
@@ -140,54 +139,52 @@ impl ExpansionHandle {
         warm_start_of(py, &self.support, first, n_samples, scale)
     }
 
-    /// The expansion's `what` for every row of `x` (whose columns `columns` names: "features",
-    /// "training_kernel" or "support_kernel"), in row blocks Ctrl-C stops: `"values"`,
-    /// Σ_s coef_s k(x_s, x), (n,) for one expansion and (n, n_outputs) for several;
-    /// `"predict"`, the index of the largest output.
-    #[pyo3(signature = (what, x, *, columns="features", n_threads=None, cancel=None))]
+    /// The expansion's `what` for every row of `x` (see [`QueryOptions`] for the keywords), in
+    /// row blocks Ctrl-C stops: `"values"`, Σ_s coef_s k(x_s, x), (n,) for one expansion and
+    /// (n, n_outputs) for several; `"predict"`, the index of the largest output.
+    #[pyo3(signature = (what, x, **options))]
     fn query<'py>(
         &self,
         py: Python<'py>,
         what: &str,
         x: FeaturesArg<'py>,
-        columns: &str,
-        n_threads: Option<usize>,
-        cancel: Option<PyRef<'py, CancelToken>>,
+        options: Option<&Bound<'py, PyDict>>,
     ) -> PyResult<Bound<'py, PyAny>> {
         if !matches!(what, "values" | "predict") {
             return Err(pyo3::exceptions::PyValueError::new_err(format!(
                 "unknown query {what:?}"
             )));
         }
-        let (x, query, stop) = (x.view()?, query_of(columns)?, stop_flag(cancel));
-        x.check_finite("X")?;
         let n_sv = self.support.len();
-        let unit;
-        let (kernel, vectors) = match query {
-            Query::Features if self.kernel != Kernel::Precomputed => (self.kernel, &self.vectors),
-            Query::Features | Query::TrainingKernel => {
-                unit =
-                    FeatureMatrix::Sparse(crate::model::unit_vectors(&self.support, x.n_cols())?);
-                (Kernel::Linear, &unit)
-            }
-            Query::SupportKernel => {
-                let positions: Vec<usize> = (0..n_sv).collect();
-                unit = FeatureMatrix::Sparse(crate::model::unit_vectors(&positions, x.n_cols())?);
-                (Kernel::Linear, &unit)
-            }
-        };
-        let columns = py.detach(|| {
-            with_threads(n_threads, || {
-                // One pass per output (an expansion without support vectors is 0 everywhere).
-                (0..self.n_outputs)
-                    .map(|k| {
-                        let coef = &self.coef[k * n_sv..(k + 1) * n_sv];
-                        decision_values_until(kernel, vectors.view(), coef, 0.0, x, &stop)
-                    })
-                    .collect::<crate::Result<Vec<_>>>()
-            })
-        })??;
-        let n = x.n_rows();
+        let columns = QueryOptions::of(options)?.run(py, &x, |x, query, stop| {
+            let unit;
+            let (kernel, vectors) = match query {
+                Query::Features if self.kernel != Kernel::Precomputed => {
+                    (self.kernel, &self.vectors)
+                }
+                Query::Features | Query::TrainingKernel => {
+                    unit = FeatureMatrix::Sparse(crate::model::unit_vectors(
+                        &self.support,
+                        x.n_cols(),
+                    )?);
+                    (Kernel::Linear, &unit)
+                }
+                Query::SupportKernel => {
+                    let positions: Vec<usize> = (0..n_sv).collect();
+                    unit =
+                        FeatureMatrix::Sparse(crate::model::unit_vectors(&positions, x.n_cols())?);
+                    (Kernel::Linear, &unit)
+                }
+            };
+            // One pass per output (an expansion without support vectors is 0 everywhere).
+            (0..self.n_outputs)
+                .map(|k| {
+                    let coef = &self.coef[k * n_sv..(k + 1) * n_sv];
+                    decision_values_until(kernel, vectors.view(), coef, 0.0, x, stop)
+                })
+                .collect::<crate::Result<Vec<_>>>()
+        })?;
+        let n = x.view()?.n_rows();
         if what == "predict" {
             let best = |i: usize| {
                 // numpy's argmax: the first largest output, or the first NaN.

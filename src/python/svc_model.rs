@@ -7,8 +7,11 @@
 //! arrays (the index arrays are converted copies). Classes are indices 0..K: Python maps
 //! them to its labels.
 
+use std::sync::atomic::Ordering;
+
 use numpy::ndarray::{ArrayView1, ArrayView2};
 use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1};
+
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
 
@@ -55,17 +58,6 @@ fn drop_gram_rows(mut model: SvcModel) -> SvcModel {
         }
     }
     model
-}
-
-/// The stop check of a cancel token.
-pub(super) fn stop_flag(
-    cancel: Option<PyRef<'_, CancelToken>>,
-) -> impl Fn() -> bool + Send + Sync + use<> {
-    let flag = cancel.map(|t| t.flag.clone());
-    move || {
-        flag.as_ref()
-            .is_some_and(|f| f.load(std::sync::atomic::Ordering::Relaxed))
-    }
 }
 
 /// What a query's columns hold: "features", "training_kernel" (a precomputed kernel's
@@ -213,25 +205,52 @@ pub(crate) fn svc_model_from_pairs<'py>(
     })
 }
 
-impl SvcHandle {
-    /// `work(model, rows, query, stop)` on the checked rows of `x` (whose columns `columns`
-    /// names) without the GIL, in `n_threads` threads, stopped by `cancel`.
-    fn compute<T: Send>(
-        &self,
+/// The keyword arguments of the model handles' `query`: what the columns of the rows hold
+/// (`"features"`, `"training_kernel"`: a precomputed kernel's values, or `"support_kernel"`: a
+/// kernel function's values against the support vectors), the threads, and the cancel token
+/// that stops the query between row blocks.
+#[derive(Default)]
+pub(super) struct QueryOptions {
+    columns: Option<String>,
+    n_threads: Option<usize>,
+    cancel: Option<Py<CancelToken>>,
+}
+
+impl QueryOptions {
+    /// The options of a `query(what, x, **options)` call.
+    pub(super) fn of(options: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
+        let mut out = Self::default();
+        for (key, value) in options.into_iter().flat_map(|o| o.iter()) {
+            match key.extract::<String>()?.as_str() {
+                "columns" => out.columns = value.extract()?,
+                "n_threads" => out.n_threads = value.extract()?,
+                "cancel" => out.cancel = value.extract()?,
+                other => {
+                    return Err(pyo3::exceptions::PyTypeError::new_err(format!(
+                        "query() got an unexpected keyword argument {other:?}"
+                    )));
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// `work(rows, query, stop)` on the checked rows of `x` without the GIL, in the asked
+    /// threads, stopped by the cancel token.
+    pub(super) fn run<T: Send>(
+        self,
         py: Python<'_>,
         x: &FeaturesArg<'_>,
-        columns: &str,
-        n_threads: Option<usize>,
-        cancel: Option<PyRef<'_, CancelToken>>,
-        work: impl Fn(&SvcModel, Features<'_>, Query, &dyn Fn() -> bool) -> crate::Result<Vec<T>>
-        + Send
-        + Sync,
-    ) -> PyResult<Vec<T>> {
-        let (x, q, stop) = (x.view()?, query_of(columns)?, stop_flag(cancel));
+        work: impl Fn(Features<'_>, Query, &dyn Fn() -> bool) -> crate::Result<T> + Send + Sync,
+    ) -> PyResult<T> {
+        let query = query_of(self.columns.as_deref().unwrap_or("features"))?;
+        let flag = self.cancel.map(|c| c.get().flag.clone());
+        let stop = move || flag.as_ref().is_some_and(|f| f.load(Ordering::Relaxed));
+        let x = x.view()?;
         let out = py.detach(|| {
-            with_threads(n_threads, || {
+            with_threads(self.n_threads, || {
                 x.check_finite("X")?;
-                work(&self.model, x, q, &stop)
+                work(x, query, &stop)
             })
         })??;
         Ok(out)
@@ -269,28 +288,24 @@ impl SvcHandle {
         Ok(SvcHandle { model })
     }
 
-    /// The model's `what` for every row of `x` (whose columns `columns` names: "features",
-    /// "training_kernel" or "support_kernel"), in row blocks Ctrl-C stops:
+    /// The model's `what` for every row of `x` (see [`QueryOptions`] for the keywords), in row
+    /// blocks Ctrl-C stops:
     /// `"decision_function"`, (n,) for two classes, (n, K(K−1)/2) one-vs-one values for more;
     /// `"predict"`, class indices 0..K (LIBSVM's votes for more than two classes);
     /// `"predict_proba"`, (n, K) Platt's sigmoids coupled as LIBSVM's `-b 1`.
-    #[pyo3(signature = (what, x, *, columns="features", n_threads=None, cancel=None))]
+    #[pyo3(signature = (what, x, **options))]
     fn query<'py>(
         &self,
         py: Python<'py>,
         what: &str,
         x: FeaturesArg<'py>,
-        columns: &str,
-        n_threads: Option<usize>,
-        cancel: Option<PyRef<'py, CancelToken>>,
+        options: Option<&Bound<'py, PyDict>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let (n, k) = (x.view()?.n_rows(), self.model.classes.len());
+        let (n, k, m) = (x.view()?.n_rows(), self.model.classes.len(), &self.model);
+        let run = QueryOptions::of(options)?;
         Ok(match what {
             "decision_function" => {
-                let values =
-                    self.compute(py, &x, columns, n_threads, cancel, |m, x, q, stop| {
-                        m.values_until(x, q, stop)
-                    })?;
+                let values = run.run(py, &x, |x, q, stop| m.values_until(x, q, stop))?;
                 let array = PyArray1::from_vec(py, values);
                 if k == 2 {
                     array.into_any()
@@ -299,16 +314,14 @@ impl SvcHandle {
                 }
             }
             "predict" => {
-                let classes =
-                    self.compute(py, &x, columns, n_threads, cancel, |m, x, q, stop| {
-                        m.predict_until(x, q, stop, CHUNK_VALUES)
-                    })?;
+                let classes = run.run(py, &x, |x, q, stop| {
+                    m.predict_until(x, q, stop, CHUNK_VALUES)
+                })?;
                 PyArray1::from_iter(py, classes.into_iter().map(|c| c as i64)).into_any()
             }
             "predict_proba" => {
-                let probs = self.compute(py, &x, columns, n_threads, cancel, |m, x, q, stop| {
-                    m.proba_until(x, q, stop, CHUNK_VALUES)
-                })?;
+                let probs =
+                    run.run(py, &x, |x, q, stop| m.proba_until(x, q, stop, CHUNK_VALUES))?;
                 PyArray1::from_vec(py, probs).reshape([n, k])?.into_any()
             }
             other => {
