@@ -231,11 +231,7 @@ impl SvmlightReader {
             .collect();
         // Ctrl-C: the Python side (`run_interruptible`) sets the token; the reader checks it
         // between reads of 1 MiB and between parse blocks.
-        let flag = cancel.map(|t| t.flag.clone());
-        let stop = move || {
-            flag.as_ref()
-                .is_some_and(|f| f.load(std::sync::atomic::Ordering::Relaxed))
-        };
+        let stop = super::svc::CancelToken::stop_check(cancel.as_deref());
         let data = py.detach(|| {
             with_threads(self.n_threads, || {
                 read_libsvm_sources_until(&srcs, &self.options, &stop)

@@ -2,8 +2,6 @@
 //! `run_interruptible` and computes in row blocks of about 0.1 s (see [`crate::model::by_row_blocks`]), so a KeyboardInterrupt arrives within
 //! a block, not after tens of seconds of prediction.
 
-use std::sync::atomic::Ordering;
-
 use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
 use pyo3::prelude::*;
 
@@ -11,12 +9,6 @@ use super::convert::{FeaturesArg, KernelArgs};
 use super::svc::CancelToken;
 use crate::model::decision_values_until;
 use crate::parallel::with_threads;
-
-/// The stop check of a cancel token (never stops without one).
-fn stop_check(cancel: Option<PyRef<'_, CancelToken>>) -> impl Fn() -> bool + Send + use<> {
-    let flag = cancel.map(|t| t.flag.clone());
-    move || flag.as_ref().is_some_and(|f| f.load(Ordering::Relaxed))
-}
 
 /// f(x) = Σ coef_s k(sv_s, x) + intercept for every row of `x`, stopping (KeyboardInterrupt)
 /// once `cancel` is set.
@@ -34,7 +26,7 @@ pub(crate) fn decision_values<'py>(
     let n_threads = kernel.n_threads;
     let kernel = kernel.kernel()?;
     let (x, sv, coef) = (x.view()?, support_vectors.view()?, coef.as_slice()?);
-    let stop = stop_check(cancel);
+    let stop = CancelToken::stop_check(cancel.as_deref());
     let values = py.detach(|| {
         with_threads(n_threads, || {
             decision_values_until(kernel, sv, coef, intercept, x, &stop)

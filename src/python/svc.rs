@@ -29,6 +29,17 @@ pub(crate) struct CancelToken {
     pub(crate) flag: Arc<AtomicBool>,
 }
 
+impl CancelToken {
+    /// The stop check of an optional token (never stops without one), for the loops of
+    /// predictions and parsers.
+    pub(crate) fn stop_check(
+        token: Option<&CancelToken>,
+    ) -> impl Fn() -> bool + Send + Sync + use<> {
+        let flag = token.map(|t| t.flag.clone());
+        move || flag.as_ref().is_some_and(|f| f.load(Ordering::Relaxed))
+    }
+}
+
 #[pymethods]
 impl CancelToken {
     #[new]

@@ -7,8 +7,6 @@
 //! arrays (the index arrays are converted copies). Classes are indices 0..K: Python maps
 //! them to its labels.
 
-use std::sync::atomic::Ordering;
-
 use numpy::ndarray::{ArrayView1, ArrayView2};
 use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1};
 
@@ -244,8 +242,7 @@ impl QueryOptions {
         work: impl Fn(Features<'_>, Query, &dyn Fn() -> bool) -> crate::Result<T> + Send + Sync,
     ) -> PyResult<T> {
         let query = query_of(self.columns.as_deref().unwrap_or("features"))?;
-        let flag = self.cancel.map(|c| c.get().flag.clone());
-        let stop = move || flag.as_ref().is_some_and(|f| f.load(Ordering::Relaxed));
+        let stop = CancelToken::stop_check(self.cancel.as_ref().map(|c| c.get()));
         let x = x.view()?;
         let out = py.detach(|| {
             with_threads(self.n_threads, || {
