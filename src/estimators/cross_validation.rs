@@ -87,9 +87,7 @@ impl SvcValidParams {
     ) -> Result<(Vec<f64>, Vec<f64>)> {
         let m = x.n_rows();
         crate::data::check_targets(y, m, Some("labels"))?;
-        let mut classes: Vec<f64> = y.to_vec();
-        classes.sort_by(f64::total_cmp);
-        classes.dedup();
+        let classes = super::sorted_classes(y.iter().copied());
         let k = classes.len();
         let class_of = |v: f64| classes.binary_search_by(|c| c.total_cmp(&v)).unwrap_or(0);
         let n_pairs = k * k.saturating_sub(1) / 2;
