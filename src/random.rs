@@ -57,6 +57,27 @@ impl SplitMix64 {
         }
         chosen
     }
+
+    /// A CSR sparsity pattern `(indptr, indices)` of `m` rows, each with the distinct features
+    /// (ascending) among `draws` draws from `0..n_cols`: the layout of generated sparse test data.
+    #[cfg(test)]
+    pub(crate) fn sparse_pattern(
+        &mut self,
+        m: usize,
+        draws: usize,
+        n_cols: usize,
+    ) -> (Vec<usize>, Vec<u32>) {
+        let mut indptr = vec![0];
+        let mut indices = Vec::new();
+        for _ in 0..m {
+            let mut cols: Vec<u32> = (0..draws).map(|_| self.below(n_cols) as u32).collect();
+            cols.sort_unstable();
+            cols.dedup();
+            indices.extend(&cols);
+            indptr.push(indices.len());
+        }
+        (indptr, indices)
+    }
 }
 
 #[cfg(test)]
