@@ -39,6 +39,14 @@ impl SplitMix64 {
         ((self.next_u64() as u128 * n as u128) >> 64) as usize
     }
 
+    /// Shuffles `v` in place (Fisher–Yates, from the last element down).
+    #[inline]
+    pub fn shuffle<T>(&mut self, v: &mut [T]) {
+        for i in (1..v.len()).rev() {
+            v.swap(i, self.below(i + 1));
+        }
+    }
+
     /// `k` distinct indices from `0..n` (all of them, shuffled, when k ≥ n), in O(k) memory.
     pub fn sample_distinct(&mut self, n: usize, k: usize) -> Vec<usize> {
         let k = k.min(n);
@@ -51,10 +59,7 @@ impl SplitMix64 {
             set.insert(pick);
             chosen.push(pick);
         }
-        for i in (1..chosen.len()).rev() {
-            let j = self.below(i + 1);
-            chosen.swap(i, j);
-        }
+        self.shuffle(&mut chosen);
         chosen
     }
 

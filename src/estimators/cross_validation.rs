@@ -18,31 +18,26 @@ use crate::solver::Monitor;
 pub fn stratified_folds(y: &[f64], n_folds: usize, seed: u64) -> Vec<usize> {
     let mut order: Vec<usize> = (0..y.len()).collect();
     let mut rng = SplitMix64::new(seed);
-    shuffle(&mut order, &mut rng);
+    rng.shuffle(&mut order);
     // Stable by class: within a class, the shuffled order.
     order.sort_by(|&a, &b| y[a].total_cmp(&y[b]));
-    let mut fold = vec![0; y.len()];
-    for (k, &row) in order.iter().enumerate() {
-        fold[row] = k % n_folds.max(1);
-    }
-    fold
+    deal(&order, n_folds)
 }
 
 /// The fold of each of `n` rows, shuffled (for regression and one-class models).
 pub fn shuffled_folds(n: usize, n_folds: usize, seed: u64) -> Vec<usize> {
     let mut order: Vec<usize> = (0..n).collect();
-    shuffle(&mut order, &mut SplitMix64::new(seed));
-    let mut fold = vec![0; n];
+    SplitMix64::new(seed).shuffle(&mut order);
+    deal(&order, n_folds)
+}
+
+/// The fold of each row when the rows in `order` (a permutation) are dealt to the folds in turn.
+fn deal(order: &[usize], n_folds: usize) -> Vec<usize> {
+    let mut fold = vec![0; order.len()];
     for (k, &row) in order.iter().enumerate() {
         fold[row] = k % n_folds.max(1);
     }
     fold
-}
-
-fn shuffle(v: &mut [usize], rng: &mut SplitMix64) {
-    for i in (1..v.len()).rev() {
-        v.swap(i, rng.below(i + 1));
-    }
 }
 
 /// The training rows of `x` for one fold (a Gram matrix: rows and columns).

@@ -337,9 +337,7 @@ fn epoch(
     epoch_index: usize,
 ) {
     let Data { x, y, .. } = data;
-    for j in (1..rows.len()).rev() {
-        rows.swap(j, rng.below(j + 1));
-    }
+    rng.shuffle(rows);
     // A batch holds at most all rows: `batch_size` may be far larger (one batch an epoch).
     let mut batch: Vec<(usize, f64)> = Vec::with_capacity(p.batch_size.min(rows.len()));
     for chunk in rows.chunks(p.batch_size) {
