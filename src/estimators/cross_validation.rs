@@ -40,6 +40,13 @@ fn deal(order: &[usize], n_folds: usize) -> Vec<usize> {
     fold
 }
 
+/// The copy of `rows` of `x` a fit trains on ([`training_part`]), or `None` when they are all
+/// of `x` in order and `x` itself serves.
+pub(crate) fn row_subset(x: Features<'_>, kernel: Kernel, rows: &[usize]) -> Option<FeatureMatrix> {
+    let whole = rows.len() == x.n_rows() && rows.iter().enumerate().all(|(k, &r)| k == r);
+    (!whole).then(|| training_part(x, kernel, rows))
+}
+
 /// The training rows of `x` for one fold (a Gram matrix: rows and columns).
 pub(crate) fn training_part(x: Features<'_>, kernel: Kernel, train: &[usize]) -> FeatureMatrix {
     if kernel == Kernel::Precomputed {

@@ -23,7 +23,7 @@
 use std::time::Duration;
 
 use super::FitSettings;
-use crate::data::Features;
+use crate::data::{FeatureMatrix, Features};
 use crate::error::{FwsvmError, Result};
 use crate::kernel::{Kernel, KernelMatrix};
 use crate::model::DualModel;
@@ -233,13 +233,8 @@ impl DualValidParams {
         monitor: &mut (dyn Monitor + Send),
     ) -> Result<DualModel> {
         let p = &self.0;
-        let kept;
-        let x_used = if rows.len() == x.n_rows() {
-            x
-        } else {
-            kept = crate::cross_validation::training_part(x, p.settings.kernel, rows);
-            kept.view()
-        };
+        let kept = crate::cross_validation::row_subset(x, p.settings.kernel, rows);
+        let x_used = kept.as_ref().map_or(x, FeatureMatrix::view);
         let w = super::penalties(1.0, rows, weights);
         let km = KernelMatrix::new(p.settings.kernel, x_used);
         let problem = match p.kind {

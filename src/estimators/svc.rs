@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use super::FitSettings;
-use crate::data::Features;
+use crate::data::{FeatureMatrix, Features};
 use crate::error::{FwsvmError, Result};
 use crate::kernel::{Kernel, KernelMatrix};
 use crate::model::SvcModel;
@@ -421,13 +421,8 @@ impl SvcValidParams {
         monitor: &mut (dyn Monitor + Send),
     ) -> Result<BinaryFit> {
         let params = &self.0;
-        let kept;
-        let x_used = if rows.len() == x.n_rows() && rows.iter().enumerate().all(|(k, &r)| k == r) {
-            x
-        } else {
-            kept = crate::cross_validation::training_part(x, params.settings.kernel, rows);
-            kept.view()
-        };
+        let kept = crate::cross_validation::row_subset(x, params.settings.kernel, rows);
+        let x_used = kept.as_ref().map_or(x, FeatureMatrix::view);
         // The solver settings, with the warm start's weights for these rows.
         let warm_solver;
         let solver = match warm {
