@@ -140,6 +140,22 @@ macro_rules! with_common {
     }};
 }
 
+/// Prints the fit's time and `summary` (a format string and its arguments), saves the model
+/// when `--save` asks for it and returns its predictions on `xe`.
+macro_rules! report_save_predict {
+    ($model:expr, $o:expr, $start:expr, $xe:expr, $($summary:tt)+) => {{
+        println!(
+            "fit in {:.3} s: {}",
+            $start.elapsed().as_secs_f64(),
+            format_args!($($summary)+)
+        );
+        if let Some(path) = &$o.save {
+            $model.save(path)?;
+        }
+        $model.predict($xe)?
+    }};
+}
+
 fn labels(t: &Targets) -> fwsvm::Result<&[f64]> {
     match t {
         Targets::Single(y) => Ok(y),
@@ -176,16 +192,15 @@ fn run(o: &Options) -> fwsvm::Result<()> {
             params = params.c(c);
         }
         let model = params.fit(x, y)?;
-        println!(
-            "fit in {:.3} s: {} support vectors, tube half-width {:.4}",
-            start.elapsed().as_secs_f64(),
+        let predicted = report_save_predict!(
+            model,
+            o,
+            start,
+            xe,
+            "{} support vectors, tube half-width {:.4}",
             model.support().len(),
             model.epsilon()
         );
-        if let Some(path) = &o.save {
-            model.save(path)?;
-        }
-        let predicted = model.predict(xe)?;
         let mse = predicted
             .iter()
             .zip(ye)
@@ -200,16 +215,15 @@ fn run(o: &Options) -> fwsvm::Result<()> {
             params = params.nu(nu);
         }
         let model = params.fit(x)?;
-        println!(
-            "fit in {:.3} s: {} support vectors, radius {:.4}",
-            start.elapsed().as_secs_f64(),
+        let predicted = report_save_predict!(
+            model,
+            o,
+            start,
+            xe,
+            "{} support vectors, radius {:.4}",
             model.support().len(),
             model.radius()
         );
-        if let Some(path) = &o.save {
-            model.save(path)?;
-        }
-        let predicted = model.predict(xe)?;
         let outliers = predicted.iter().filter(|&&p| p < 0.0).count();
         println!("{on} outliers: {outliers}/{}", predicted.len());
         predicted
@@ -230,9 +244,12 @@ fn run(o: &Options) -> fwsvm::Result<()> {
             .stats()
             .iter()
             .all(|s| s.exit_reason == fwsvm::ExitReason::Converged);
-        println!(
-            "fit in {:.3} s: {} classes, {} support vectors, {steps} steps, {}",
-            start.elapsed().as_secs_f64(),
+        let predicted = report_save_predict!(
+            model,
+            o,
+            start,
+            xe,
+            "{} classes, {} support vectors, {steps} steps, {}",
             model.n_classes(),
             model.n_support(),
             if converged {
@@ -241,10 +258,6 @@ fn run(o: &Options) -> fwsvm::Result<()> {
                 "stopped early"
             }
         );
-        if let Some(path) = &o.save {
-            model.save(path)?;
-        }
-        let predicted = model.predict(xe)?;
         let correct = predicted.iter().zip(ye).filter(|(p, t)| p == t).count();
         println!(
             "{on} accuracy: {:.4} ({correct}/{})",

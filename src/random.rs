@@ -39,6 +39,14 @@ impl SplitMix64 {
         ((self.next_u64() as u128 * n as u128) >> 64) as usize
     }
 
+    /// Shuffles `v` in place (Fisher–Yates, from the last element down).
+    #[inline]
+    pub fn shuffle<T>(&mut self, v: &mut [T]) {
+        for i in (1..v.len()).rev() {
+            v.swap(i, self.below(i + 1));
+        }
+    }
+
     /// `k` distinct indices from `0..n` (all of them, shuffled, when k ≥ n), in O(k) memory.
     pub fn sample_distinct(&mut self, n: usize, k: usize) -> Vec<usize> {
         let k = k.min(n);
@@ -51,11 +59,29 @@ impl SplitMix64 {
             set.insert(pick);
             chosen.push(pick);
         }
-        for i in (1..chosen.len()).rev() {
-            let j = self.below(i + 1);
-            chosen.swap(i, j);
-        }
+        self.shuffle(&mut chosen);
         chosen
+    }
+
+    /// A CSR sparsity pattern `(indptr, indices)` of `m` rows, each with the distinct features
+    /// (ascending) among `draws` draws from `0..n_cols`: the layout of generated sparse test data.
+    #[cfg(test)]
+    pub(crate) fn sparse_pattern(
+        &mut self,
+        m: usize,
+        draws: usize,
+        n_cols: usize,
+    ) -> (Vec<usize>, Vec<u32>) {
+        let mut indptr = vec![0];
+        let mut indices = Vec::new();
+        for _ in 0..m {
+            let mut cols: Vec<u32> = (0..draws).map(|_| self.below(n_cols) as u32).collect();
+            cols.sort_unstable();
+            cols.dedup();
+            indices.extend(&cols);
+            indptr.push(indices.len());
+        }
+        (indptr, indices)
     }
 }
 

@@ -459,9 +459,7 @@ pub(crate) fn run(argv: &[String], context: &mut Context<'_>) -> Result<(), CliE
         return Ok(());
     }
     let (m, d) = (x.n_rows(), x.n_cols());
-    let mut classes = y.clone();
-    classes.sort_by(f64::total_cmp);
-    classes.dedup();
+    let classes = crate::estimators::sorted_classes(y.iter().copied());
     let kind = match options.svm_type {
         0 => format!("C-SVC ({} loss)", options.loss),
         s => SVM_TYPES[s as usize].into(),

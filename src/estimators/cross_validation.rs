@@ -18,31 +18,33 @@ use crate::solver::Monitor;
 pub fn stratified_folds(y: &[f64], n_folds: usize, seed: u64) -> Vec<usize> {
     let mut order: Vec<usize> = (0..y.len()).collect();
     let mut rng = SplitMix64::new(seed);
-    shuffle(&mut order, &mut rng);
+    rng.shuffle(&mut order);
     // Stable by class: within a class, the shuffled order.
     order.sort_by(|&a, &b| y[a].total_cmp(&y[b]));
-    let mut fold = vec![0; y.len()];
-    for (k, &row) in order.iter().enumerate() {
-        fold[row] = k % n_folds.max(1);
-    }
-    fold
+    deal(&order, n_folds)
 }
 
 /// The fold of each of `n` rows, shuffled (for regression and one-class models).
 pub fn shuffled_folds(n: usize, n_folds: usize, seed: u64) -> Vec<usize> {
     let mut order: Vec<usize> = (0..n).collect();
-    shuffle(&mut order, &mut SplitMix64::new(seed));
-    let mut fold = vec![0; n];
+    SplitMix64::new(seed).shuffle(&mut order);
+    deal(&order, n_folds)
+}
+
+/// The fold of each row when the rows in `order` (a permutation) are dealt to the folds in turn.
+fn deal(order: &[usize], n_folds: usize) -> Vec<usize> {
+    let mut fold = vec![0; order.len()];
     for (k, &row) in order.iter().enumerate() {
         fold[row] = k % n_folds.max(1);
     }
     fold
 }
 
-fn shuffle(v: &mut [usize], rng: &mut SplitMix64) {
-    for i in (1..v.len()).rev() {
-        v.swap(i, rng.below(i + 1));
-    }
+/// The copy of `rows` of `x` a fit trains on ([`training_part`]), or `None` when they are all
+/// of `x` in order and `x` itself serves.
+pub(crate) fn row_subset(x: Features<'_>, kernel: Kernel, rows: &[usize]) -> Option<FeatureMatrix> {
+    let whole = rows.len() == x.n_rows() && rows.iter().enumerate().all(|(k, &r)| k == r);
+    (!whole).then(|| training_part(x, kernel, rows))
 }
 
 /// The training rows of `x` for one fold (a Gram matrix: rows and columns).
@@ -87,9 +89,7 @@ impl SvcValidParams {
     ) -> Result<(Vec<f64>, Vec<f64>)> {
         let m = x.n_rows();
         crate::data::check_targets(y, m, Some("labels"))?;
-        let mut classes: Vec<f64> = y.to_vec();
-        classes.sort_by(f64::total_cmp);
-        classes.dedup();
+        let classes = super::sorted_classes(y.iter().copied());
         let k = classes.len();
         let class_of = |v: f64| classes.binary_search_by(|c| c.total_cmp(&v)).unwrap_or(0);
         let n_pairs = k * k.saturating_sub(1) / 2;

@@ -23,7 +23,7 @@
 use std::time::Duration;
 
 use super::FitSettings;
-use crate::data::Features;
+use crate::data::{FeatureMatrix, Features};
 use crate::error::{FwsvmError, Result};
 use crate::kernel::{Kernel, KernelMatrix};
 use crate::model::DualModel;
@@ -206,9 +206,7 @@ impl DualValidParams {
         let m = x.n_rows();
         let regression = self.0.kind != DualKind::OneClass;
         super::check_fit_inputs(&x, regression.then_some((y, "targets")), sample_weight)?;
-        let rows: Vec<usize> = (0..m)
-            .filter(|&i| sample_weight.is_none_or(|w| w[i] > 0.0))
-            .collect();
+        let rows = super::weighted_rows(m, sample_weight);
         if rows.is_empty() {
             return Err(FwsvmError::InvalidInput(
                 "every sample has zero weight".into(),
@@ -235,23 +233,15 @@ impl DualValidParams {
         monitor: &mut (dyn Monitor + Send),
     ) -> Result<DualModel> {
         let p = &self.0;
-        let kept;
-        let x_used = if rows.len() == x.n_rows() {
-            x
-        } else {
-            kept = crate::cross_validation::training_part(x, p.settings.kernel, rows);
-            kept.view()
-        };
-        let w: Vec<f64> = rows
-            .iter()
-            .map(|&i| weights.map_or(1.0, |w| w[i]))
-            .collect();
+        let kept = crate::cross_validation::row_subset(x, p.settings.kernel, rows);
+        let x_used = kept.as_ref().map_or(x, FeatureMatrix::view);
+        let w = super::penalties(1.0, rows, weights);
         let km = KernelMatrix::new(p.settings.kernel, x_used);
         let problem = match p.kind {
             DualKind::OneClass => DualProblem::one_class(km, &w, p.nu)?,
             DualKind::EpsilonSvr | DualKind::NuSvr => {
                 let z: Vec<f64> = rows.iter().map(|&i| y[i]).collect();
-                let c: Vec<f64> = w.iter().map(|&wi| p.c * wi).collect();
+                let c = super::penalties(p.c, rows, weights);
                 if p.kind == DualKind::EpsilonSvr {
                     let mut problem = DualProblem::epsilon_svr(km, &z, &c, p.epsilon)?;
                     if let Some(start) = p

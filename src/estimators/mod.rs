@@ -200,6 +200,29 @@ pub(crate) fn check_threads(n_threads: Option<usize>) -> Result<()> {
     Ok(())
 }
 
+/// The rows that take part in a fit: every row, or those of positive weight (samples of
+/// weight 0 are left out, scikit-learn's convention).
+pub(crate) fn weighted_rows(m: usize, sample_weight: Option<&[f64]>) -> Vec<usize> {
+    (0..m)
+        .filter(|&i| sample_weight.is_none_or(|w| w[i] > 0.0))
+        .collect()
+}
+
+/// The penalties C·w_i of `rows` (C each without weights).
+pub(crate) fn penalties(c: f64, rows: &[usize], sample_weight: Option<&[f64]>) -> Vec<f64> {
+    rows.iter()
+        .map(|&i| c * sample_weight.map_or(1.0, |w| w[i]))
+        .collect()
+}
+
+/// The distinct class labels among `labels`, ascending.
+pub(crate) fn sorted_classes(labels: impl IntoIterator<Item = f64>) -> Vec<f64> {
+    let mut classes: Vec<f64> = labels.into_iter().collect();
+    classes.sort_by(f64::total_cmp);
+    classes.dedup();
+    classes
+}
+
 /// The checks every fit makes of its inputs: rows and columns, finite X, one target (labels or
 /// targets, `what`) per row when given, finite and non-negative sample weights one per row.
 pub(crate) fn check_fit_inputs(

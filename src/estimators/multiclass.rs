@@ -90,10 +90,8 @@ impl SvcValidParams {
     ) -> Result<OvoFit> {
         let m = x.n_rows();
         super::check_fit_inputs(&x, Some((y, "labels")), sample_weight)?;
-        let kept = |i: usize| sample_weight.is_none_or(|w| w[i] > 0.0);
-        let mut classes: Vec<f64> = (0..m).filter(|&i| kept(i)).map(|i| y[i]).collect();
-        classes.sort_by(f64::total_cmp);
-        classes.dedup();
+        let rows = super::weighted_rows(m, sample_weight);
+        let classes = super::sorted_classes(rows.iter().map(|&i| y[i]));
         if classes.len() < 2 {
             return Err(FwsvmError::Classes(format!(
                 "y contains {} class{}; a classifier needs at least two",
@@ -111,7 +109,7 @@ impl SvcValidParams {
             .collect();
         let k = classes.len();
         let mut members: Vec<Vec<usize>> = vec![Vec::new(); k];
-        for i in (0..m).filter(|&i| kept(i)) {
+        for i in rows {
             members[class_of[i]].push(i);
         }
         let mut pairs: Vec<(usize, usize)> = (0..k)
@@ -131,10 +129,7 @@ impl SvcValidParams {
                 .iter()
                 .map(|&r| if class_of[r] == i { 1.0 } else { -1.0 })
                 .collect();
-            let c: Vec<f64> = rows
-                .iter()
-                .map(|&r| self.c() * sample_weight.map_or(1.0, |w| w[r]))
-                .collect();
+            let c = super::penalties(self.c(), &rows, sample_weight);
             let task = Task {
                 index: p,
                 total: pairs.len(),

@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use super::FitSettings;
-use crate::data::Features;
+use crate::data::{FeatureMatrix, Features};
 use crate::error::{FwsvmError, Result};
 use crate::kernel::{Kernel, KernelMatrix};
 use crate::model::SvcModel;
@@ -300,7 +300,27 @@ impl SvcValidParams {
         sample_weight: Option<&[f64]>,
         monitor: &mut (dyn Monitor + Send),
     ) -> Result<SvcModel> {
-        let mut model = self.fit_decision(x, y, sample_weight, monitor)?;
+        super::check_fit_inputs(&x, Some((y, "labels")), sample_weight)?;
+        let rows = super::weighted_rows(x.n_rows(), sample_weight);
+        let classes = super::sorted_classes(rows.iter().map(|&i| y[i]));
+        let mut model = match classes[..] {
+            [] => {
+                return Err(FwsvmError::Classes(
+                    "y is empty (every sample has zero weight)".into(),
+                ));
+            }
+            [single] => {
+                return Err(FwsvmError::Classes(format!(
+                    "y contains a single class ({single}); a classifier needs two"
+                )));
+            }
+            [negative, positive] => {
+                self.fit_two_classes(x, y, [negative, positive], &rows, sample_weight, monitor)?
+            }
+            _ => self
+                .fit_ovo(x, y, sample_weight, monitor)?
+                .into_model(x, y, self)?,
+        };
         if self.0.probability {
             let (a, b) = with_threads(self.0.settings.n_threads, || {
                 self.fit_probability(x, y, sample_weight, 5, monitor)
@@ -311,38 +331,23 @@ impl SvcValidParams {
         Ok(model)
     }
 
-    /// [`Self::fit_weighted`] without the probabilities.
-    fn fit_decision(
+    /// The model of two classes (ascending) on `rows`, those of positive weight.
+    fn fit_two_classes(
         &self,
         x: Features<'_>,
         y: &[f64],
+        classes: [f64; 2],
+        rows: &[usize],
         sample_weight: Option<&[f64]>,
         monitor: &mut (dyn Monitor + Send),
     ) -> Result<SvcModel> {
         let m = x.n_rows();
-        super::check_fit_inputs(&x, Some((y, "labels")), sample_weight)?;
-        let weights = sample_weight;
-        // Samples with zero weight do not take part (scikit-learn's convention).
-        let rows: Vec<usize> = (0..m)
-            .filter(|&i| weights.is_none_or(|w| w[i] > 0.0))
-            .collect();
-        let mut distinct: Vec<f64> = rows.iter().map(|&i| y[i]).collect();
-        distinct.sort_by(f64::total_cmp);
-        distinct.dedup();
-        if distinct.len() > 2 {
-            let fit = self.fit_ovo(x, y, sample_weight, monitor)?;
-            return fit.into_model(x, y, self);
-        }
-        let classes = two_classes(rows.iter().map(|&i| y[i]))?;
         let params = &self.0;
         let y_pm: Vec<f64> = rows
             .iter()
             .map(|&i| if y[i] == classes[1] { 1.0 } else { -1.0 })
             .collect();
-        let c: Vec<f64> = rows
-            .iter()
-            .map(|&i| params.c * weights.map_or(1.0, |w| w[i]))
-            .collect();
+        let c = super::penalties(params.c, rows, sample_weight);
         if let Some(w) = &params.warm_start
             && w.len() != m
         {
@@ -352,41 +357,9 @@ impl SvcValidParams {
             ));
         }
         with_threads(params.settings.n_threads, || {
-            let fit =
-                self.fit_binary(x, &rows, &y_pm, &c, params.warm_start.as_deref(), monitor)?;
+            let fit = self.fit_binary(x, rows, &y_pm, &c, params.warm_start.as_deref(), monitor)?;
             build_model(x, fit, &y_pm, classes, self)
         })?
-    }
-}
-
-/// The two distinct labels, ascending.
-fn two_classes(labels: impl Iterator<Item = f64>) -> Result<[f64; 2]> {
-    let mut seen: Vec<f64> = Vec::with_capacity(3);
-    for v in labels {
-        if !seen.contains(&v) {
-            seen.push(v);
-            if seen.len() > 2 {
-                seen.sort_by(f64::total_cmp);
-                // Unreachable from `fit_weighted`, which sends more classes to `fit_ovo`.
-                return Err(FwsvmError::Classes(format!(
-                    "y has more than two classes ({seen:?}, ...); fit them with `fit` or \
-                     `fit_ovo` (one-vs-one)"
-                )));
-            }
-        }
-    }
-    match seen.len() {
-        0 => Err(FwsvmError::Classes(
-            "y is empty (every sample has zero weight)".into(),
-        )),
-        1 => Err(FwsvmError::Classes(format!(
-            "y contains a single class ({}); a classifier needs two",
-            seen[0]
-        ))),
-        _ => {
-            seen.sort_by(f64::total_cmp);
-            Ok([seen[0], seen[1]])
-        }
     }
 }
 
@@ -448,13 +421,8 @@ impl SvcValidParams {
         monitor: &mut (dyn Monitor + Send),
     ) -> Result<BinaryFit> {
         let params = &self.0;
-        let kept;
-        let x_used = if rows.len() == x.n_rows() && rows.iter().enumerate().all(|(k, &r)| k == r) {
-            x
-        } else {
-            kept = crate::cross_validation::training_part(x, params.settings.kernel, rows);
-            kept.view()
-        };
+        let kept = crate::cross_validation::row_subset(x, params.settings.kernel, rows);
+        let x_used = kept.as_ref().map_or(x, FeatureMatrix::view);
         // The solver settings, with the warm start's weights for these rows.
         let warm_solver;
         let solver = match warm {

@@ -419,15 +419,7 @@ mod tests {
         let mut rng = SplitMix64::new(7);
         let m = 700;
         let wide: Vec<f64> = (0..m * 90).map(|_| rng.normal()).collect();
-        let mut indptr = vec![0];
-        let mut indices = Vec::new();
-        for _ in 0..m {
-            let mut cols: Vec<u32> = (0..12).map(|_| rng.below(300) as u32).collect();
-            cols.sort_unstable();
-            cols.dedup();
-            indices.extend(&cols);
-            indptr.push(indices.len());
-        }
+        let (indptr, indices) = rng.sparse_pattern(m, 12, 300);
         let values: Vec<f64> = (0..indices.len()).map(|_| rng.normal()).collect();
         let ones = vec![1.0; indices.len()];
         let narrow: Vec<f64> = (0..m * 5).map(|_| rng.normal()).collect();

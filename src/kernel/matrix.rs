@@ -879,15 +879,7 @@ mod tests {
     fn renumbered_features_give_the_same_kernel_values() {
         let mut rng = SplitMix64::new(11);
         let m = 300;
-        let mut indptr = vec![0];
-        let mut small = Vec::new();
-        for _ in 0..m {
-            let mut cols: Vec<u32> = (0..6).map(|_| rng.below(500) as u32).collect();
-            cols.sort_unstable();
-            cols.dedup();
-            small.extend(&cols);
-            indptr.push(small.len());
-        }
+        let (indptr, small) = rng.sparse_pattern(m, 6, 500);
         // The same values with the features spread over 2³¹ (order preserved).
         let huge: Vec<u32> = small.iter().map(|&f| f * 4_000_000 + 7).collect();
         let values: Vec<f64> = (0..small.len()).map(|_| rng.normal()).collect();
@@ -928,15 +920,7 @@ mod tests {
         let dense_low: Vec<f64> = (0..m * 5).map(|_| rng.normal()).collect();
         let dense_high: Vec<f64> = (0..m * 70).map(|_| rng.normal()).collect();
         // Sparse rows: 4 of 200 features, real values or all ones.
-        let mut indptr = vec![0];
-        let mut indices = Vec::new();
-        for _ in 0..m {
-            let mut cols: Vec<u32> = (0..4).map(|_| rng.below(200) as u32).collect();
-            cols.sort_unstable();
-            cols.dedup();
-            indices.extend(&cols);
-            indptr.push(indices.len());
-        }
+        let (indptr, indices) = rng.sparse_pattern(m, 4, 200);
         let real: Vec<f64> = (0..indices.len()).map(|_| rng.normal()).collect();
         let ones = vec![1.0; indices.len()];
         let storages = [

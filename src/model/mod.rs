@@ -44,6 +44,18 @@ pub(crate) struct SingleFit {
     pub(crate) history: Vec<crate::solver::HistoryEntry>,
 }
 
+impl SingleFit {
+    /// Σ_s coef_s k(x_s, x) + intercept over the support vectors, for every row of `x`.
+    pub(crate) fn expansion(
+        &self,
+        coef: &[f64],
+        intercept: f64,
+        x: crate::data::Features<'_>,
+    ) -> crate::error::Result<Vec<f64>> {
+        decision_values(self.kernel, self.vectors.view(), coef, intercept, x)
+    }
+}
+
 /// The getters of a model with a field `fit: SingleFit`.
 macro_rules! single_fit_getters {
     () => {

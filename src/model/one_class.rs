@@ -1,7 +1,7 @@
 //! [`OneClassModel`]: a fitted minimum enclosing ball (SVDD with squared slacks; see
 //! [`crate::problem::one_class`]).
 
-use super::{SingleFit, decision_values};
+use super::SingleFit;
 use crate::data::{FeatureMatrix, Features};
 use crate::error::{FwsvmError, Result};
 use crate::kernel::{Kernel, KernelMatrix};
@@ -47,13 +47,7 @@ impl OneClassModel {
     ) -> Result<Vec<f64>> {
         let x = super::query(x)?;
         let twice: Vec<f64> = self.alpha.iter().map(|a| 2.0 * a).collect();
-        let mut scores = decision_values(
-            self.fit.kernel,
-            self.fit.vectors.view(),
-            &twice,
-            self.score_constant,
-            x,
-        )?;
+        let mut scores = self.fit.expansion(&twice, self.score_constant, x)?;
         let diagonal = KernelMatrix::new(self.fit.kernel, x);
         for (s, k) in scores.iter_mut().zip(diagonal.diagonal()) {
             *s -= k;

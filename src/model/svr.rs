@@ -1,6 +1,6 @@
 //! [`SvrModel`]: a fitted L2-SVR with a learned tube width (see [`crate::problem::svr`]).
 
-use super::{SingleFit, decision_values};
+use super::SingleFit;
 use crate::data::{FeatureMatrix, Features};
 use crate::error::{FwsvmError, Result};
 use crate::kernel::Kernel;
@@ -51,14 +51,8 @@ impl SvrModel {
         &self,
         x: impl TryInto<Features<'x>, Error: Into<FwsvmError>>,
     ) -> Result<Vec<f64>> {
-        let x = super::query(x)?;
-        decision_values(
-            self.fit.kernel,
-            self.fit.vectors.view(),
-            &self.dual_coef,
-            self.intercept,
-            x,
-        )
+        self.fit
+            .expansion(&self.dual_coef, self.intercept, super::query(x)?)
     }
 
     /// Predicted targets f(x) · y_scale + y_mean.

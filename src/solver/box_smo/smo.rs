@@ -865,41 +865,34 @@ crate::simd::multiversion! {
     }
 }
 
-crate::simd::multiversion! {
-    avx512;
-    /// [`scan_chunk`] with an update from `f32` columns (same tiers as [`scan_only`]).
-    fn update_f32(
-        v: &mut [f64],
-        up: &[f64],
-        low: &[f64],
-        first: usize,
-        ci: &[f32],
-        cj: &[f32],
-        wi: f64,
-        wj: f64,
-    ) -> Extremes {
-        scan_chunk(v, up, low, first, |k, x: &mut f64| {
-            *x -= wi * f64::from(ci[k]) + wj * f64::from(cj[k]);
-        })
-    }
+/// `$name`: [`scan_chunk`] with the update v ← v − (w_i c_i + w_j c_j) from two columns of
+/// element type `$t` (widened to `f64`), in the AVX-512 or AVX2 build when the CPU has it (same
+/// tiers as [`scan_only`]).
+macro_rules! update_from {
+    ($name:ident, $t:ty) => {
+        crate::simd::multiversion! {
+            avx512;
+            #[doc = concat!("[`scan_chunk`] with an update from `", stringify!($t), "` columns.")]
+            fn $name(
+                v: &mut [f64],
+                up: &[f64],
+                low: &[f64],
+                first: usize,
+                ci: &[$t],
+                cj: &[$t],
+                wi: f64,
+                wj: f64,
+            ) -> Extremes {
+                scan_chunk(v, up, low, first, |k, x: &mut f64| {
+                    *x -= wi * f64::from(ci[k]) + wj * f64::from(cj[k]);
+                })
+            }
+        }
+    };
 }
 
-crate::simd::multiversion! {
-    avx512;
-    /// [`scan_chunk`] with an update from `f64` columns (same tiers as [`scan_only`]).
-    fn update_f64(
-        v: &mut [f64],
-        up: &[f64],
-        low: &[f64],
-        first: usize,
-        ci: &[f64],
-        cj: &[f64],
-        wi: f64,
-        wj: f64,
-    ) -> Extremes {
-        scan_chunk(v, up, low, first, |k, x: &mut f64| *x -= wi * ci[k] + wj * cj[k])
-    }
-}
+update_from!(update_f32, f32);
+update_from!(update_f64, f64);
 
 /// One chunk of [`pass`], block by block: the update, then lane-wise extremes (both loops
 /// vectorise), and a rescan for the first index only in a block that improves the maximum.

@@ -205,9 +205,7 @@ pub fn local_round(
     let mut steps = 0u64;
     let mut delta_alpha_sum = 0.0;
     for _ in 0..params.passes {
-        for k in (1..m).rev() {
-            order.swap(k, rng.below(k + 1));
-        }
+        rng.shuffle(&mut order);
         for &i in &order {
             let g = margin(x, i, y[i], &u) - 1.0;
             let a = alpha[i];

@@ -150,9 +150,7 @@ pub fn solve(
     let mut last: Option<Certificate> = None;
     let mut recorded_at = 0u64;
     let exit = 'solve: loop {
-        for k in (1..active).rev() {
-            order.swap(k, rng.below(k + 1));
-        }
+        rng.shuffle(&mut order[..active]);
         let (mut pg_max, mut pg_min) = (f64::NEG_INFINITY, f64::INFINITY);
         let mut s = 0;
         while s < active {

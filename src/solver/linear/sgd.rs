@@ -200,27 +200,32 @@ fn loss_value(loss: Loss, margin: f64) -> f64 {
     }
 }
 
+/// What every pass reads: X, the ±1 labels and the optional per-sample weights.
+#[derive(Clone, Copy)]
+struct Data<'a> {
+    x: Features<'a>,
+    y: &'a [f64],
+    weights: Option<&'a [f64]>,
+}
+
+impl Data<'_> {
+    /// The weight of sample `i` (1 without weights).
+    #[inline]
+    fn weight(&self, i: usize) -> f64 {
+        self.weights.map_or(1.0, |sw| sw[i])
+    }
+}
+
 /// P(w, b) over `rows` with penalty `c` per unit weight; fixed chunks, so the sum does not
 /// depend on the number of threads.
-fn objective(
-    x: &Features<'_>,
-    y: &[f64],
-    weights: Option<&[f64]>,
-    loss: Loss,
-    c: f64,
-    w: &[f64],
-    b: f64,
-    rows: &[usize],
-) -> f64 {
+fn objective(data: Data<'_>, loss: Loss, c: f64, w: &[f64], b: f64, rows: &[usize]) -> f64 {
+    let Data { x, y, .. } = data;
     const CHUNK: usize = 4096;
     let work = rows.len().saturating_mul(w.len());
     let parts: Vec<f64> = map_ranges(rows.len(), CHUNK, work, |lo, hi| {
         rows[lo..hi]
             .iter()
-            .map(|&i| {
-                let s = weights.map_or(1.0, |sw| sw[i]);
-                s * loss_value(loss, y[i] * (x.row_dot(i, w) + b))
-            })
+            .map(|&i| data.weight(i) * loss_value(loss, y[i] * (x.row_dot(i, w) + b)))
             .sum::<f64>()
     });
     0.5 * w.iter().map(|v| v * v).sum::<f64>() + c * parts.iter().sum::<f64>()
@@ -320,9 +325,7 @@ fn step_size(schedule: Schedule, eta0: f64, decay: f64, k: u64, epoch: usize) ->
 /// One epoch of Algorithm 2 over `rows` (shuffled in place). `scale_n` is N in (5.7)'s N·C/|J|.
 #[allow(clippy::too_many_arguments)]
 fn epoch(
-    x: &Features<'_>,
-    y: &[f64],
-    weights: Option<&[f64]>,
+    data: Data<'_>,
     p: &SgdParams,
     scale_n: f64,
     rows: &mut [usize],
@@ -333,9 +336,8 @@ fn epoch(
     k: &mut u64,
     epoch_index: usize,
 ) {
-    for j in (1..rows.len()).rev() {
-        rows.swap(j, rng.below(j + 1));
-    }
+    let Data { x, y, .. } = data;
+    rng.shuffle(rows);
     // A batch holds at most all rows: `batch_size` may be far larger (one batch an epoch).
     let mut batch: Vec<(usize, f64)> = Vec::with_capacity(p.batch_size.min(rows.len()));
     for chunk in rows.chunks(p.batch_size) {
@@ -343,14 +345,14 @@ fn epoch(
         batch.clear();
         for &i in chunk {
             let margin = y[i] * (it.scale * x.row_dot(i, &it.u) + it.b);
-            let a = slope(p.loss, margin) * weights.map_or(1.0, |sw| sw[i]);
+            let a = slope(p.loss, margin) * data.weight(i);
             if a > 0.0 {
                 batch.push((i, factor * a * y[i]));
             }
         }
         let t = step_size(p.schedule, eta0, decay, *k, epoch_index);
         let t_b = if p.fit_intercept { t } else { 0.0 };
-        it.step(x, &batch, t, t_b);
+        it.step(&x, &batch, t, t_b);
         *k += 1;
     }
 }
@@ -406,9 +408,14 @@ pub fn fit_sgd(
         }
         (None, Schedule::Step { .. }) => 0.0,
     };
+    let data = Data {
+        x,
+        y,
+        weights: sample_weight,
+    };
     let eta0 = match params.eta0 {
         Some(e) => e,
-        None => calibrate(&x, y, sample_weight, params, m as f64, &mut rng, &decay_for),
+        None => calibrate(data, params, m as f64, &mut rng, &decay_for),
     };
     let decay = decay_for(eta0);
     let mut it = Iterate::new(d);
@@ -423,25 +430,14 @@ pub fn fit_sgd(
             it.start_averaging();
         }
         epoch(
-            &x,
-            y,
-            sample_weight,
-            params,
-            m as f64,
-            &mut rows,
-            &mut it,
-            &mut rng,
-            eta0,
-            decay,
-            &mut k,
-            e,
+            data, params, m as f64, &mut rows, &mut it, &mut rng, eta0, decay, &mut k, e,
         );
         let (w, b) = if params.average {
             it.averaged()
         } else {
             it.current()
         };
-        let p = objective(&x, y, sample_weight, params.loss, params.c, &w, b, &all);
+        let p = objective(data, params.loss, params.c, &w, b, &all);
         if !p.is_finite() {
             return Err(FwsvmError::InvalidInput(format!(
                 "SGD diverged in epoch {} (objective {p}); set a smaller eta0",
@@ -500,14 +496,13 @@ pub fn fit_sgd(
 /// j = −6…3 with η_ref = (N·C·s̄)^{−3/4} (the Pegasos/`optimal` scale; s̄ the mean sample weight), scaled as if the sample
 /// were the whole data (N in (5.7) stays N); the η₀ with the lowest sample objective wins.
 fn calibrate(
-    x: &Features<'_>,
-    y: &[f64],
-    weights: Option<&[f64]>,
+    data: Data<'_>,
     p: &SgdParams,
     n: f64,
     rng: &mut SplitMix64,
     decay_for: &dyn Fn(f64) -> f64,
 ) -> f64 {
+    let (x, weights) = (data.x, data.weights);
     let m = x.n_rows();
     let sample = rng.sample_distinct(m, 1000);
     let c_sample = p.c * n / sample.len() as f64;
@@ -528,9 +523,7 @@ fn calibrate(
             ..p.clone()
         };
         epoch(
-            x,
-            y,
-            weights,
+            data,
             &trial,
             sample.len() as f64,
             &mut rows,
@@ -542,7 +535,7 @@ fn calibrate(
             0,
         );
         let (w, b) = it.current();
-        let value = objective(x, y, weights, p.loss, c_sample, &w, b, &sample);
+        let value = objective(data, p.loss, c_sample, &w, b, &sample);
         if value.is_finite() && value < best.0 {
             best = (value, eta0);
         }
