@@ -202,7 +202,7 @@ fn loss_value(loss: Loss, margin: f64) -> f64 {
 
 /// P(w, b) over `rows` with penalty `c` per unit weight; fixed chunks, so the sum does not
 /// depend on the number of threads.
-fn objective(
+pub(crate) fn objective(
     x: &Features<'_>,
     y: &[f64],
     weights: Option<&[f64]>,
