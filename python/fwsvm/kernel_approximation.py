@@ -41,23 +41,14 @@ def coreset_indices(X: Any, y: np.ndarray, k: int, size: int, svc_params: dict[s
     topped up uniformly when the coreset is smaller. Also the per-block pass and the in-driver
     selection of :class:`fwsvm.dask.DaskApproxSVC`.
 
-    Raises ValueError when the subsample holds a single class."""
-    from fwsvm.svm import SVC
-
-    n = X.shape[0]
-    k = min(k, n)
-    size = min(n, size)
-    sample = np.sort(rng.choice(n, size=size, replace=False))
-    if np.unique(y[sample]).size < 2:
+    Raises ValueError when the subsample holds a single class. The selection and the fit run in
+    Rust (``fwsvm::model::feature_maps::coreset_landmarks``) on ``rng``'s stream."""
+    labels = np.unique(y, return_inverse=True)[1].astype(np.float64)
+    params = dict(svc_params, n_threads=n_threads(svc_params.get("n_jobs")), k=int(k), size=int(size))
+    chosen = _drawing(rng, _core.coreset_rows, features_arg(X), labels, params)
+    if chosen is None:
         raise ValueError("the coreset subsample holds a single class; use landmarks='uniform'")
-    svc = SVC(loss="squared_hinge", random_state=rng.randint(2**31 - 1), **svc_params).fit(X[sample], y[sample])
-    weight = np.abs(svc.dual_coef_).sum(axis=0)
-    order = np.argsort(-weight, kind="stable")[:k]
-    chosen = sample[svc.support_[order]]
-    if chosen.size < k:
-        rest = np.setdiff1d(np.arange(n), chosen)
-        chosen = np.concatenate([chosen, rng.choice(rest, size=k - chosen.size, replace=False)])
-    return np.sort(chosen)
+    return chosen
 
 
 def inverse_sqrt(K: np.ndarray) -> np.ndarray:

@@ -9,11 +9,15 @@
 //! Their random draws are NumPy's ([`LegacyRandomState`]), so a map drawn here from
 //! `RandomState(seed)` is the one Python draws with `random_state=seed`.
 
+use std::cmp::Ordering;
+
 use crate::data::{FeatureMatrix, Features};
 use crate::error::{FwsvmError, Result, try_filled};
 use crate::kernel::{Kernel, cross_kernel};
 use crate::parallel::for_each_chunk;
+use crate::params::{Loss, SvcParams};
 use crate::random::legacy::LegacyRandomState;
+use crate::solver::{NoMonitor, SolverParams};
 
 /// The Nyström feature map of a kernel: the landmarks and K_SS^{−1/2}.
 #[derive(Clone, Debug)]
@@ -89,6 +93,71 @@ pub fn uniform_landmarks(n: usize, k: usize, rng: &mut LegacyRandomState) -> Vec
     let mut rows = rng.choice(n, k.min(n));
     rows.sort_unstable();
     rows
+}
+
+/// `k` landmarks (ascending rows of `x`) from the Frank-Wolfe coreset, as
+/// `Nystroem(landmarks="coreset")` chooses them: the support vectors of an L2-SVM fit (`svc`:
+/// the squared hinge, its kernel, C and threads; its seed is drawn from `rng` as Python's
+/// `SVC(random_state=rng.randint(2**31 - 1))` seeds it) on a uniform subsample of `size` rows
+/// (`y`: class labels), the `k` with the largest Σ|dual coefficient|, topped up uniformly when
+/// the coreset is smaller. `None` when the subsample holds a single class.
+///
+/// # Errors
+/// Whatever the fit returns.
+pub fn coreset_landmarks(
+    svc: SvcParams,
+    x: Features<'_>,
+    y: &[f64],
+    k: usize,
+    size: usize,
+    rng: &mut LegacyRandomState,
+) -> Result<Option<Vec<usize>>> {
+    let n = x.n_rows();
+    let k = k.min(n);
+    let sample = uniform_landmarks(n, size, rng);
+    let labels: Vec<f64> = sample.iter().map(|&i| y[i]).collect();
+    if labels.iter().all(|&c| c == labels[0]) {
+        return Ok(None);
+    }
+    // Python's seed for an int random_state: RandomState(seed).randint(2**31 - 1).
+    let seed = rng.interval((1 << 31) - 2) as u32;
+    let seed = LegacyRandomState::new(seed).interval((1 << 31) - 2);
+    let solver = SolverParams {
+        tol: Loss::SquaredHinge.default_tol(),
+        seed,
+        ..SolverParams::default()
+    };
+    let svc = svc.loss(Loss::SquaredHinge).solver(solver).check()?;
+    let rows = x.select_rows(&sample);
+    let model = svc.fit_weighted(rows.view(), &labels, None, &mut NoMonitor)?;
+    let n_sv = model.support.len();
+    let weight: Vec<f64> = (0..n_sv)
+        .map(|j| {
+            model
+                .dual_coef
+                .iter()
+                .skip(j)
+                .step_by(n_sv)
+                .map(|v| v.abs())
+                .sum()
+        })
+        .collect();
+    let mut order: Vec<usize> = (0..n_sv).collect();
+    order.sort_by(|&a, &b| weight[b].partial_cmp(&weight[a]).unwrap_or(Ordering::Equal));
+    let mut chosen: Vec<usize> = order
+        .iter()
+        .take(k)
+        .map(|&j| sample[model.support[j]])
+        .collect();
+    if chosen.len() < k {
+        let mut taken = vec![false; n];
+        chosen.iter().for_each(|&i| taken[i] = true);
+        let rest: Vec<usize> = (0..n).filter(|&i| !taken[i]).collect();
+        let extra = rng.choice(rest.len(), k - chosen.len());
+        chosen.extend(extra.iter().map(|&j| rest[j]));
+    }
+    chosen.sort_unstable();
+    Ok(Some(chosen))
 }
 
 /// K_SS^{−1/2} of the landmarks `components` (see [`inverse_sqrt`]).

@@ -9,9 +9,10 @@ use numpy::{
 use pyo3::prelude::*;
 
 use super::convert::{FeaturesArg, KernelArgs};
+use crate::Svc;
 use crate::error::FwsvmError;
 use crate::model::feature_maps::{
-    FourierKernel, RandomFourierMap, landmark_normalization, nystroem_features,
+    FourierKernel, RandomFourierMap, coreset_landmarks, landmark_normalization, nystroem_features,
     random_fourier_features, uniform_landmarks,
 };
 use crate::parallel::with_threads;
@@ -169,6 +170,54 @@ pub(crate) fn fit_random_fourier<'py>(
     )?;
     let offset = map.offset().to_vec().into_pyarray(py);
     Ok(((weights, offset), numpy_state(py, &rng)))
+}
+
+/// The coreset fit's settings besides its kernel: `C`, the landmarks `k` and the subsample's
+/// `size`.
+#[derive(FromPyObject)]
+#[pyo3(from_item_all)]
+pub(crate) struct CoresetArgs {
+    #[pyo3(item("C"))]
+    c: f64,
+    k: usize,
+    size: usize,
+}
+
+/// The Frank-Wolfe coreset's landmarks (see [`coreset_landmarks`]; `None`: the subsample held
+/// a single class) for class indices `y`, `params` the kernel's and [`CoresetArgs`]' entries,
+/// and the generator's state.
+#[pyfunction]
+#[allow(clippy::type_complexity)]
+pub(crate) fn coreset_rows<'py>(
+    py: Python<'py>,
+    x: FeaturesArg<'py>,
+    y: PyReadonlyArray1<'py, f64>,
+    params: Bound<'py, PyAny>,
+    state: NumpyState<'py>,
+) -> PyResult<(
+    Option<Bound<'py, PyArray1<i64>>>,
+    (&'static str, Bound<'py, PyArray1<u32>>, usize, i64, f64),
+)> {
+    let (kernel, args): (KernelArgs, CoresetArgs) = (params.extract()?, params.extract()?);
+    let n_threads = kernel.n_threads;
+    let svc = Svc::params()
+        .kernel(kernel.kernel()?)
+        .c(args.c)
+        .n_threads(n_threads);
+    let (x, y) = (x.view()?, y.as_slice()?);
+    let mut rng = generator(&state)?;
+    let rows = py.detach(|| {
+        with_threads(n_threads, || {
+            coreset_landmarks(svc, x, y, args.k, args.size, &mut rng)
+        })
+    })??;
+    let rows = rows.map(|r| {
+        r.iter()
+            .map(|&i| i as i64)
+            .collect::<Vec<_>>()
+            .into_pyarray(py)
+    });
+    Ok((rows, numpy_state(py, &rng)))
 }
 
 /// A fitted feature map's parts by their Python names: a Nyström map's `kernel_args`,

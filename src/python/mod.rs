@@ -79,6 +79,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
         linear::fit_sgd_svc,
         linear::sgd_objective,
         feature_maps::fit_nystroem,
+        feature_maps::coreset_rows,
         feature_maps::transform_features,
         feature_maps::inverse_sqrt,
         feature_maps::fit_random_fourier,
