@@ -59,7 +59,7 @@ def inverse_sqrt(K: np.ndarray) -> np.ndarray:
 
 
 def _drawing(rng: np.random.RandomState, draw: Any, *args: Any, **kwargs: Any) -> Any:
-    """``draw(rng's state, *args, **kwargs)`` in Rust, which draws as ``rng`` would and returns
+    """``draw(*args, rng's state, **kwargs)`` in Rust, which draws as ``rng`` would and returns
     (its result, the advanced state); ``rng`` is moved on to that state."""
     result, state = draw(*args, rng.get_state(), **kwargs)
     rng.set_state(state)
@@ -169,14 +169,10 @@ class Nystroem(SaveMixin, SparseInputMixin, TransformerMixin, BaseEstimator):
         if y.shape[0] != X.shape[0]:
             raise ValueError(f"X has {X.shape[0]} rows but y has {y.shape[0]} labels")
         size = min(X.shape[0], self.coreset_sample or 10 * k)
-        return coreset_indices(X, y, k, size, self._svc_params(), rng)
-
-    def _svc_params(self) -> dict[str, Any]:
-        """The coreset fit's settings (resolved γ)."""
-        return dict(kernel=self.kernel, gamma=self.gamma_, degree=self.degree, coef0=self.coef0, C=self.C,
-                    n_jobs=self.n_jobs)
+        return coreset_indices(X, y, k, size, dict(self._kernel_args(), C=self.C, n_jobs=self.n_jobs), rng)
 
     def _kernel_args(self) -> dict[str, Any]:
+        """The kernel (resolved γ) and threads as the native calls take them."""
         return dict(kernel=self.kernel, gamma=self.gamma_, degree=int(self.degree), coef0=float(self.coef0),
                     n_threads=n_threads(self.n_jobs))
 
