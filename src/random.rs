@@ -1,5 +1,8 @@
 //! A small seeded generator (SplitMix64) so that `random_state` gives the same model on every
-//! platform and crate version, independent of any external RNG crate's stream.
+//! platform and crate version, independent of any external RNG crate's stream; [`legacy`], NumPy's
+//! `RandomState` stream, where a model must draw what Python's draws.
+
+pub mod legacy;
 
 /// SplitMix64 (Steele, Lea, Flood 2014): fast, 64-bit state, passes BigCrush.
 #[derive(Debug, Clone)]

@@ -1,5 +1,5 @@
 //! The linear models from Rust: the `dcd` path of the squared-hinge SVC against the kernel
-//! solver, and mini-batch SGD.
+//! solver, mini-batch SGD (one problem and one-vs-rest), and the feature maps that feed them.
 
 mod common;
 
@@ -100,4 +100,97 @@ fn sgd_learns_separable_blobs_and_its_objective_falls() {
         ..SgdParams::default()
     };
     assert!(fit_sgd((&x).into(), &y_pm, None, &bad, &mut NoMonitor).is_err());
+}
+
+#[test]
+fn sgd_one_vs_rest_and_its_objective() {
+    use fwsvm::estimators::sgd::{fit_sgd_one_vs_rest, sgd_objective, sgd_problems};
+    let (x, y) = blobs(300, 3, 2.0, 5);
+    // Class indices: 0 and 1 for two classes, and a third class cut from the positive one.
+    let two: Vec<f64> = y.iter().map(|&v| if v > 0.0 { 1.0 } else { 0.0 }).collect();
+    let three: Vec<f64> = two
+        .iter()
+        .enumerate()
+        .map(|(i, &c)| if c == 1.0 && i % 4 == 0 { 2.0 } else { c })
+        .collect();
+    let params = SgdParams {
+        tol: 1e-4,
+        ..SgdParams::default()
+    };
+    for (labels, k) in [(&two, 2), (&three, 3)] {
+        let mut monitors: Vec<_> = (0..sgd_problems(k)).map(|_| NoMonitor).collect();
+        let fits = fit_sgd_one_vs_rest(
+            fwsvm::Features::from(&x),
+            labels,
+            k,
+            None,
+            &params,
+            &mut monitors,
+        )
+        .unwrap();
+        assert_eq!(fits.len(), if k == 2 { 1 } else { 3 });
+        let coef: Vec<f64> = fits.iter().flat_map(|f| f.w.clone()).collect();
+        let intercept: Vec<f64> = fits.iter().map(|f| f.b).collect();
+        let values = sgd_objective(
+            fwsvm::Features::from(&x),
+            labels,
+            None,
+            Loss::Hinge,
+            1.0,
+            &coef,
+            &intercept,
+        )
+        .unwrap();
+        for (value, fit) in values.iter().zip(&fits) {
+            let last = *fit.objective.last().unwrap();
+            assert!(
+                (value - last).abs() <= 1e-10 * last.abs(),
+                "{value} vs {last}"
+            );
+        }
+    }
+    let mut one = vec![NoMonitor];
+    let err = fit_sgd_one_vs_rest(
+        fwsvm::Features::from(&x),
+        &vec![0.0; 300],
+        1,
+        None,
+        &params,
+        &mut one,
+    )
+    .unwrap_err();
+    assert!(err.to_string().contains("greater than one"), "{err}");
+}
+
+#[test]
+fn feature_maps_from_rust() {
+    use fwsvm::model::feature_maps::{
+        FourierKernel, NystroemMap, RandomFourierMap, coreset_landmarks,
+    };
+    use fwsvm::random::legacy::LegacyRandomState;
+    let (x, y) = blobs(120, 3, 1.0, 9);
+    let kernel = Kernel::rbf(0.4);
+    let mut rng = LegacyRandomState::new(0);
+    // Every row a landmark: the map reproduces the kernel.
+    let map = NystroemMap::fit_uniform(kernel, fwsvm::Features::from(&x), 500, &mut rng).unwrap();
+    assert_eq!(map.component_indices(), (0..120).collect::<Vec<_>>());
+    let z = map.transform(fwsvm::Features::from(&x)).unwrap();
+    let k =
+        fwsvm::kernel::cross_kernel(kernel, fwsvm::Features::from(&x), fwsvm::Features::from(&x))
+            .unwrap();
+    for (i, j) in [(0, 0), (3, 7), (50, 119)] {
+        let zz: f64 = (0..120).map(|c| z[i * 120 + c] * z[j * 120 + c]).sum();
+        assert!((zz - k[i * 120 + j]).abs() < 1e-8, "{i} {j}");
+    }
+    // Coreset landmarks: distinct rows, ascending.
+    let svc = Svc::params().kernel(kernel);
+    let rows = coreset_landmarks(svc, fwsvm::Features::from(&x), &y, 20, 60, &mut rng)
+        .unwrap()
+        .unwrap();
+    assert_eq!(rows.len(), 20);
+    assert!(rows.windows(2).all(|w| w[0] < w[1]) && rows[19] < 120);
+    let map = RandomFourierMap::draw(FourierKernel::Rbf, 0.4, 3, 50, &mut rng).unwrap();
+    let z = map.transform(fwsvm::Features::from(&x)).unwrap();
+    assert_eq!(z.len(), 120 * 50);
+    assert!(z.iter().all(|v| v.abs() <= (2.0f64 / 50.0).sqrt()));
 }

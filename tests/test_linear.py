@@ -277,3 +277,20 @@ def test_linear_models_and_feature_maps_pickle(binary) -> None:
         np.testing.assert_array_equal(clone.decision_function(X), est.decision_function(X))
     for est in (Nystroem(n_components=20, random_state=0).fit(X), RandomFourierFeatures(n_components=20, random_state=0).fit(X)):
         np.testing.assert_array_equal(pickle.loads(pickle.dumps(est)).transform(X), est.transform(X))
+
+
+def test_feature_maps_draw_numpys_random_numbers() -> None:
+    # The draws run in Rust on NumPy's RandomState stream: the same maps as NumPy's own draws,
+    # and the caller's generator left where NumPy would leave it (165 normals: one cached).
+    X = np.random.default_rng(3).normal(size=(700, 5))
+    for kernel in ("rbf", "laplacian"):
+        rng, ref = np.random.RandomState(5), np.random.RandomState(5)
+        rff = RandomFourierFeatures(kernel=kernel, gamma=0.7, n_components=33, random_state=rng).fit(X)
+        W = ref.normal(0.0, np.sqrt(1.4), size=(5, 33)) if kernel == "rbf" else 0.7 * ref.standard_cauchy((5, 33))
+        np.testing.assert_array_equal(rff.random_weights_, W)
+        np.testing.assert_array_equal(rff.random_offset_, ref.uniform(0.0, 2 * np.pi, size=33))
+        assert rng.standard_normal() == ref.standard_normal() and rng.randint(2**31 - 1) == ref.randint(2**31 - 1)
+    rng, ref = np.random.RandomState(1), np.random.RandomState(1)
+    ny = Nystroem(n_components=50, random_state=rng).fit(X)
+    np.testing.assert_array_equal(ny.component_indices_, np.sort(ref.choice(700, size=50, replace=False)))
+    assert ny.component_indices_.dtype == np.int64 and rng.random_sample() == ref.random_sample()

@@ -118,7 +118,7 @@ def fit_crammer_singer(
 def fit_sgd_svc(
     x: Features,
     y: npt.NDArray[np.float64],
-    params: dict[str, Any],
+    params: dict[str, Any],  # SGDSVC.get_params() with seed, n_threads, verbose, n_classes
     *,
     sample_weight: npt.NDArray[np.float64] | None = None,
     cancel: CancelToken | None = None,
@@ -136,6 +136,33 @@ def restore_model(
     cls: type, path: str | os.PathLike[str], parts: tuple[str, dict[str, Any], dict[str, Any]] | None = None
 ) -> Any: ...
 def write_model_file(path: str | os.PathLike[str], estimator: Any, fwsvm_version: str) -> None: ...
+def sgd_objective(
+    x: Features,
+    y: npt.NDArray[np.float64],
+    model: dict[str, Any],  # loss, C, coef_, intercept_
+    *,
+    sample_weight: npt.NDArray[np.float64] | None = None,
+) -> npt.NDArray[np.float64]: ...
+
+NumpyState = tuple[str, npt.NDArray[np.uint32], int, int, float]  # RandomState.get_state()
+
+def fit_nystroem(
+    x: Features,
+    kernel: KernelParams,
+    state: NumpyState,
+    n_components: int,
+    *,
+    landmarks: npt.NDArray[np.int64] | None = None,
+) -> tuple[tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]], NumpyState]: ...
+def transform_features(
+    x: Features,
+    map: dict[str, Any],  # kernel_args, components_ (Features), normalization_; or random_weights_, random_offset_
+) -> npt.NDArray[np.float64]: ...
+def inverse_sqrt(k: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]: ...
+def fit_random_fourier(
+    params: dict[str, Any],  # kernel, gamma, n_features, n_components
+    state: NumpyState,
+) -> tuple[tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]], NumpyState]: ...
 def kernel_values(x: Features, columns: Features, kernel: KernelParams) -> npt.NDArray[np.float64]: ...
 def kernel_diagonal(x: Features, kernel: KernelParams) -> npt.NDArray[np.float64]: ...
 CocoaShard = tuple[Features, npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64]]

@@ -22,7 +22,6 @@ from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
-import scipy.sparse as sp
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
@@ -42,32 +41,29 @@ def coreset_indices(X: Any, y: np.ndarray, k: int, size: int, svc_params: dict[s
     topped up uniformly when the coreset is smaller. Also the per-block pass and the in-driver
     selection of :class:`fwsvm.dask.DaskApproxSVC`.
 
-    Raises ValueError when the subsample holds a single class."""
-    from fwsvm.svm import SVC
-
-    n = X.shape[0]
-    k = min(k, n)
-    size = min(n, size)
-    sample = np.sort(rng.choice(n, size=size, replace=False))
-    if np.unique(y[sample]).size < 2:
+    Raises ValueError when the subsample holds a single class. The selection and the fit run in
+    Rust (``fwsvm::model::feature_maps::coreset_landmarks``) on ``rng``'s stream."""
+    labels = np.unique(y, return_inverse=True)[1].astype(np.float64)
+    params = dict(svc_params, n_threads=n_threads(svc_params.get("n_jobs")), k=int(k), size=int(size))
+    chosen = _drawing(rng, _core.coreset_rows, features_arg(X), labels, params)
+    if chosen is None:
         raise ValueError("the coreset subsample holds a single class; use landmarks='uniform'")
-    svc = SVC(loss="squared_hinge", random_state=rng.randint(2**31 - 1), **svc_params).fit(X[sample], y[sample])
-    weight = np.abs(svc.dual_coef_).sum(axis=0)
-    order = np.argsort(-weight, kind="stable")[:k]
-    chosen = sample[svc.support_[order]]
-    if chosen.size < k:
-        rest = np.setdiff1d(np.arange(n), chosen)
-        chosen = np.concatenate([chosen, rng.choice(rest, size=k - chosen.size, replace=False)])
-    return np.sort(chosen)
+    return chosen
 
 
 def inverse_sqrt(K: np.ndarray) -> np.ndarray:
     """K^{−1/2} of the landmarks' kernel matrix (symmetrised; eigenvalues below 1e-12 of the
-    largest dropped: a pseudo-inverse) — :class:`Nystroem`'s ``normalization_``."""
-    K = 0.5 * (K + K.T)
-    values, vectors = np.linalg.eigh(K)
-    keep = values > 1e-12 * max(values.max(), 0.0) if values.max() > 0 else np.zeros_like(values, bool)
-    return (vectors[:, keep] / np.sqrt(values[keep])) @ vectors[:, keep].T
+    largest dropped: a pseudo-inverse) — :class:`Nystroem`'s ``normalization_`` (computed in
+    Rust: ``fwsvm::model::feature_maps::inverse_sqrt``)."""
+    return _core.inverse_sqrt(np.asarray(K, dtype=np.float64))
+
+
+def _drawing(rng: np.random.RandomState, draw: Any, *args: Any, **kwargs: Any) -> Any:
+    """``draw(*args, rng's state, **kwargs)`` in Rust, which draws as ``rng`` would and returns
+    (its result, the advanced state); ``rng`` is moved on to that state."""
+    result, state = draw(*args, rng.get_state(), **kwargs)
+    rng.set_state(state)
+    return result
 
 
 class Nystroem(SaveMixin, SparseInputMixin, TransformerMixin, BaseEstimator):
@@ -154,16 +150,13 @@ class Nystroem(SaveMixin, SparseInputMixin, TransformerMixin, BaseEstimator):
         self._validate_params()
         X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, order="C")
         rng = check_random_state(self.random_state)
-        n = X.shape[0]
-        k = min(self.n_components, n)
         self.gamma_ = resolve_gamma(self.gamma, X)
-        if self.landmarks == "coreset":
-            indices = self._coreset(X, y, k, rng)
-        else:
-            indices = np.sort(rng.choice(n, size=k, replace=False))
-        self.component_indices_ = indices
-        self.components_ = X[indices]
-        self.normalization_ = inverse_sqrt(self._kernel(self.components_, self.components_))
+        k = min(self.n_components, X.shape[0])
+        landmarks = self._coreset(X, y, k, rng) if self.landmarks == "coreset" else None
+        # The uniform landmarks, K_SS and its inverse square root: Rust's NystroemMap.
+        self.component_indices_, self.normalization_ = _drawing(
+            rng, _core.fit_nystroem, features_arg(X), self._kernel_args(), n_components=k, landmarks=landmarks)
+        self.components_ = X[self.component_indices_]
         return self
 
     def _coreset(self, X: Any, y: Any, k: int, rng: np.random.RandomState) -> np.ndarray:
@@ -176,20 +169,15 @@ class Nystroem(SaveMixin, SparseInputMixin, TransformerMixin, BaseEstimator):
         if y.shape[0] != X.shape[0]:
             raise ValueError(f"X has {X.shape[0]} rows but y has {y.shape[0]} labels")
         size = min(X.shape[0], self.coreset_sample or 10 * k)
-        return coreset_indices(X, y, k, size, self._svc_params(), rng)
+        return coreset_indices(X, y, k, size, dict(self._kernel_args(), C=self.C, n_jobs=self.n_jobs), rng)
 
-    def _svc_params(self) -> dict[str, Any]:
-        """The coreset fit's settings (resolved γ)."""
-        return dict(kernel=self.kernel, gamma=self.gamma_, degree=self.degree, coef0=self.coef0, C=self.C,
-                    n_jobs=self.n_jobs)
+    def _kernel_args(self) -> dict[str, Any]:
+        """The kernel (resolved γ) and threads as the native calls take them."""
+        return dict(kernel=self.kernel, gamma=self.gamma_, degree=int(self.degree), coef0=float(self.coef0),
+                    n_threads=n_threads(self.n_jobs))
 
     def _kernel(self, X: Any, S: Any) -> np.ndarray:
-        return _core.kernel_values(
-            features_arg(X),
-            features_arg(S),
-            dict(kernel=self.kernel, gamma=self.gamma_, degree=int(self.degree), coef0=float(self.coef0),
-                 n_threads=n_threads(self.n_jobs)),
-        )
+        return _core.kernel_values(features_arg(X), features_arg(S), self._kernel_args())
 
     def transform(self, X: Any) -> np.ndarray:
         """The features z(x) = K_SS^{−1/2} k(S, x), one row per sample.
@@ -204,7 +192,9 @@ class Nystroem(SaveMixin, SparseInputMixin, TransformerMixin, BaseEstimator):
         """
         check_is_fitted(self)
         X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, order="C", reset=False)
-        return self._kernel(X, self.components_) @ self.normalization_
+        return _core.transform_features(features_arg(X), dict(
+            kernel_args=self._kernel_args(), components_=features_arg(self.components_),
+            normalization_=self.normalization_))
 
 
 class RandomFourierFeatures(SaveMixin, SparseInputMixin, TransformerMixin, BaseEstimator):
@@ -250,12 +240,8 @@ class RandomFourierFeatures(SaveMixin, SparseInputMixin, TransformerMixin, BaseE
         X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, order="C")
         rng = check_random_state(self.random_state)
         self.gamma_ = resolve_gamma(self.gamma, X)
-        shape = (X.shape[1], self.n_components)
-        if self.kernel == "rbf":
-            self.random_weights_ = rng.normal(0.0, np.sqrt(2.0 * self.gamma_), size=shape)
-        else:
-            self.random_weights_ = self.gamma_ * rng.standard_cauchy(size=shape)
-        self.random_offset_ = rng.uniform(0.0, 2.0 * np.pi, size=self.n_components)
+        self.random_weights_, self.random_offset_ = _drawing(rng, _core.fit_random_fourier, dict(
+            kernel=self.kernel, gamma=self.gamma_, n_features=X.shape[1], n_components=self.n_components))
         return self
 
     def transform(self, X: Any) -> np.ndarray:
@@ -267,9 +253,4 @@ class RandomFourierFeatures(SaveMixin, SparseInputMixin, TransformerMixin, BaseE
         """
         check_is_fitted(self)
         X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
-        Z = X @ self.random_weights_ if sp.issparse(X) else np.asarray(X) @ self.random_weights_
-        Z = np.asarray(Z)
-        Z += self.random_offset_
-        np.cos(Z, out=Z)
-        Z *= np.sqrt(2.0 / self.n_components)
-        return Z
+        return _core.transform_features(features_arg(X), vars(self))

@@ -166,37 +166,17 @@ class SGDSVC(SaveMixin, SparseInputMixin, LinearClassifierMixin, BaseEstimator):
         )
         check_classification_targets(y)
         classes, y_index = np.unique(y, return_inverse=True)
-        if len(classes) < 2:
-            raise ValueError(
-                f"The number of classes has to be greater than one; got {len(classes)} class"
-            )
         _, weights = fit_weights(sample_weight, X, self.class_weight, classes, y, y_index)
-        if weights is None:
-            weights = np.ones(X.shape[0])
-        # One-vs-rest (two classes: one problem) side by side in Rust, problem k seeded seed + k.
-        fits = run_interruptible(
-            _core.fit_sgd_svc,
-            features_arg(X),
-            y_index.astype(np.float64),
-            dict(
-                c=float(self.C), loss=self.loss, batch_size=int(self.batch_size),
-                max_epochs=int(self.max_epochs), learning_rate=self.learning_rate,
-                eta0=None if self.eta0 == "auto" else float(self.eta0),
-                decay=None if self.decay is None else float(self.decay), step_every=int(self.step_every),
-                step_factor=float(self.step_factor), average=bool(self.average), tol=float(self.tol),
-                n_iter_no_change=int(self.n_iter_no_change), fit_intercept=bool(self.fit_intercept),
-                seed=_seed(self.random_state), n_threads=n_threads(self.n_jobs), verbose=_verbosity(self.verbose),
-                n_classes=len(classes),
-            ),
-            sample_weight=np.ascontiguousarray(weights),
+        # Two classes: one problem; more: one-vs-rest side by side in Rust, problem k seeded seed + k.
+        fitted = run_interruptible(
+            _core.fit_sgd_svc, features_arg(X), y_index.astype(np.float64),
+            dict(self.get_params(), seed=_seed(self.random_state), n_threads=n_threads(self.n_jobs),
+                 verbose=_verbosity(self.verbose), n_classes=len(classes)),
+            sample_weight=None if weights is None else np.ascontiguousarray(weights, dtype=np.float64),
         )
         self.classes_ = classes
-        self.coef_ = fits["coef"]
-        self.intercept_ = fits["intercept"]
-        self.n_iter_ = fits["epochs"].astype(np.int64)
-        self.objective_ = fits["objective"]
-        self.converged_ = np.asarray(fits["converged"])
-        self.eta0_ = fits["eta0"]
+        for name, value in fitted.items():  # coef_, intercept_, n_iter_, objective_, converged_, eta0_
+            setattr(self, name, value)
         if not self.converged_.all():
             warnings.warn(
                 f"SGD ran max_epochs={self.max_epochs} epochs without meeting the stopping rule "
@@ -211,13 +191,9 @@ class SGDSVC(SaveMixin, SparseInputMixin, LinearClassifierMixin, BaseEstimator):
         a float for two classes, one value per one-vs-rest problem otherwise."""
         X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
         y = np.asarray(y)
-        s = np.ones(X.shape[0]) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
-        scores = np.asarray(X @ self.coef_.T) + self.intercept_
-        values = []
-        for k in range(self.coef_.shape[0]):
-            cls = self.classes_[1] if self.coef_.shape[0] == 1 else self.classes_[k]
-            t = np.where(y == cls, 1.0, -1.0) * scores[:, k]
-            h = np.maximum(0.0, 1.0 - t)
-            loss = h if self.loss == "hinge" else h * h
-            values.append(0.5 * float(self.coef_[k] @ self.coef_[k]) + self.C * float(s @ loss))
-        return values[0] if len(values) == 1 else np.array(values)
+        # Each label's class index (−1: a label of no class), the objectives in Rust.
+        index = np.searchsorted(self.classes_, y).clip(max=len(self.classes_) - 1)
+        index = np.where(self.classes_[index] == y, index, -1).astype(np.float64)
+        weights = None if sample_weight is None else np.ascontiguousarray(sample_weight, dtype=np.float64)
+        values = _core.sgd_objective(features_arg(X), index, self.__dict__ | self.get_params(), sample_weight=weights)
+        return float(values[0]) if len(values) == 1 else values

@@ -8,6 +8,7 @@
 //! - [`libsvm_models`]: LIBSVM's one-class ν-SVM, ε-SVR and ν-SVR ([`EpsilonSvr`](crate::EpsilonSvr),
 //!   [`NuSvr`](crate::NuSvr), [`NuOneClass`](crate::NuOneClass)) → [`DualModel`](crate::DualModel);
 //!   ν-SVC is [`Svc`](crate::Svc) with [`SvcParams::nu`](crate::SvcParams::nu);
+//! - [`sgd`]: `SGDSVC`'s mini-batch SGD for two or more classes (one-vs-rest);
 //! - [`labels`]: class labels of any ordered type (integers, `bool`, `String`, …) for
 //!   [`Svc`](crate::Svc), from slices or `ndarray::ArrayView1`
 //!   ([`SvcParams::fit_labels`](crate::SvcParams::fit_labels)).
@@ -100,6 +101,7 @@ pub mod labels;
 pub mod libsvm_models;
 pub mod multiclass;
 pub mod one_class;
+pub mod sgd;
 pub mod svc;
 pub mod svr;
 

@@ -77,6 +77,7 @@ pub(crate) use single_fit_getters;
 
 mod dual;
 mod expansion;
+pub mod feature_maps;
 mod one_class;
 mod ovo;
 pub mod probability;
@@ -87,6 +88,7 @@ mod svr;
 pub use dual::DualModel;
 pub(crate) use expansion::check_query_features;
 pub use expansion::{KernelExpansion, decision_values};
+pub use feature_maps::{FourierKernel, NystroemMap, RandomFourierMap};
 pub use one_class::OneClassModel;
 pub use ovo::{ovo_decision_values, ovo_votes};
 pub use row_blocks::{

@@ -1,31 +1,39 @@
 //! The linear models and kernel approximation: `fwsvm.SGDSVC` (mini-batch SGD on the primal)
 //! and the kernel values k(X, S) of `fwsvm.Nystroem` (and k(x, x) of the balls).
 
-use numpy::{IntoPyArray, PyArray2, PyArrayMethods, PyReadonlyArray1};
+use numpy::{IntoPyArray, PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
+use pyo3::types::{PyDict, PyList};
 
 use super::convert::{FeaturesArg, KernelArgs};
 use super::svc::CancelToken;
 use crate::error::FwsvmError;
+use crate::estimators::sgd::{fit_sgd_one_vs_rest, sgd_problems};
 use crate::kernel::cross_kernel;
-use crate::parallel::{map_chunks, with_threads};
+use crate::parallel::with_threads;
 use crate::params::Loss;
 use crate::progress::{CancelMonitor, LogToSink};
-use crate::solver::{Schedule, SgdParams, fit_sgd};
+use crate::solver::{Schedule, SgdFit, SgdParams};
 
-/// The SGD fit's hyper-parameters as one dict (`fwsvm.SGDSVC`'s, resolved), with the number of
-/// classes.
+/// η₀ as `fwsvm.SGDSVC` takes it: a number or `"auto"` (calibrated).
+#[derive(FromPyObject)]
+pub(crate) enum Eta0 {
+    Value(f64),
+    Name(String),
+}
+
+/// The SGD fit's hyper-parameters as one dict: `fwsvm.SGDSVC`'s `get_params()` (its names; other
+/// entries are ignored) with the resolved `seed`, `n_threads`, `verbose` level and `n_classes`.
 #[derive(FromPyObject)]
 #[pyo3(from_item_all)]
 pub(crate) struct SgdArgs {
+    #[pyo3(item("C"))]
     c: f64,
     loss: String,
     batch_size: usize,
     max_epochs: usize,
     learning_rate: String,
-    #[pyo3(default)]
-    eta0: Option<f64>,
+    eta0: Eta0,
     #[pyo3(default)]
     decay: Option<f64>,
     step_every: usize,
@@ -42,11 +50,57 @@ pub(crate) struct SgdArgs {
     n_classes: usize,
 }
 
-/// Fits `fwsvm.SGDSVC` by mini-batch SGD on class indices `y` (0..K as floats): one problem,
-/// class 1 against class 0, for two classes; one-vs-rest for more (the problems side by side in
-/// the fit's threads, problem k seeded with seed + k). Returns, one row or entry per problem,
-/// `coef` (n_problems × n_features), `intercept`, `epochs`, `steps`, the per-epoch `objective`
-/// (a list), `converged`, `eta0`, `decay` and `seconds`.
+impl SgdArgs {
+    /// The solver's settings.
+    fn params(&self) -> PyResult<SgdParams> {
+        let schedule = match self.learning_rate.as_str() {
+            "inverse" => Schedule::Inverse,
+            "exponential" => Schedule::Exponential,
+            "step" => Schedule::Step {
+                every: self.step_every,
+                factor: self.step_factor,
+            },
+            other => {
+                return Err(FwsvmError::param(
+                    "learning_rate",
+                    format!("unknown schedule {other:?}; expected inverse, exponential or step"),
+                )
+                .into());
+            }
+        };
+        let eta0 = match &self.eta0 {
+            Eta0::Value(v) => Some(*v),
+            Eta0::Name(name) if name == "auto" => None,
+            Eta0::Name(other) => {
+                return Err(FwsvmError::param(
+                    "eta0",
+                    format!("must be a positive number or \"auto\", got {other:?}"),
+                )
+                .into());
+            }
+        };
+        Ok(SgdParams {
+            c: self.c,
+            loss: self.loss.parse::<Loss>()?,
+            batch_size: self.batch_size,
+            max_epochs: self.max_epochs,
+            schedule,
+            eta0,
+            decay: self.decay,
+            average: self.average,
+            tol: self.tol,
+            n_iter_no_change: self.n_iter_no_change,
+            fit_intercept: self.fit_intercept,
+            seed: self.seed,
+            verbose: self.verbose >= 1,
+        })
+    }
+}
+
+/// Fits `fwsvm.SGDSVC` by mini-batch SGD on class indices `y` (0..K as floats; see
+/// [`fit_sgd_one_vs_rest`]). Returns its fitted attributes by name, one row or entry per
+/// problem: `coef_` (n_problems × n_features), `intercept_`, `n_iter_` (epochs), `objective_`
+/// (the per-epoch objectives, a list), `converged_` and `eta0_`.
 #[pyfunction]
 #[pyo3(signature = (x, y, params, *, sample_weight=None, cancel=None))]
 pub(crate) fn fit_sgd_svc<'py>(
@@ -57,96 +111,78 @@ pub(crate) fn fit_sgd_svc<'py>(
     sample_weight: Option<PyReadonlyArray1<'py, f64>>,
     cancel: Option<PyRef<'py, CancelToken>>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let schedule = match params.learning_rate.as_str() {
-        "inverse" => Schedule::Inverse,
-        "exponential" => Schedule::Exponential,
-        "step" => Schedule::Step {
-            every: params.step_every,
-            factor: params.step_factor,
-        },
-        other => {
-            return Err(FwsvmError::param(
-                "learning_rate",
-                format!("unknown schedule {other:?}; expected inverse, exponential or step"),
-            )
-            .into());
-        }
-    };
-    let (n_threads, n_classes, seed) = (params.n_threads, params.n_classes, params.seed);
-    let params = SgdParams {
-        c: params.c,
-        loss: params.loss.parse::<Loss>()?,
-        batch_size: params.batch_size,
-        max_epochs: params.max_epochs,
-        schedule,
-        eta0: params.eta0,
-        decay: params.decay,
-        average: params.average,
-        tol: params.tol,
-        n_iter_no_change: params.n_iter_no_change,
-        fit_intercept: params.fit_intercept,
-        seed,
-        verbose: params.verbose >= 1,
-    };
+    let (n_threads, n_classes) = (params.n_threads, params.n_classes);
+    let params = params.params()?;
     let features = x.view()?;
     let y = y.as_slice()?;
     let weights = sample_weight.as_ref().map(|w| w.as_slice()).transpose()?;
-    let problems: Vec<usize> = if n_classes == 2 {
-        vec![1]
-    } else {
-        (0..n_classes).collect()
-    };
     // The epochs' log (verbose) goes where this thread's progress goes: Python's sys.stderr when
     // that is redirected (the problems log from pool threads, so the sinks are taken here).
     let flag = cancel.map(|t| t.flag.clone());
-    let mut monitors: Vec<_> = problems
-        .iter()
+    let mut monitors: Vec<_> = (0..sgd_problems(n_classes))
         .map(|_| LogToSink::new(CancelMonitor(flag.clone())))
         .collect();
-    let work = problems
-        .len()
-        .saturating_mul(features.n_rows())
-        .saturating_mul(1 << 8);
     let fits = py.detach(|| {
         with_threads(n_threads, || {
-            map_chunks(&mut monitors, 1, work, |p, monitor| {
-                let k = problems[p];
-                let labels: Vec<f64> = y
-                    .iter()
-                    .map(|&c| if c == k as f64 { 1.0 } else { -1.0 })
-                    .collect();
-                let params = SgdParams {
-                    seed: seed + k as u64,
-                    ..params.clone()
-                };
-                fit_sgd(features, &labels, weights, &params, &mut monitor[0])
-            })
+            fit_sgd_one_vs_rest(features, y, n_classes, weights, &params, &mut monitors)
         })
-    })?;
-    let fits = fits.into_iter().collect::<crate::Result<Vec<_>>>()?;
+    })??;
     let d = features.n_cols();
     let out = PyDict::new(py);
     let coef: Vec<f64> = fits.iter().flat_map(|f| f.w.iter().copied()).collect();
-    out.set_item("coef", coef.into_pyarray(py).reshape([fits.len(), d])?)?;
-    let column = |f: &dyn Fn(&crate::solver::SgdFit) -> f64| {
-        fits.iter().map(f).collect::<Vec<_>>().into_pyarray(py)
-    };
-    out.set_item("intercept", column(&|f| f.b))?;
-    out.set_item("epochs", column(&|f| f.epochs as f64))?;
-    out.set_item("steps", column(&|f| f.steps as f64))?;
-    out.set_item(
-        "converged",
-        fits.iter().map(|f| f.converged).collect::<Vec<_>>(),
-    )?;
-    out.set_item("eta0", column(&|f| f.eta0))?;
-    out.set_item("decay", column(&|f| f.decay))?;
-    out.set_item("seconds", column(&|f| f.seconds))?;
-    let objective = pyo3::types::PyList::empty(py);
+    out.set_item("coef_", coef.into_pyarray(py).reshape([fits.len(), d])?)?;
+    let column =
+        |f: &dyn Fn(&SgdFit) -> f64| fits.iter().map(f).collect::<Vec<_>>().into_pyarray(py);
+    out.set_item("intercept_", column(&|f| f.b))?;
+    let epochs: Vec<i64> = fits.iter().map(|f| f.epochs as i64).collect();
+    out.set_item("n_iter_", epochs.into_pyarray(py))?;
+    let converged: Vec<bool> = fits.iter().map(|f| f.converged).collect();
+    out.set_item("converged_", converged.into_pyarray(py))?;
+    out.set_item("eta0_", column(&|f| f.eta0))?;
+    let objective = PyList::empty(py);
     for f in &fits {
         objective.append(f.objective.clone().into_pyarray(py))?;
     }
-    out.set_item("objective", objective)?;
+    out.set_item("objective_", objective)?;
     Ok(out)
+}
+
+/// The model's settings for [`sgd_objective`]: `loss`, `C` and the fitted `coef_` and
+/// `intercept_` (`fwsvm.SGDSVC`'s names).
+#[derive(FromPyObject)]
+#[pyo3(from_item_all)]
+pub(crate) struct LinearModelArgs<'py> {
+    loss: String,
+    #[pyo3(item("C"))]
+    c: f64,
+    #[pyo3(item("coef_"))]
+    coef: PyReadonlyArray2<'py, f64>,
+    #[pyo3(item("intercept_"))]
+    intercept: PyReadonlyArray1<'py, f64>,
+}
+
+/// The primal objective of each problem of a fitted `fwsvm.SGDSVC` on rows `x` with class
+/// indices `y` (−1: a label of no class); see [`crate::estimators::sgd::sgd_objective`].
+#[pyfunction]
+#[pyo3(signature = (x, y, model, *, sample_weight=None))]
+pub(crate) fn sgd_objective<'py>(
+    py: Python<'py>,
+    x: FeaturesArg<'py>,
+    y: PyReadonlyArray1<'py, f64>,
+    model: LinearModelArgs<'py>,
+    sample_weight: Option<PyReadonlyArray1<'py, f64>>,
+) -> PyResult<Bound<'py, PyArray1<f64>>> {
+    let coef = model.coef.as_array().iter().copied().collect::<Vec<_>>();
+    let values = crate::estimators::sgd::sgd_objective(
+        x.view()?,
+        y.as_slice()?,
+        sample_weight.as_ref().map(|w| w.as_slice()).transpose()?,
+        model.loss.parse::<Loss>()?,
+        model.c,
+        &coef,
+        model.intercept.as_slice()?,
+    )?;
+    Ok(values.into_pyarray(py))
 }
 
 /// k(x_i, x_i) for every row of `x` (the ball's score and the distributed ball's linear term).

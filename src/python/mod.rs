@@ -10,6 +10,7 @@ mod crammer_singer;
 mod distributed_linear;
 mod errors;
 mod expansion_model;
+mod feature_maps;
 mod io;
 mod libsvm_model;
 mod linear;
@@ -84,6 +85,12 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
         predict::decision_values,
         crammer_singer::fit_crammer_singer,
         linear::fit_sgd_svc,
+        linear::sgd_objective,
+        feature_maps::fit_nystroem,
+        feature_maps::coreset_rows,
+        feature_maps::transform_features,
+        feature_maps::inverse_sqrt,
+        feature_maps::fit_random_fourier,
         linear::kernel_values,
         linear::kernel_diagonal,
         distributed_linear::cocoa_local_round,

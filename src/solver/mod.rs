@@ -37,6 +37,7 @@ pub use crammer_singer::{CrammerSingerSolution, solve_crammer_singer};
 pub use dcd::solve as solve_linear;
 pub use engine::solve;
 pub use monitor::{Monitor, NoMonitor, Progress, Task};
+pub(crate) use sgd::{Data as SgdData, objective as sgd_objective};
 pub use sgd::{Schedule, SgdFit, SgdParams, fit_sgd};
 pub use smo::{BoxSolution, solve_box};
 pub use subproblem::solve_dense;

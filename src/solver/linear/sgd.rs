@@ -202,10 +202,10 @@ fn loss_value(loss: Loss, margin: f64) -> f64 {
 
 /// What every pass reads: X, the ±1 labels and the optional per-sample weights.
 #[derive(Clone, Copy)]
-struct Data<'a> {
-    x: Features<'a>,
-    y: &'a [f64],
-    weights: Option<&'a [f64]>,
+pub(crate) struct Data<'a> {
+    pub(crate) x: Features<'a>,
+    pub(crate) y: &'a [f64],
+    pub(crate) weights: Option<&'a [f64]>,
 }
 
 impl Data<'_> {
@@ -218,7 +218,14 @@ impl Data<'_> {
 
 /// P(w, b) over `rows` with penalty `c` per unit weight; fixed chunks, so the sum does not
 /// depend on the number of threads.
-fn objective(data: Data<'_>, loss: Loss, c: f64, w: &[f64], b: f64, rows: &[usize]) -> f64 {
+pub(crate) fn objective(
+    data: Data<'_>,
+    loss: Loss,
+    c: f64,
+    w: &[f64],
+    b: f64,
+    rows: &[usize],
+) -> f64 {
     let Data { x, y, .. } = data;
     const CHUNK: usize = 4096;
     let work = rows.len().saturating_mul(w.len());

@@ -1,0 +1,577 @@
+//! Explicit feature maps that approximate a kernel, to feed the linear solvers when the exact
+//! kernel SVM is too large (Python's `fwsvm.Nystroem` and `fwsvm.RandomFourierFeatures`):
+//!
+//! - [`NystroemMap`]: landmarks S, z(x) = K_SS^{−1/2} k_S(x), so that z(x)ᵀz(x′) =
+//!   k_S(x)ᵀ K_SS⁺ k_S(x′), the kernel projected on the span of the landmarks;
+//! - [`RandomFourierMap`] (Rahimi & Recht 2007): z(x) = √(2/D) cos(Wx + b), W_ij ~ N(0, 2γ)
+//!   for exp(−γ‖x − x′‖²) and Cauchy(0, γ) for exp(−γ‖x − x′‖₁), b_j ~ U[0, 2π].
+//!
+//! Their random draws are NumPy's ([`LegacyRandomState`]), so a map drawn here from
+//! `RandomState(seed)` is the one Python draws with `random_state=seed`.
+
+use std::cmp::Ordering;
+
+use crate::data::{FeatureMatrix, Features};
+use crate::error::{FwsvmError, Result, try_filled};
+use crate::kernel::{Kernel, cross_kernel};
+use crate::parallel::for_each_chunk;
+use crate::params::{Loss, SvcParams};
+use crate::random::legacy::LegacyRandomState;
+use crate::solver::{NoMonitor, SolverParams};
+
+/// The Nyström feature map of a kernel: the landmarks and K_SS^{−1/2}.
+#[derive(Clone, Debug)]
+pub struct NystroemMap {
+    kernel: Kernel,
+    components: FeatureMatrix,
+    component_indices: Vec<usize>,
+    normalization: Vec<f64>,
+}
+
+impl NystroemMap {
+    /// The map with the rows `landmarks` of `x` as landmarks.
+    ///
+    /// # Errors
+    /// [`FwsvmError::InvalidInput`] for a landmark out of range or non-finite data.
+    pub fn fit(kernel: Kernel, x: Features<'_>, landmarks: Vec<usize>) -> Result<Self> {
+        x.check_finite("X")?;
+        if let Some(&bad) = landmarks.iter().find(|&&i| i >= x.n_rows()) {
+            return Err(FwsvmError::InvalidInput(format!(
+                "landmark {bad} is not a row of X ({} rows)",
+                x.n_rows()
+            )));
+        }
+        let components = x.select_rows(&landmarks);
+        let normalization = landmark_normalization(kernel, components.view())?;
+        Ok(NystroemMap {
+            kernel,
+            components,
+            component_indices: landmarks,
+            normalization,
+        })
+    }
+
+    /// The map with `n_components` landmarks drawn uniformly (all rows when X has fewer), as
+    /// `Nystroem(landmarks="uniform")` draws them from `rng`.
+    pub fn fit_uniform(
+        kernel: Kernel,
+        x: Features<'_>,
+        n_components: usize,
+        rng: &mut LegacyRandomState,
+    ) -> Result<Self> {
+        let landmarks = uniform_landmarks(x.n_rows(), n_components, rng);
+        Self::fit(kernel, x, landmarks)
+    }
+
+    /// z(x) for every row of `x`: an n × m row-major array.
+    pub fn transform(&self, x: Features<'_>) -> Result<Vec<f64>> {
+        let m = self.component_indices.len();
+        nystroem_features(
+            self.kernel,
+            x,
+            self.components.view(),
+            &self.normalization,
+            m,
+        )
+    }
+
+    crate::model::getters! {
+        /// The kernel.
+        kernel: Kernel = kernel;
+        /// The landmarks, one per row.
+        components: &FeatureMatrix = components;
+        /// The landmarks' rows in the training data.
+        component_indices: &[usize] = component_indices;
+        /// K_SS^{−1/2}, m × m row-major.
+        normalization: &[f64] = normalization;
+    }
+}
+
+/// `k` distinct rows of `0..n` (all when n ≤ k), ascending: NumPy's
+/// `sort(choice(n, min(k, n), replace=False))`.
+pub fn uniform_landmarks(n: usize, k: usize, rng: &mut LegacyRandomState) -> Vec<usize> {
+    let mut rows = rng.choice(n, k.min(n));
+    rows.sort_unstable();
+    rows
+}
+
+/// `k` landmarks (ascending rows of `x`) from the Frank-Wolfe coreset, as
+/// `Nystroem(landmarks="coreset")` chooses them: the support vectors of an L2-SVM fit (`svc`:
+/// the squared hinge, its kernel, C and threads; its seed is drawn from `rng` as Python's
+/// `SVC(random_state=rng.randint(2**31 - 1))` seeds it) on a uniform subsample of `size` rows
+/// (`y`: class labels), the `k` with the largest Σ|dual coefficient|, topped up uniformly when
+/// the coreset is smaller. `None` when the subsample holds a single class.
+///
+/// # Errors
+/// Whatever the fit returns.
+pub fn coreset_landmarks(
+    svc: SvcParams,
+    x: Features<'_>,
+    y: &[f64],
+    k: usize,
+    size: usize,
+    rng: &mut LegacyRandomState,
+) -> Result<Option<Vec<usize>>> {
+    let n = x.n_rows();
+    let k = k.min(n);
+    let sample = uniform_landmarks(n, size, rng);
+    let labels: Vec<f64> = sample.iter().map(|&i| y[i]).collect();
+    if labels.iter().all(|&c| c == labels[0]) {
+        return Ok(None);
+    }
+    // Python's seed for an int random_state: RandomState(seed).randint(2**31 - 1).
+    let seed = rng.interval((1 << 31) - 2) as u32;
+    let seed = LegacyRandomState::new(seed).interval((1 << 31) - 2);
+    let solver = SolverParams {
+        tol: Loss::SquaredHinge.default_tol(),
+        seed,
+        ..SolverParams::default()
+    };
+    let svc = svc.loss(Loss::SquaredHinge).solver(solver).check()?;
+    let rows = x.select_rows(&sample);
+    let model = svc.fit_weighted(rows.view(), &labels, None, &mut NoMonitor)?;
+    let n_sv = model.support.len();
+    let weight: Vec<f64> = (0..n_sv)
+        .map(|j| {
+            model
+                .dual_coef
+                .iter()
+                .skip(j)
+                .step_by(n_sv)
+                .map(|v| v.abs())
+                .sum()
+        })
+        .collect();
+    let mut order: Vec<usize> = (0..n_sv).collect();
+    order.sort_by(|&a, &b| weight[b].partial_cmp(&weight[a]).unwrap_or(Ordering::Equal));
+    let mut chosen: Vec<usize> = order
+        .iter()
+        .take(k)
+        .map(|&j| sample[model.support[j]])
+        .collect();
+    if chosen.len() < k {
+        let mut taken = vec![false; n];
+        chosen.iter().for_each(|&i| taken[i] = true);
+        let rest: Vec<usize> = (0..n).filter(|&i| !taken[i]).collect();
+        let extra = rng.choice(rest.len(), k - chosen.len());
+        chosen.extend(extra.iter().map(|&j| rest[j]));
+    }
+    chosen.sort_unstable();
+    Ok(Some(chosen))
+}
+
+/// K_SS^{−1/2} of the landmarks `components` (see [`inverse_sqrt`]).
+pub fn landmark_normalization(kernel: Kernel, components: Features<'_>) -> Result<Vec<f64>> {
+    let k = cross_kernel(kernel, components, components)?;
+    Ok(inverse_sqrt(&k, components.n_rows()))
+}
+
+/// z(x) = k(x, S)·N for every row of `x`: `components` S (m rows), `normalization` N
+/// (m × `width`, row-major); an n × `width` row-major array.
+pub fn nystroem_features(
+    kernel: Kernel,
+    x: Features<'_>,
+    components: Features<'_>,
+    normalization: &[f64],
+    width: usize,
+) -> Result<Vec<f64>> {
+    let m = components.n_rows();
+    if normalization.len() != m * width {
+        return Err(FwsvmError::InvalidInput(format!(
+            "the normalization has {} entries, not {m} × {width} for {m} landmarks",
+            normalization.len()
+        )));
+    }
+    let k = cross_kernel(kernel, x, components)?;
+    let mut out = try_filled(x.n_rows().saturating_mul(width), 0.0, "feature map")?;
+    if m == 0 || width == 0 {
+        return Ok(out);
+    }
+    let work = out.len().saturating_mul(m);
+    for_each_chunk(&mut out, 256 * width, work, |lo, rows| {
+        let first = lo / width;
+        let n = rows.len() / width;
+        gemm(
+            &k[first * m..(first + n) * m],
+            normalization,
+            rows,
+            m,
+            width,
+        );
+    });
+    Ok(out)
+}
+
+/// C = A·B for row-major A (C's rows × `k`), B (`k` × `n`) and C, by `matrixmultiply`'s dgemm
+/// (blocked, with the CPU's vector instructions).
+fn gemm(a: &[f64], b: &[f64], c: &mut [f64], k: usize, n: usize) {
+    let rows = c.len() / n;
+    assert!(a.len() == rows * k && b.len() == k * n && c.len() == rows * n);
+    #[allow(unsafe_code)]
+    // SAFETY: the three slices hold exactly the row-major matrices the dimensions and strides
+    // describe (checked above), and `c` is borrowed mutably, apart from `a` and `b`.
+    unsafe {
+        matrixmultiply::dgemm(
+            rows,
+            k,
+            n,
+            1.0,
+            a.as_ptr(),
+            k as isize,
+            1,
+            b.as_ptr(),
+            n as isize,
+            1,
+            0.0,
+            c.as_mut_ptr(),
+            n as isize,
+            1,
+        );
+    }
+}
+
+/// A rows × cols row-major matrix transposed.
+fn transpose(a: &[f64], rows: usize, cols: usize) -> Vec<f64> {
+    (0..cols * rows)
+        .map(|t| a[(t % rows) * cols + t / rows])
+        .collect()
+}
+
+/// K^{−1/2} of a symmetric positive semi-definite m × m matrix (row-major; symmetrised first):
+/// V diag(λ^{−1/2}) Vᵀ over the eigenvalues λ above 1e-12 of the largest (a pseudo-inverse;
+/// zero when none is positive). Exactly symmetric.
+pub fn inverse_sqrt(k: &[f64], m: usize) -> Vec<f64> {
+    let mut a: Vec<f64> = (0..m * m)
+        .map(|t| 0.5 * (k[t] + k[(t % m) * m + t / m]))
+        .collect();
+    let (values, vectors) = symmetric_eigen(&mut a, m);
+    let top = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let mut out = vec![0.0; m * m];
+    if !(top > 0.0) {
+        return out;
+    }
+    for (j, &lambda) in values.iter().enumerate() {
+        if lambda > 1e-12 * top {
+            let v = &vectors[j * m..(j + 1) * m];
+            let s = lambda.sqrt();
+            for a in 0..m {
+                let va = v[a] / s;
+                for b in a..m {
+                    out[a * m + b] += va * v[b];
+                }
+            }
+        }
+    }
+    for a in 0..m {
+        for b in 0..a {
+            out[a * m + b] = out[b * m + a];
+        }
+    }
+    out
+}
+
+/// Eigenvalues and eigenvectors (row j of the second, row-major) of the symmetric m × m
+/// matrix `a` (overwritten): Householder tridiagonalisation and the implicit QL method
+/// (EISPACK's tred2 and tql2, as in JAMA).
+fn symmetric_eigen(a: &mut [f64], n: usize) -> (Vec<f64>, Vec<f64>) {
+    if n == 0 {
+        return (Vec::new(), Vec::new());
+    }
+    let v = a;
+    let (mut d, mut e) = (vec![0.0; n], vec![0.0; n]);
+    // tred2: V holds the accumulated transformations afterwards.
+    d.copy_from_slice(&v[(n - 1) * n..]);
+    for i in (1..n).rev() {
+        let scale: f64 = d[..i].iter().map(|x| x.abs()).sum();
+        let mut h = 0.0;
+        if scale == 0.0 {
+            e[i] = d[i - 1];
+            for j in 0..i {
+                d[j] = v[(i - 1) * n + j];
+                v[i * n + j] = 0.0;
+                v[j * n + i] = 0.0;
+            }
+        } else {
+            for dk in &mut d[..i] {
+                *dk /= scale;
+                h += *dk * *dk;
+            }
+            let mut f = d[i - 1];
+            let mut g = if f > 0.0 { -h.sqrt() } else { h.sqrt() };
+            e[i] = scale * g;
+            h -= f * g;
+            d[i - 1] = f - g;
+            e[..i].iter_mut().for_each(|x| *x = 0.0);
+            for j in 0..i {
+                f = d[j];
+                v[j * n + i] = f;
+                g = e[j] + v[j * n + j] * f;
+                for k in j + 1..i {
+                    g += v[k * n + j] * d[k];
+                    e[k] += v[k * n + j] * f;
+                }
+                e[j] = g;
+            }
+            f = 0.0;
+            for j in 0..i {
+                e[j] /= h;
+                f += e[j] * d[j];
+            }
+            let hh = f / (h + h);
+            for j in 0..i {
+                e[j] -= hh * d[j];
+            }
+            for j in 0..i {
+                let (f, g) = (d[j], e[j]);
+                for k in j..i {
+                    v[k * n + j] -= f * e[k] + g * d[k];
+                }
+                d[j] = v[(i - 1) * n + j];
+                v[i * n + j] = 0.0;
+            }
+        }
+        d[i] = h;
+    }
+    for i in 0..n - 1 {
+        v[(n - 1) * n + i] = v[i * n + i];
+        v[i * n + i] = 1.0;
+        let h = d[i + 1];
+        if h != 0.0 {
+            for k in 0..=i {
+                d[k] = v[k * n + i + 1] / h;
+            }
+            for j in 0..=i {
+                let g: f64 = (0..=i).map(|k| v[k * n + i + 1] * v[k * n + j]).sum();
+                for k in 0..=i {
+                    v[k * n + j] -= g * d[k];
+                }
+            }
+        }
+        for k in 0..=i {
+            v[k * n + i + 1] = 0.0;
+        }
+    }
+    for j in 0..n {
+        d[j] = v[(n - 1) * n + j];
+        v[(n - 1) * n + j] = 0.0;
+    }
+    v[(n - 1) * n + n - 1] = 1.0;
+    e[0] = 0.0;
+    // tql2 on the eigenvectors as rows (z[j]: column j of V), so rotations touch contiguous rows.
+    let mut z = transpose(v, n, n);
+    for i in 1..n {
+        e[i - 1] = e[i];
+    }
+    e[n - 1] = 0.0;
+    let (mut f, mut tst1) = (0.0f64, 0.0f64);
+    let eps = f64::EPSILON;
+    for l in 0..n {
+        tst1 = tst1.max(d[l].abs() + e[l].abs());
+        let mut m = l;
+        while m < n - 1 && e[m].abs() > eps * tst1 {
+            m += 1;
+        }
+        if m > l {
+            loop {
+                let g = d[l];
+                let mut p = (d[l + 1] - g) / (2.0 * e[l]);
+                let mut r = p.hypot(1.0);
+                if p < 0.0 {
+                    r = -r;
+                }
+                d[l] = e[l] / (p + r);
+                d[l + 1] = e[l] * (p + r);
+                let dl1 = d[l + 1];
+                let h = g - d[l];
+                for di in &mut d[l + 2..] {
+                    *di -= h;
+                }
+                f += h;
+                p = d[m];
+                let (mut c, mut c2, mut c3) = (1.0, 1.0, 1.0);
+                let el1 = e[l + 1];
+                let (mut s, mut s2) = (0.0, 0.0);
+                for i in (l..m).rev() {
+                    c3 = c2;
+                    c2 = c;
+                    s2 = s;
+                    let g = c * e[i];
+                    let h = c * p;
+                    r = p.hypot(e[i]);
+                    e[i + 1] = s * r;
+                    s = e[i] / r;
+                    c = p / r;
+                    p = c * d[i] - s * g;
+                    d[i + 1] = h + s * (c * g + s * d[i]);
+                    let (lo, hi) = z.split_at_mut((i + 1) * n);
+                    for (zi, zi1) in lo[i * n..].iter_mut().zip(&mut hi[..n]) {
+                        let h = *zi1;
+                        *zi1 = s * *zi + c * h;
+                        *zi = c * *zi - s * h;
+                    }
+                }
+                p = -s * s2 * c3 * el1 * e[l] / dl1;
+                e[l] = s * p;
+                d[l] = c * p;
+                if e[l].abs() <= eps * tst1 {
+                    break;
+                }
+            }
+        }
+        d[l] += f;
+        e[l] = 0.0;
+    }
+    (d, z)
+}
+
+/// The kernels random Fourier features approximate.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum FourierKernel {
+    /// exp(−γ‖x − x′‖²): W ~ N(0, 2γ).
+    Rbf,
+    /// exp(−γ‖x − x′‖₁): W ~ Cauchy(0, γ).
+    Laplacian,
+}
+
+/// Random Fourier features: W (features × D) and b (D).
+#[derive(Clone, Debug, PartialEq)]
+pub struct RandomFourierMap {
+    weights: Vec<f64>,
+    offset: Vec<f64>,
+}
+
+impl RandomFourierMap {
+    /// Draws W and b from `rng` as `RandomFourierFeatures.fit` does (W row by row, then b).
+    pub fn draw(
+        kernel: FourierKernel,
+        gamma: f64,
+        n_features: usize,
+        n_components: usize,
+        rng: &mut LegacyRandomState,
+    ) -> Result<Self> {
+        if !(gamma.is_finite() && gamma > 0.0) {
+            return Err(FwsvmError::param(
+                "gamma",
+                format!("must be a positive finite number, got {gamma}"),
+            ));
+        }
+        let size = n_features * n_components;
+        let weights = match kernel {
+            FourierKernel::Rbf => rng.normal(0.0, (2.0 * gamma).sqrt(), size),
+            FourierKernel::Laplacian => {
+                let mut w = rng.standard_cauchy(size);
+                w.iter_mut().for_each(|v| *v *= gamma);
+                w
+            }
+        };
+        let offset = rng.uniform(0.0, 2.0 * std::f64::consts::PI, n_components);
+        Ok(RandomFourierMap { weights, offset })
+    }
+
+    /// The map of W (features × D, row-major) and b (D).
+    pub fn from_parts(weights: Vec<f64>, offset: Vec<f64>) -> Result<Self> {
+        if offset.is_empty() || !weights.len().is_multiple_of(offset.len()) {
+            return Err(FwsvmError::InvalidInput(format!(
+                "W has {} entries, not a multiple of the {} offsets",
+                weights.len(),
+                offset.len()
+            )));
+        }
+        Ok(RandomFourierMap { weights, offset })
+    }
+
+    /// z(x) for every row of `x`: an n × D row-major array.
+    pub fn transform(&self, x: Features<'_>) -> Result<Vec<f64>> {
+        random_fourier_features(x, &self.weights, &self.offset)
+    }
+
+    crate::model::getters! {
+        /// W, features × D row-major.
+        weights: &[f64] = weights;
+        /// b, one per output feature.
+        offset: &[f64] = offset;
+    }
+}
+
+/// z(x) = √(2/D) cos(xW + b) for every row of `x`: `weights` W (X's width × D, row-major),
+/// `offset` b (D); an n × D row-major array.
+pub fn random_fourier_features(
+    x: Features<'_>,
+    weights: &[f64],
+    offset: &[f64],
+) -> Result<Vec<f64>> {
+    let (d, width) = (x.n_cols(), offset.len());
+    if weights.len() != d * width {
+        return Err(FwsvmError::InvalidInput(format!(
+            "X has {d} features, but W has {} entries for {width} offsets",
+            weights.len()
+        )));
+    }
+    let mut out = try_filled(x.n_rows().saturating_mul(width), 0.0, "feature map")?;
+    if width == 0 {
+        return Ok(out);
+    }
+    let scale = (2.0 / width as f64).sqrt();
+    let work = out.len().saturating_mul(d.max(1));
+    for_each_chunk(&mut out, 64 * width, work, |lo, rows| {
+        for (r, z) in rows.chunks_mut(width).enumerate() {
+            // z = x_i W, one row of W per non-zero of x_i.
+            let mut add = |f: usize, v: f64| {
+                for (zc, wc) in z.iter_mut().zip(&weights[f * width..(f + 1) * width]) {
+                    *zc += v * wc;
+                }
+            };
+            match x {
+                Features::Dense(m) => m
+                    .row(lo / width + r)
+                    .iter()
+                    .enumerate()
+                    .for_each(|(f, &v)| add(f, v)),
+                Features::Sparse(m) => {
+                    let (idx, val) = m.row(lo / width + r);
+                    idx.iter().zip(val).for_each(|(&f, &v)| add(f as usize, v));
+                }
+            }
+            for (zc, b) in z.iter_mut().zip(offset) {
+                *zc = (*zc + b).cos() * scale;
+            }
+        }
+    });
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::data::DenseView;
+
+    /// K^{−1/2} K K^{−1/2} is the identity on a positive definite kernel matrix.
+    #[test]
+    fn inverse_sqrt_whitens() {
+        let mut rng = crate::random::SplitMix64::new(3);
+        let (n, d) = (30, 4);
+        let data: Vec<f64> = (0..n * d).map(|_| rng.normal()).collect();
+        let x = Features::Dense(DenseView::new(&data, n, d).unwrap());
+        let kernel = Kernel::rbf(0.3);
+        let k = cross_kernel(kernel, x, x).unwrap();
+        let w = inverse_sqrt(&k, n);
+        for i in 0..n {
+            for j in 0..n {
+                let wkw: f64 = (0..n)
+                    .flat_map(|a| (0..n).map(move |b| (a, b)))
+                    .map(|(a, b)| w[i * n + a] * k[a * n + b] * w[b * n + j])
+                    .sum();
+                let want = if i == j { 1.0 } else { 0.0 };
+                assert!((wkw - want).abs() < 1e-6, "{i} {j}: {wkw}");
+            }
+        }
+        let map = NystroemMap::fit(kernel, x, (0..n).collect()).unwrap();
+        let z = map.transform(x).unwrap();
+        for i in 0..n {
+            for j in 0..n {
+                let zz: f64 = (0..n).map(|c| z[i * n + c] * z[j * n + c]).sum();
+                assert!((zz - k[i * n + j]).abs() < 1e-8);
+            }
+        }
+    }
+}
