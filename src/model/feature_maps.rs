@@ -205,6 +205,10 @@ pub fn nystroem_features(
 /// C = A·B for row-major A (C's rows × `k`), B (`k` × `n`) and C, by `matrixmultiply`'s dgemm
 /// (blocked, with the CPU's vector instructions).
 fn gemm(a: &[f64], b: &[f64], c: &mut [f64], k: usize, n: usize) {
+    if n == 0 || k == 0 {
+        c.fill(0.0);
+        return;
+    }
     let rows = c.len() / n;
     assert!(a.len() == rows * k && b.len() == k * n && c.len() == rows * n);
     #[allow(unsafe_code)]
