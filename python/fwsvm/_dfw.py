@@ -462,7 +462,6 @@ def solve(
     solved iterate instead of the start, and one expansion over the support is saved).
     ``one_class``: the shards hold the one-class ball's rows (``y`` all 1)."""
     t_start = time.perf_counter()
-    inv_c = 1.0 / C
     weights: dict[int, float] = {}
     vecs: dict[int, np.ndarray] = {}
     if warm_alpha:

@@ -7,15 +7,14 @@ from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import ClassifierMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from fwsvm._convergence import Convergence
 from fwsvm import _core
 from fwsvm._native import n_threads, run_interruptible
-from fwsvm.svm import _KernelSVM, _check_query, _init_params, _seed, _verbosity
+from fwsvm.svm import _KernelSVM, _check_query, _init_params, _seed, _single_solve_report, _verbosity
 
 
 class CrammerSingerSVC(ClassifierMixin, _KernelSVM):
@@ -130,9 +129,7 @@ class CrammerSingerSVC(ClassifierMixin, _KernelSVM):
         )
         self._hold(model, X)
         self.classes_ = classes
-        self._take_report(dict(history=None, warnings=result.pop("warnings"), n_iter=int(result["n_iter"]),
-                               fit_status=int(result["exit_reason"] != "converged"),
-                               convergence=dict(result, tol=float(self.tol))), stacklevel=3)
+        self._take_report(_single_solve_report(result, tol=float(self.tol)), stacklevel=3)
         return self
 
     def decision_function(self, X: Any) -> np.ndarray:

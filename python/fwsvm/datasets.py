@@ -8,7 +8,6 @@ they fit (so ``sklearn.svm.SVC`` accepts them as they are), and every malformed 
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 import numpy as np

@@ -108,6 +108,14 @@ def _fit_params(est: Any, c: float, kernel: str, tol: float, **extra: Any) -> di
     )
 
 
+def _single_solve_report(result: dict[str, Any], **convergence: Any) -> dict[str, Any]:
+    """A single solve's result (its statistics and warnings, as the native fits return them)
+    as the report :meth:`_KernelSVM._take_report` keeps; ``convergence``: entries to add to
+    ``convergence_``."""
+    return dict(history=result.pop("history", None), warnings=result.pop("warnings"), n_iter=int(result["n_iter"]),
+                fit_status=int(result["exit_reason"] != "converged"), convergence=dict(result, **convergence))
+
+
 def _check_class_labels(y: np.ndarray) -> None:
     """scikit-learn's check that ``y`` holds classes, except that finite whole-number floats
     beyond the int64 range (LIBSVM's labels may be any double, e.g. 1e300) are classes too:
@@ -212,9 +220,7 @@ class _KernelSVM(SparseInputMixin, SaveMixin, BaseEstimator):
                                           sample_weight=weights, warm_start=warm)
         self._hold(model, X)
         self.shape_fit_ = X.shape
-        self._take_report(dict(history=result.pop("history", None), warnings=result.pop("warnings"),
-                               n_iter=int(result["n_iter"]), fit_status=int(result["exit_reason"] != "converged"),
-                               convergence=result), stacklevel=5)
+        self._take_report(_single_solve_report(result), stacklevel=5)
         return result
 
     def _take_report(self, report: dict[str, Any], stacklevel: int) -> None:
