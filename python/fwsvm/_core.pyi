@@ -148,17 +148,15 @@ NumpyState = tuple[str, npt.NDArray[np.uint32], int, int, float]  # RandomState.
 
 def fit_nystroem(
     x: Features,
-    kernel: KernelParams,
     state: NumpyState,
     n_components: int,
     *,
     landmarks: npt.NDArray[np.int64] | None = None,
-) -> tuple[tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]], NumpyState]: ...
+) -> tuple[npt.NDArray[np.int64], NumpyState]: ...
 def transform_features(
     x: Features,
     map: dict[str, Any],  # kernel_args, components_ (Features), normalization_; or random_weights_, random_offset_
 ) -> npt.NDArray[np.float64]: ...
-def inverse_sqrt(k: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]: ...
 def fit_random_fourier(
     params: dict[str, Any],  # kernel, gamma, n_features, n_components
     state: NumpyState,

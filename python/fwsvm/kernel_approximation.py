@@ -53,9 +53,13 @@ def coreset_indices(X: Any, y: np.ndarray, k: int, size: int, svc_params: dict[s
 
 def inverse_sqrt(K: np.ndarray) -> np.ndarray:
     """K^{−1/2} of the landmarks' kernel matrix (symmetrised; eigenvalues below 1e-12 of the
-    largest dropped: a pseudo-inverse) — :class:`Nystroem`'s ``normalization_`` (computed in
-    Rust: ``fwsvm::model::feature_maps::inverse_sqrt``)."""
-    return _core.inverse_sqrt(np.asarray(K, dtype=np.float64))
+    largest dropped: a pseudo-inverse) — :class:`Nystroem`'s ``normalization_``. NumPy's
+    ``eigh`` (LAPACK): the crate's own eigensolver (``fwsvm::model::feature_maps::inverse_sqrt``,
+    for Rust users) took 2.1 s against 0.24 s at 1,000 landmarks and 62 s against 2.1 s at 2,000."""
+    K = 0.5 * (K + K.T)
+    values, vectors = np.linalg.eigh(K)
+    keep = values > 1e-12 * max(values.max(), 0.0) if values.max() > 0 else np.zeros_like(values, bool)
+    return (vectors[:, keep] / np.sqrt(values[keep])) @ vectors[:, keep].T
 
 
 def _drawing(rng: np.random.RandomState, draw: Any, *args: Any, **kwargs: Any) -> Any:
@@ -153,10 +157,11 @@ class Nystroem(SaveMixin, SparseInputMixin, TransformerMixin, BaseEstimator):
         self.gamma_ = resolve_gamma(self.gamma, X)
         k = min(self.n_components, X.shape[0])
         landmarks = self._coreset(X, y, k, rng) if self.landmarks == "coreset" else None
-        # The uniform landmarks, K_SS and its inverse square root: Rust's NystroemMap.
-        self.component_indices_, self.normalization_ = _drawing(
-            rng, _core.fit_nystroem, features_arg(X), self._kernel_args(), n_components=k, landmarks=landmarks)
+        # The uniform landmarks drawn in Rust (NumPy's stream), K_SS^{-1/2} by LAPACK.
+        self.component_indices_ = _drawing(rng, _core.fit_nystroem, features_arg(X), n_components=k,
+                                           landmarks=landmarks)
         self.components_ = X[self.component_indices_]
+        self.normalization_ = inverse_sqrt(self._kernel(self.components_, self.components_))
         return self
 
     def _coreset(self, X: Any, y: Any, k: int, rng: np.random.RandomState) -> np.ndarray:

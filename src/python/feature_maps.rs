@@ -12,8 +12,8 @@ use super::convert::{FeaturesArg, KernelArgs};
 use crate::Svc;
 use crate::error::FwsvmError;
 use crate::model::feature_maps::{
-    FourierKernel, RandomFourierMap, coreset_landmarks, landmark_normalization, nystroem_features,
-    random_fourier_features, uniform_landmarks,
+    FourierKernel, RandomFourierMap, coreset_landmarks, nystroem_features, random_fourier_features,
+    uniform_landmarks,
 };
 use crate::parallel::with_threads;
 use crate::random::legacy::LegacyRandomState;
@@ -62,24 +62,24 @@ fn matrix<'py>(
     values.into_pyarray(py).reshape([rows, cols])
 }
 
-/// The fitted Nyström map's landmark rows and K_SS^{−1/2}, and the generator's state: the
-/// landmarks given, or `n_components` rows drawn uniformly from `state` (all when X has
-/// fewer), ascending.
+/// The Nyström map's landmark rows, checked, and the generator's state: the landmarks given,
+/// or `n_components` rows drawn uniformly from `state` (all when X has fewer), ascending.
+/// (Python computes K_SS^{−1/2} with LAPACK's `eigh`: at 1,000–2,000 landmarks 10–30× faster
+/// than the crate's own [`crate::model::feature_maps::inverse_sqrt`].)
 #[pyfunction]
-#[pyo3(signature = (x, kernel, state, n_components, *, landmarks=None))]
+#[pyo3(signature = (x, state, n_components, *, landmarks=None))]
 #[allow(clippy::type_complexity)]
 pub(crate) fn fit_nystroem<'py>(
     py: Python<'py>,
     x: FeaturesArg<'py>,
-    kernel: KernelArgs,
     state: NumpyState<'py>,
     n_components: usize,
     landmarks: Option<PyReadonlyArray1<'py, i64>>,
 ) -> PyResult<(
-    (Bound<'py, PyArray1<i64>>, Bound<'py, PyArray2<f64>>),
+    Bound<'py, PyArray1<i64>>,
     (&'static str, Bound<'py, PyArray1<u32>>, usize, i64, f64),
 )> {
-    let (n_threads, kernel, x) = (kernel.n_threads, kernel.kernel()?, x.view()?);
+    let x = x.view()?;
     x.check_finite("X")?;
     let mut rng = generator(&state)?;
     let rows: Vec<usize> = match &landmarks {
@@ -89,36 +89,8 @@ pub(crate) fn fit_nystroem<'py>(
     if let Some(&bad) = rows.iter().find(|&&i| i >= x.n_rows()) {
         return Err(FwsvmError::InvalidInput(format!("landmark {bad} is not a row of X")).into());
     }
-    let components = x.select_rows(&rows);
-    let normalization = py.detach(|| {
-        with_threads(n_threads, || {
-            landmark_normalization(kernel, components.view())
-        })
-    })??;
     let indices: Vec<i64> = rows.iter().map(|&i| i as i64).collect();
-    let normalization = matrix(py, normalization, rows.len(), rows.len())?;
-    Ok((
-        (indices.into_pyarray(py), normalization),
-        numpy_state(py, &rng),
-    ))
-}
-
-/// K^{−1/2} of a symmetric positive semi-definite matrix (see
-/// [`crate::model::feature_maps::inverse_sqrt`]).
-#[pyfunction]
-pub(crate) fn inverse_sqrt<'py>(
-    py: Python<'py>,
-    k: PyReadonlyArray2<'py, f64>,
-) -> PyResult<Bound<'py, PyArray2<f64>>> {
-    let m = k.shape()[0];
-    if k.shape()[1] != m {
-        return Err(
-            FwsvmError::InvalidInput(format!("K must be square, got {:?}", k.shape())).into(),
-        );
-    }
-    let k = k.as_array().iter().copied().collect::<Vec<_>>();
-    let out = py.detach(|| crate::model::feature_maps::inverse_sqrt(&k, m));
-    matrix(py, out, m, m)
+    Ok((indices.into_pyarray(py), numpy_state(py, &rng)))
 }
 
 /// The random Fourier map's settings: `kernel` ("rbf" or "laplacian"), the resolved `gamma`,

@@ -89,7 +89,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
         feature_maps::fit_nystroem,
         feature_maps::coreset_rows,
         feature_maps::transform_features,
-        feature_maps::inverse_sqrt,
         feature_maps::fit_random_fourier,
         linear::kernel_values,
         linear::kernel_diagonal,
