@@ -1,7 +1,9 @@
-"""The native boundary: GIL release, cancellation, thread knobs."""
+"""The native boundary: GIL release, Ctrl-C, thread knobs."""
 
 from __future__ import annotations
 
+import _thread
+import signal
 import threading
 import time
 
@@ -10,7 +12,6 @@ import pytest
 from sklearn.datasets import make_classification
 
 from fwsvm import SVC, _core
-from fwsvm._native import features_arg
 
 
 def _fit_kwargs(**over):
@@ -21,40 +22,47 @@ def _fit_kwargs(**over):
     return kw
 
 
-def test_cancel_token_stops_a_running_fit_and_the_gil_is_released() -> None:
+def test_ctrl_c_stops_a_running_fit_and_the_gil_is_released() -> None:
     X, y = make_classification(n_samples=3000, n_features=10, random_state=0, flip_y=0.2)
     y_pm = np.where(y == 1, 1.0, -1.0)
-    token = _core.CancelToken()
-    outcome = {}
+    ticks = []
 
-    def run():
-        try:
-            _core.fit_svc_model(features_arg(X), y_pm, _fit_kwargs(), cancel=token)
-            outcome["result"] = "finished"
-        except KeyboardInterrupt:
-            outcome["result"] = "interrupted"
+    def tick_then_interrupt():
+        # Another thread runs Python while the fit works (the GIL is released), then sends what
+        # Ctrl-C sends: SIGINT, whose handler runs on the main thread. The fit (plain
+        # Frank-Wolfe to tol 1e-12) runs until interrupted or for 60 s, so counting a fixed
+        # number of ticks, however slowly a loaded machine lets them come, cannot outlast it.
+        while len(ticks) < 20:
+            ticks.append(time.perf_counter())
+            time.sleep(0.01)
+        _thread.interrupt_main()
 
-    worker = threading.Thread(target=run)
+    # A runner in the background of a non-interactive shell ignores SIGINT: Python's handler here.
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        threading.Thread(target=tick_then_interrupt, daemon=True).start()
+        with pytest.raises(KeyboardInterrupt):
+            _core.fit_svc_model(X, y_pm, _fit_kwargs())
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    assert len(ticks) == 20
+
+
+def test_a_fit_on_another_thread_returns_its_model() -> None:
+    # The calling thread waits for the work and checks for signals (a no-op off the main thread).
+    X, y = make_classification(n_samples=200, n_features=5, random_state=0)
+    out = {}
+    worker = threading.Thread(target=lambda: out.update(
+        model=_core.fit_svc_model(X, np.where(y == 1, 1.0, -1.0), _fit_kwargs(c=1.0, tol=1e-3))))
     worker.start()
-    # The main thread keeps running Python while the fit works: the GIL is released. The fit
-    # (plain Frank-Wolfe to tol 1e-12) runs until cancelled or for 60 s, so counting a fixed
-    # number of ticks, however slowly a loaded machine lets them come, cannot outlast it.
-    ticks = 0
-    while ticks < 20:
-        ticks += 1
-        time.sleep(0.01)
-    assert worker.is_alive()
-    token.cancel()
     worker.join(60)
-    assert not worker.is_alive()
-    assert outcome["result"] == "interrupted"
-    assert token.cancelled
+    assert out["model"].statistics()["exit_reason"] == ["converged"]
 
 
 def test_time_limit_stops_with_a_warning() -> None:
     X, y = make_classification(n_samples=2000, n_features=10, random_state=0, flip_y=0.2)
     y_pm = np.where(y == 1, 1.0, -1.0)
-    out = _core.fit_svc_model(features_arg(X), y_pm, _fit_kwargs(time_limit=0.2)).statistics()
+    out = _core.fit_svc_model(X, y_pm, _fit_kwargs(time_limit=0.2)).statistics()
     assert out["exit_reason"] == ["time_limit"]
     assert out["seconds"][0] < 5
 
@@ -63,7 +71,7 @@ def test_history_is_recorded_and_objective_is_monotone() -> None:
     X, y = make_classification(n_samples=300, n_features=5, random_state=1)
     y_pm = np.where(y == 1, 1.0, -1.0)
     for algorithm in ["fw", "mfw", "swap", "swap2o"]:
-        out = _core.fit_svc_model(features_arg(X), y_pm, _fit_kwargs(c=1.0, algorithm=algorithm, tol=1e-3,
+        out = _core.fit_svc_model(X, y_pm, _fit_kwargs(c=1.0, algorithm=algorithm, tol=1e-3,
                                                                   stopping="gap", max_iter=5000,
                                                                   record_history=True)).statistics()
         h = out["history"][0]

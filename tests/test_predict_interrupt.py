@@ -1,7 +1,7 @@
 """Issue 33: Ctrl-C stops a prediction within a fraction of a second. ``predict`` on 2·10⁶ rows
 ran 22.8 s before the KeyboardInterrupt arrived; ``_core.decision_values`` and the SVC model's
-methods (``_core.SvcModel``) now compute in row blocks of about 0.1 s and check the cancel
-token of ``run_interruptible`` between blocks. Each test runs in a fresh process that sends
+methods (``_core.SvcModel``) now compute in row blocks of about 0.1 s and check the stop flag
+Ctrl-C sets between blocks (``src/python/interrupt.rs``). Each test runs in a fresh process that sends
 itself SIGINT once the native call has started (a wrapper sets an event when it is entered:
 no guessed sleep decides whether the work began)."""
 
@@ -15,7 +15,6 @@ import numpy as np
 import pytest
 
 from fwsvm import _core
-from fwsvm._native import features_arg, run_interruptible
 
 _HARNESS = """
 import os, signal, threading, time
@@ -25,7 +24,6 @@ signal.signal(signal.SIGINT, signal.default_int_handler)
 import numpy as np
 import fwsvm
 from fwsvm import _core
-from fwsvm._native import features_arg, run_interruptible
 
 def interrupt_once_started(name, owner=_core):
     original = getattr(owner, name)
@@ -73,8 +71,7 @@ def test_ctrl_c_stops_decision_values() -> None:
         X, sv = rng.normal(size=(400_000, 20)), rng.normal(size=(2000, 20))
         coef = rng.normal(size=2000)
         sent = interrupt_once_started("decision_values")
-        report(lambda: run_interruptible(_core.decision_values, X, sv, coef, 0.0,
-                                         dict(kernel="rbf", gamma=0.05)))
+        report(lambda: _core.decision_values(X, sv, coef, 0.0, dict(kernel="rbf", gamma=0.05)))
     """)
     assert _latency(out) <= 0.5, out
 
@@ -87,7 +84,7 @@ def test_ctrl_c_stops_one_vs_one_prediction_on_sparse_rows() -> None:
         X = sp.random(3000, 50, density=0.4, format="csr", random_state=0)
         model = fwsvm.SVC(C=10.0).fit(X, rng.integers(0, 3, 3000))
         Xt = sp.random(300_000, 50, density=0.4, format="csr", random_state=1)
-        sent = interrupt_once_started("run_interruptible", fwsvm.svm)
+        sent = interrupt_once_started("_query", fwsvm.svm._KernelSVM)
         report(lambda: model.decision_function(Xt))
     """)
     assert _latency(out) <= 0.5, out
@@ -99,8 +96,8 @@ def test_ctrl_c_stops_crammer_singer_predict() -> None:
         X, y = rng.normal(size=(3000, 20)), rng.integers(0, 3, 3000)
         model = fwsvm.CrammerSingerSVC(C=10.0, max_iter=20000).fit(X, y)
         Xt = rng.normal(size=(1_000_000, 20))
-        import fwsvm.svm  # it predicts through its Rust model, called by run_interruptible there
-        sent = interrupt_once_started("run_interruptible", fwsvm.svm)
+        import fwsvm.svm  # it predicts through its Rust model, queried by _KernelSVM._query
+        sent = interrupt_once_started("_query", fwsvm.svm._KernelSVM)
         report(lambda: model.predict(Xt))
     """)
     assert _latency(out) <= 0.5, out
@@ -113,7 +110,7 @@ def test_blocks_give_the_values_of_one_call() -> None:
     # The kernel expansion written out in NumPy (Rust's unit tests check blocks against one call).
     sq = (X**2).sum(1)[:, None] + (sv**2).sum(1)[None, :] - 2 * X @ sv.T
     whole = np.exp(-0.2 * np.maximum(sq, 0.0)) @ coef + 0.5
-    np.testing.assert_allclose(run_interruptible(_core.decision_values, X, sv, coef, 0.5, kernel), whole, rtol=1e-9,
+    np.testing.assert_allclose(_core.decision_values(X, sv, coef, 0.5, kernel), whole, rtol=1e-9,
                                atol=1e-9)
     with pytest.raises(ValueError, match="features"):
         _core.decision_values(np.ascontiguousarray(X[:, :3]), sv, coef, 0.0, kernel)
@@ -121,14 +118,14 @@ def test_blocks_give_the_values_of_one_call() -> None:
 
 @pytest.mark.parametrize("classes, method", [(2, "predict"), (4, "predict"), (4, "predict_proba")])
 def test_ctrl_c_stops_svc_predict(classes: int, method: str) -> None:
-    # SVC predicts through its Rust model's methods, called by run_interruptible in fwsvm.svm.
+    # SVC predicts through its Rust model's methods, queried by _KernelSVM._query.
     out = _run(f"""
         import fwsvm.svm
         rng = np.random.default_rng(0)
         X, y = rng.normal(size=(2000, 20)), rng.integers(0, {classes}, 2000)
         model = fwsvm.SVC(C=10.0, probability={method == "predict_proba"}).fit(X, y)
         Xt = rng.normal(size=(400_000, 20))
-        sent = interrupt_once_started("run_interruptible", fwsvm.svm)
+        sent = interrupt_once_started("_query", fwsvm.svm._KernelSVM)
         report(lambda: model.{method}(Xt))
     """)
     assert _latency(out) <= 0.5, out

@@ -57,7 +57,6 @@ import numpy as np
 import scipy.sparse as sp
 
 from fwsvm import _core
-from fwsvm._native import features_arg
 
 #: MB of kernel columns of the engine's solves here (the shards' local solves, the driver's
 #: inner solves): the in-process SVC's default. Larger caches were slower on the checkerboard
@@ -159,14 +158,14 @@ def combine_moments(parts: list[tuple[int, float, float]]) -> float:
 def _matrix(V: Any) -> Any:
     """Vectors as the engine takes them (CSR stays CSR)."""
     if sp.issparse(V):
-        return features_arg(V)
+        return V
     return np.ascontiguousarray(np.atleast_2d(V), dtype=np.float64)
 
 
 def kernel_columns(X: np.ndarray, V: np.ndarray, kernel_kw: dict[str, Any], n_threads: int | None = 1) -> np.ndarray:
     """k(x_i, v_j) for the rows x_i of X and v_j of V as an (n, k) matrix, by the engine (the
     kernels of :class:`fwsvm.SVC`: rbf, linear, poly, sigmoid, laplacian)."""
-    return _core.kernel_values(features_arg(X), _matrix(V), dict(_kernel_args(kernel_kw), n_threads=n_threads))
+    return _core.kernel_values(X, _matrix(V), dict(_kernel_args(kernel_kw), n_threads=n_threads))
 
 
 def kernel_expansion(X: np.ndarray, V: np.ndarray, coef: np.ndarray, kernel_kw: dict[str, Any],
@@ -174,7 +173,7 @@ def kernel_expansion(X: np.ndarray, V: np.ndarray, coef: np.ndarray, kernel_kw: 
     """Σ_j coef_j k(x_i, v_j) for every row x_i of X, by the engine's kernel expansion (several
     vectors per pass over X; no (n, k) matrix): 1.5 ns per row and vector on 2-d rbf data,
     against 8 ns for the same sum from NumPy/BLAS columns."""
-    return _core.decision_values(features_arg(X), _matrix(V), np.ascontiguousarray(coef, dtype=np.float64), 0.0,
+    return _core.decision_values(X, _matrix(V), np.ascontiguousarray(coef, dtype=np.float64), 0.0,
                                    dict(_kernel_args(kernel_kw), n_threads=n_threads))
 
 
@@ -241,7 +240,7 @@ class Shard:
         self.n_threads = n_threads if n_threads is not None else _worker_threads()
         self.one_class = bool(one_class)
         # b: the linear term of the ball's objective (None for the SVC: zero).
-        self.b = _core.kernel_diagonal(features_arg(self.X), _kernel_args(self.kernel_kw)) + self.inv_c if one_class else None
+        self.b = _core.kernel_diagonal(self.X, _kernel_args(self.kernel_kw)) + self.inv_c if one_class else None
         n = self.X.shape[0]
         self.alpha = np.zeros(n)
         self.s = np.zeros(n)
@@ -268,7 +267,7 @@ class Shard:
             # 1 / (ν · its rows)): if the other shards' rows contribute to (Kα)_i what this
             # shard's do, times (1 − weight) / weight, the global optimum on these rows is
             # weight · this solution.
-            r = _core.fit_one_class(features_arg(self.X), dict(
+            r = _core.fit_one_class(self.X, dict(
                 c=1.0 / (self.inv_c * weight), algorithm="swap", tol=float(tol), stopping=stopping, max_iter=-1,
                 cache_size=ENGINE_CACHE_MB, init="random", seed=int(seed), n_threads=self.n_threads,
                 **_kernel_args(self.kernel_kw)))
@@ -279,7 +278,7 @@ class Shard:
             # One class (or none): no local problem; the shard's rows join as candidates.
             return {"index": np.zeros(0, dtype=np.intp), "alpha": np.zeros(0), "vectors": self.X[:0],
                     "n_iter": 0, "seconds": time.perf_counter() - t0}
-        model = _core.fit_svc_model(features_arg(self.X), self.y, dict(
+        model = _core.fit_svc_model(self.X, self.y, dict(
             c=1.0 / self.inv_c, algorithm="swap", tol=float(tol), stopping=stopping, max_iter=-1,
             cache_size=ENGINE_CACHE_MB, init="random", seed=int(seed), n_threads=self.n_threads,
             loss="squared_hinge", **_kernel_args(self.kernel_kw)))

@@ -21,11 +21,12 @@ from sklearn.utils.metaestimators import _safe_split
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_array, check_X_y
 
+from fwsvm import _core
 from fwsvm.svm import SVC
 
 #: The penalties a C search tries by default: LIBSVM's grid.py range 2⁻³ … 2⁹, every second
-#: power of two (the benchmark protocol's grid).
-DEFAULT_CS = tuple(2.0**k for k in (-3, -1, 1, 3, 5, 7, 9))
+#: power of two (the benchmark protocol's grid; ``SVCCV``'s default ``Cs``, from the Rust table).
+DEFAULT_CS: tuple[float, ...] = _core.DEFAULT_CS
 
 def map_folds(X: Any, y: np.ndarray, splits: list[tuple[np.ndarray, np.ndarray]], template: SVC,
               chains: list[list[tuple[float, Any, int]]], n_slots: int, warm: bool, scorer: Any,

@@ -3,9 +3,11 @@ own stderr: a stream redirected with :func:`contextlib.redirect_stderr`, pytest'
 Jupyter cell. Without this the Rust display writes to file descriptor 2, which such streams
 never see.
 
-The fit queues its lines (and, in Jupyter, its live state) in a ``_core.ProgressQueue``; the
-thread waiting for the fit writes them (:func:`fwsvm._interrupt.run_interruptible` pumps every
-0.05 s), so no solver thread ever needs the interpreter. In a Jupyter kernel with ``tqdm``
+Each native call makes a :class:`StreamProgress` for ``sys.stderr`` when that is not the
+process's stderr (``src/python/interrupt.rs``): the fit queues its lines (and, in Jupyter, its
+live state) in the writer's ``_core.ProgressQueue`` and the thread waiting for the fit writes
+them (it calls :meth:`StreamProgress.pump` every 0.05 s), so no solver thread ever needs the
+interpreter. In a Jupyter kernel with ``tqdm``
 installed, fits running longer than 2 s also show an updating bar (``tqdm.auto``: a widget
 with ipywidgets, else a text line redrawn in place); without tqdm only the lines appear.
 (No NumPy or SciPy import: the command line's scripts start through here.)
@@ -50,15 +52,6 @@ class StreamProgress:
         self.queue = _core.ProgressQueue(live=self._tqdm is not None)
         self._bar: Any = None
 
-    def route(self) -> None:
-        """Send the progress of fits started on the calling thread here."""
-        _core.route_progress(self.queue)
-
-    @staticmethod
-    def unroute() -> None:
-        """Send the progress of fits started on the calling thread to stderr again."""
-        _core.route_progress(None)
-
     def pump(self) -> None:
         """Write what the fit queued since the last call."""
         for kind, text, done, total, running in self.queue.drain():
@@ -102,11 +95,3 @@ class StreamProgress:
             self._bar.close()
             self._bar = None
 
-
-def for_stderr() -> StreamProgress | None:
-    """A writer for ``sys.stderr`` when it is not the process's stderr, else ``None`` (then the
-    native display writes to file descriptor 2 itself, with its live line on a terminal)."""
-    stream = sys.stderr
-    if stream is None or stream is sys.__stderr__:
-        return None
-    return StreamProgress(stream)

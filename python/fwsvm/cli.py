@@ -30,13 +30,12 @@ from __future__ import annotations
 import sys
 
 from fwsvm import _core
-from fwsvm._interrupt import run_interruptible
 
 
 def _run(command: str, argv: list[str], prog: str) -> int:
     """Run one command in Rust; problems are one line on stderr and exit status 1, Ctrl-C 130."""
     try:
-        return int(run_interruptible(_core.cli_main, command, list(argv), prog, sys.stdout.write, sys.stderr.write))
+        return int(_core.cli_main(command, list(argv), prog, sys.stdout.write, sys.stderr.write))
     except KeyboardInterrupt:
         return 130  # the Rust side stopped, cleaned up and said so
 

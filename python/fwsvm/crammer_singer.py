@@ -3,20 +3,19 @@ block-coordinate Frank-Wolfe: :class:`CrammerSingerSVC`."""
 
 from __future__ import annotations
 
-from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
 from sklearn.base import ClassifierMixin
-from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from fwsvm import _core
-from fwsvm._native import n_threads, run_interruptible
-from fwsvm.svm import _KernelSVM, _check_query, _init_params, _seed, _single_solve_report, _verbosity
+from fwsvm.svm import _KernelSVM, _check_query, _seed, _single_solve_report, _verbosity
+from fwsvm._parameters import parameters
 
 
+@parameters()
 class CrammerSingerSVC(ClassifierMixin, _KernelSVM):
     """Multiclass SVM with one joint problem for all classes (Crammer & Singer 2001).
 
@@ -68,37 +67,6 @@ class CrammerSingerSVC(ClassifierMixin, _KernelSVM):
     n_features_in_ : int
     """
 
-    _parameter_constraints: dict[str, list[Any]] = {
-        "C": [Interval(Real, 0, None, closed="neither")],
-        "kernel": [StrOptions({"linear", "poly", "rbf", "sigmoid"})],
-        "gamma": [StrOptions({"scale", "auto"}), Interval(Real, 0, None, closed="neither")],
-        "degree": [Interval(Integral, 0, None, closed="left")],
-        "coef0": [Real],
-        "tol": [Interval(Real, 0, None, closed="neither")],
-        "max_iter": [Interval(Integral, -1, None, closed="left")],
-        "cache_size": [Interval(Real, 0, None, closed="neither")],
-        "random_state": ["random_state"],
-        "n_jobs": [Integral, None],
-        "verbose": ["verbose"],
-    }
-
-    def __init__(
-        self,
-        C: float = 1.0,
-        *,
-        kernel: str = "rbf",
-        gamma: str | float = "scale",
-        degree: int = 3,
-        coef0: float = 0.0,
-        tol: float = 1e-2,
-        max_iter: int = -1,
-        cache_size: float = 200,
-        random_state: Any = None,
-        n_jobs: int | None = None,
-        verbose: int | bool = False,
-    ) -> None:
-        _init_params(self, locals())
-
     def fit(self, X: Any, y: Any) -> CrammerSingerSVC:
         """Fit the joint multiclass model.
 
@@ -119,11 +87,11 @@ class CrammerSingerSVC(ClassifierMixin, _KernelSVM):
         if len(classes) < 2:
             raise ValueError(f"The number of classes has to be greater than one; got {len(classes)} class")
         X_core, kernel = self._prepare(X)
-        model, result = run_interruptible(
-            _core.fit_crammer_singer, X_core, y_index.astype(np.float64),
+        model, result = _core.fit_crammer_singer(
+            X_core, y_index.astype(np.float64),
             dict(c=float(self.C), kernel=kernel, gamma=self._gamma, degree=int(self.degree),
                  coef0=float(self.coef0), tol=float(self.tol), max_iter=int(self.max_iter),
-                 cache_size=float(self.cache_size), seed=_seed(self.random_state), n_threads=n_threads(self.n_jobs),
+                 cache_size=float(self.cache_size), seed=_seed(self.random_state), n_threads=self.n_jobs,
                  verbose=_verbosity(self.verbose)),
             len(classes),
         )

@@ -50,11 +50,11 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
     ) from exc
 
 from fwsvm import _core, _dfw
-from fwsvm._native import features_arg
 from fwsvm._dfw import LostShardError
 from fwsvm._folds import chain_tasks, gather_chains, score_fold
 from fwsvm.search import SVCSearch
-from fwsvm.svm import SVC, OneClassSVM, _init_params, _remember_kernel
+from fwsvm.svm import SVC, OneClassSVM, _remember_kernel
+from fwsvm._parameters import parameters
 
 __all__ = ["DaskApproxSVC", "DaskSVCSearch", "DistributedOneClassSVM", "DistributedSVC", "LostShardError", "fit", "predict", "decision_function"]
 
@@ -71,6 +71,7 @@ def _client(client: Client | None) -> Client:
         ) from None
 
 
+@parameters(estimator=[SVC, None])
 class DaskSVCSearch(SVCSearch):
     """:class:`fwsvm.SVCSearch` with its fits (or warm-started chains) as tasks on a Dask cluster.
 
@@ -82,27 +83,6 @@ class DaskSVCSearch(SVCSearch):
         As :class:`fwsvm.SVCSearch` (``n_jobs`` is not used: the cluster decides; every fit
         inside a task runs on one thread unless the template's ``n_jobs`` says otherwise).
     """
-
-    def __init__(
-        self,
-        estimator: SVC | None = None,
-        *,
-        client: Client | None = None,
-        Cs: Any = None,
-        gammas: Any = None,
-        cv: Any = 5,
-        scoring: Any = None,
-        refit: bool = True,
-        n_jobs: int | None = None,
-        halving: bool = False,
-        factor: float = 3,
-        min_resources: int = 500,
-        warm_start: bool | str = "auto",
-        local_search: bool = False,
-    ) -> None:
-        _init_params(self, locals())
-
-    _parameter_constraints: dict[str, list[Any]] = {**SVCSearch._parameter_constraints, "client": [object, None]}
 
     def _map_folds(self, X: Any, y: np.ndarray, splits: list[tuple[np.ndarray, np.ndarray]], template: SVC,
                    chains: list[list[tuple[float, float, int]]], n_slots: int, warm: bool, scorer: Any,
@@ -398,7 +378,7 @@ class _ShardedFit(BaseEstimator):
             parts = dask.compute(*[dask.delayed(_dfw.block_moments)(b) for b in X.to_delayed().ravel()])
             var = _dfw.combine_moments(list(parts))
         else:
-            var = float(_core.data_variance(features_arg(X)))
+            var = float(_core.data_variance(X))
         return 1.0 / (X.shape[1] * var) if var != 0 else 1.0
 
     def _check_retry(self, exc: LostShardError, attempt: int) -> None:
@@ -437,6 +417,7 @@ class _ShardedFit(BaseEstimator):
                 ConvergenceWarning, stacklevel=stacklevel)
 
 
+@parameters()
 class DistributedSVC(ClassifierMixin, _ShardedFit):
     """A binary squared-hinge SVC fitted by distributed Frank-Wolfe, rows sharded over Dask workers.
 
@@ -519,27 +500,6 @@ class DistributedSVC(ClassifierMixin, _ShardedFit):
         compute), ``kernel_max``, ``driver`` (the driver's own work), ``steps``,
         ``n_vectors`` (vertices sent), ``rel_gap``.
     """
-
-    def __init__(
-        self,
-        *,
-        C: float = 1.0,
-        kernel: str = "rbf",
-        gamma: str | float = "scale",
-        degree: int = 3,
-        coef0: float = 0.0,
-        tol: float = 1e-2,
-        stopping: str = "gap",
-        max_iter: int = -1,
-        block: int | None = None,
-        n_candidates: int = 256,
-        init: str = "local",
-        client: Client | None = None,
-        n_shards: int | None = None,
-        cache_size: float = 1000.0,
-        retries: int = 1,
-    ) -> None:
-        _init_params(self, locals())
 
     def _check_params(self) -> None:
         if not (np.isfinite(self.C) and self.C > 0):
@@ -638,6 +598,7 @@ class DistributedSVC(ClassifierMixin, _ShardedFit):
         return self.model_.predict(X)
 
 
+@parameters()
 class DistributedOneClassSVM(OutlierMixin, _ShardedFit):
     """:class:`fwsvm.OneClassSVM` — the minimum enclosing ball of the data with squared slacks
     — fitted by distributed Frank-Wolfe, rows sharded over Dask workers.
@@ -676,28 +637,6 @@ class DistributedOneClassSVM(OutlierMixin, _ShardedFit):
     """
 
     _one_class = True
-
-    def __init__(
-        self,
-        *,
-        nu: float = 0.1,
-        C: float | None = None,
-        kernel: str = "rbf",
-        gamma: str | float = "scale",
-        degree: int = 3,
-        coef0: float = 0.0,
-        tol: float = 1e-3,
-        stopping: str = "gap",
-        max_iter: int = -1,
-        block: int | None = None,
-        n_candidates: int = 256,
-        init: str = "local",
-        client: Client | None = None,
-        n_shards: int | None = None,
-        cache_size: float = 1000.0,
-        retries: int = 1,
-    ) -> None:
-        _init_params(self, locals())
 
     def _check_params(self) -> None:
         if not (0.0 < self.nu < 1.0):

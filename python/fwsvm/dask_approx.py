@@ -45,14 +45,12 @@ from __future__ import annotations
 import copy
 import sys
 import time
-from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 import dask
@@ -61,7 +59,7 @@ import dask.dataframe as dd
 
 from fwsvm import _core, _dfw
 from fwsvm.kernel_approximation import Nystroem, coreset_indices, inverse_sqrt
-from fwsvm.svm import _init_params
+from fwsvm._parameters import parameters
 
 __all__ = ["DaskApproxSVC", "LinearShard", "linear_hinge_objective"]
 
@@ -192,6 +190,7 @@ class LinearShard:
         return self.n_rows
 
 
+@parameters()
 class DaskApproxSVC(ClassifierMixin, BaseEstimator):
     """Kernel SVM approximated for data beyond one machine: coreset Nyström features and a
     linear hinge SVM fitted by CoCoA+ on a Dask cluster, stopped on a certified duality gap.
@@ -258,33 +257,8 @@ class DaskApproxSVC(ClassifierMixin, BaseEstimator):
         (n_rounds, n_problems): the γ each update was scaled by (1 when added).
     """
 
-    _parameter_constraints: dict[str, list[Any]] = {
-        # the map's settings are Nystroem's (its C is the coreset fits' penalty: coreset_C here)
-        **{key: Nystroem._parameter_constraints[key] for key in
-           ("C", "kernel", "gamma", "degree", "coef0", "n_components", "landmarks", "coreset_sample")},
-        "coreset_C": Nystroem._parameter_constraints["C"],
-        "class_weight": [dict, StrOptions({"balanced"}), None],
-        "tol": [Interval(Real, 0.0, None, closed="neither")],
-        "max_rounds": [Interval(Integral, 1, None, closed="left")],
-        "local_passes": [Interval(Integral, 1, None, closed="left")],
-        "aggregation": [StrOptions({"auto", "line_search", "add"})],
-        "n_shards": [Interval(Integral, 1, None, closed="left"), None],
-        "client": [object, None],
-        "random_state": ["random_state"],
-        "verbose": [Integral],
-        "retries": [Interval(Integral, 0, None, closed="left")],
-    }
-
     #: Called with the round number before each round is sent (tests: lose a worker mid-fit).
     _on_round: Any = None
-
-    def __init__(self, *, C: float = 1.0, kernel: str = "rbf", gamma: str | float = "scale", degree: int = 3,
-                 coef0: float = 0.0, n_components: int = 300, landmarks: str = "coreset", coreset_C: float = 1.0,
-                 coreset_sample: int | None = None, class_weight: Any = None, tol: float = 1e-2,
-                 max_rounds: int = 500, local_passes: int = 1, aggregation: str = "auto",
-                 n_shards: int | None = None, client: Any = None,
-                 random_state: Any = None, verbose: int = 0, retries: int = 2) -> None:
-        _init_params(self, locals())
 
     # ---------------------------------------------------------------- input
     @staticmethod

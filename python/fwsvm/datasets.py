@@ -13,7 +13,6 @@ from typing import Any
 import numpy as np
 
 from fwsvm import _core
-from fwsvm._native import features_arg, n_threads, run_interruptible
 
 LibsvmFormatError = _core.LibsvmFormatError
 
@@ -66,10 +65,10 @@ def load_svmlight_files(
         ``query_id=True``); each ``X`` a ``scipy.sparse.csr_matrix``.
     """
     options = dict(n_features=n_features, dtype=dtype, multilabel=multilabel, zero_based=zero_based,
-                   query_id=query_id, offset=offset, length=length, n_threads=n_threads(n_jobs),
+                   query_id=query_id, offset=offset, length=length, n_threads=n_jobs,
                    max_line_length=max_line_length)
     # Options checked and file objects read here; the parse runs interruptibly.
-    return run_interruptible(_core.SvmlightReader(files, options).load)
+    return _core.SvmlightReader(files, options).load()
 
 
 def load_svmlight_file(f: Any, **options: Any) -> tuple[Any, ...]:
@@ -122,4 +121,4 @@ def dump_svmlight_file(
 
     X = check_array(X, accept_sparse="csr", dtype=np.float64, ensure_all_finite=False)
     options = dict(zero_based=bool(zero_based), comment=comment, query_id=query_id, multilabel=bool(multilabel))
-    _core.dump_svmlight(features_arg(X), y, f, options)
+    _core.dump_svmlight(X, y, f, options)

@@ -18,19 +18,17 @@ The maps (derived, seed 004 §8 has the heading only; notes ``seeds_000_004.md``
 
 from __future__ import annotations
 
-from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from fwsvm import _core
-from fwsvm._native import features_arg, n_threads
 from fwsvm.persistence import SaveMixin
-from fwsvm.svm import _KERNELS, SparseInputMixin, _init_params, resolve_gamma
+from fwsvm.svm import SparseInputMixin, resolve_gamma
+from fwsvm._parameters import parameters
 
 
 def coreset_indices(X: Any, y: np.ndarray, k: int, size: int, svc_params: dict[str, Any],
@@ -44,8 +42,8 @@ def coreset_indices(X: Any, y: np.ndarray, k: int, size: int, svc_params: dict[s
     Raises ValueError when the subsample holds a single class. The selection and the fit run in
     Rust (``fwsvm::model::feature_maps::coreset_landmarks``) on ``rng``'s stream."""
     labels = np.unique(y, return_inverse=True)[1].astype(np.float64)
-    params = dict(svc_params, n_threads=n_threads(svc_params.get("n_jobs")), k=int(k), size=int(size))
-    chosen = _drawing(rng, _core.coreset_rows, features_arg(X), labels, params)
+    params = dict(svc_params, n_threads=svc_params.get("n_jobs"), k=int(k), size=int(size))
+    chosen = _drawing(rng, _core.coreset_rows, X, labels, params)
     if chosen is None:
         raise ValueError("the coreset subsample holds a single class; use landmarks='uniform'")
     return chosen
@@ -70,6 +68,7 @@ def _drawing(rng: np.random.RandomState, draw: Any, *args: Any, **kwargs: Any) -
     return result
 
 
+@parameters()
 class Nystroem(SaveMixin, SparseInputMixin, TransformerMixin, BaseEstimator):
     """Nyström approximation of a kernel: z(x) = K_SS^{−1/2} k(S, x) for landmarks S.
 
@@ -109,35 +108,6 @@ class Nystroem(SaveMixin, SparseInputMixin, TransformerMixin, BaseEstimator):
         The resolved γ.
     """
 
-    _parameter_constraints: dict[str, list[Any]] = {
-        "kernel": [StrOptions(set(_KERNELS))],
-        "gamma": [StrOptions({"scale", "auto"}), Interval(Real, 0.0, None, closed="neither")],
-        "degree": [Interval(Integral, 0, None, closed="left")],
-        "coef0": [Interval(Real, None, None, closed="neither")],
-        "n_components": [Interval(Integral, 1, None, closed="left")],
-        "landmarks": [StrOptions({"uniform", "coreset"})],
-        "C": [Interval(Real, 0.0, None, closed="neither")],
-        "coreset_sample": [Interval(Integral, 1, None, closed="left"), None],
-        "random_state": ["random_state"],
-        "n_jobs": [Integral, None],
-    }
-
-    def __init__(
-        self,
-        *,
-        kernel: str = "rbf",
-        gamma: str | float = "scale",
-        degree: int = 3,
-        coef0: float = 0.0,
-        n_components: int = 100,
-        landmarks: str = "uniform",
-        C: float = 1.0,
-        coreset_sample: int | None = None,
-        random_state: Any = None,
-        n_jobs: int | None = None,
-    ) -> None:
-        _init_params(self, locals())
-
     def fit(self, X: Any, y: Any = None) -> Nystroem:
         """Choose the landmarks and compute K_SS^{−1/2}.
 
@@ -158,7 +128,7 @@ class Nystroem(SaveMixin, SparseInputMixin, TransformerMixin, BaseEstimator):
         k = min(self.n_components, X.shape[0])
         landmarks = self._coreset(X, y, k, rng) if self.landmarks == "coreset" else None
         # The uniform landmarks drawn in Rust (NumPy's stream), K_SS^{-1/2} by LAPACK.
-        self.component_indices_ = _drawing(rng, _core.fit_nystroem, features_arg(X), n_components=k,
+        self.component_indices_ = _drawing(rng, _core.fit_nystroem, X, n_components=k,
                                            landmarks=landmarks)
         self.components_ = X[self.component_indices_]
         self.normalization_ = inverse_sqrt(self._kernel(self.components_, self.components_))
@@ -179,10 +149,10 @@ class Nystroem(SaveMixin, SparseInputMixin, TransformerMixin, BaseEstimator):
     def _kernel_args(self) -> dict[str, Any]:
         """The kernel (resolved γ) and threads as the native calls take them."""
         return dict(kernel=self.kernel, gamma=self.gamma_, degree=int(self.degree), coef0=float(self.coef0),
-                    n_threads=n_threads(self.n_jobs))
+                    n_threads=self.n_jobs)
 
     def _kernel(self, X: Any, S: Any) -> np.ndarray:
-        return _core.kernel_values(features_arg(X), features_arg(S), self._kernel_args())
+        return _core.kernel_values(X, S, self._kernel_args())
 
     def transform(self, X: Any) -> np.ndarray:
         """The features z(x) = K_SS^{−1/2} k(S, x), one row per sample.
@@ -197,11 +167,12 @@ class Nystroem(SaveMixin, SparseInputMixin, TransformerMixin, BaseEstimator):
         """
         check_is_fitted(self)
         X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, order="C", reset=False)
-        return _core.transform_features(features_arg(X), dict(
-            kernel_args=self._kernel_args(), components_=features_arg(self.components_),
+        return _core.transform_features(X, dict(
+            kernel_args=self._kernel_args(), components_=self.components_,
             normalization_=self.normalization_))
 
 
+@parameters()
 class RandomFourierFeatures(SaveMixin, SparseInputMixin, TransformerMixin, BaseEstimator):
     """Random Fourier features (Rahimi & Recht 2007) of a shift-invariant kernel:
     z(x) = √(2/D) cos(Wx + b).
@@ -221,18 +192,6 @@ class RandomFourierFeatures(SaveMixin, SparseInputMixin, TransformerMixin, BaseE
     random_offset_ : ndarray of shape (n_components,)
     gamma_ : float
     """
-
-    _parameter_constraints: dict[str, list[Any]] = {
-        "kernel": [StrOptions({"rbf", "laplacian"})],
-        "gamma": [StrOptions({"scale", "auto"}), Interval(Real, 0.0, None, closed="neither")],
-        "n_components": [Interval(Integral, 1, None, closed="left")],
-        "random_state": ["random_state"],
-    }
-
-    def __init__(
-        self, *, kernel: str = "rbf", gamma: str | float = "scale", n_components: int = 100, random_state: Any = None
-    ) -> None:
-        _init_params(self, locals())
 
     def fit(self, X: Any, y: Any = None) -> RandomFourierFeatures:
         """Draw W and b (only the shape of X and, for ``gamma="scale"``, its variance are used).
@@ -258,4 +217,4 @@ class RandomFourierFeatures(SaveMixin, SparseInputMixin, TransformerMixin, BaseE
         """
         check_is_fitted(self)
         X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
-        return _core.transform_features(features_arg(X), vars(self))
+        return _core.transform_features(X, vars(self))

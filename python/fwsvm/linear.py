@@ -4,23 +4,22 @@
 from __future__ import annotations
 
 import warnings
-from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model._base import LinearClassifierMixin
-from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import validate_data
 
 from fwsvm import _core
-from fwsvm._native import features_arg, n_threads, run_interruptible
 from fwsvm.persistence import SaveMixin
-from fwsvm.svm import SparseInputMixin, _init_params, _seed, _verbosity, fit_weights
+from fwsvm.svm import SparseInputMixin, _seed, _verbosity, fit_weights
+from fwsvm._parameters import parameters
 
 
+@parameters()
 class SGDSVC(SaveMixin, SparseInputMixin, LinearClassifierMixin, BaseEstimator):
     """Linear SVM trained by mini-batch stochastic subgradient descent (seed 004, Algorithm 2).
 
@@ -101,49 +100,6 @@ class SGDSVC(SaveMixin, SparseInputMixin, LinearClassifierMixin, BaseEstimator):
     True
     """
 
-    _parameter_constraints: dict[str, list[Any]] = {
-        "C": [Interval(Real, 0.0, None, closed="neither")],
-        "loss": [StrOptions({"hinge", "squared_hinge"})],
-        "batch_size": [Interval(Integral, 1, None, closed="left")],
-        "max_epochs": [Interval(Integral, 1, None, closed="left")],
-        "learning_rate": [StrOptions({"inverse", "exponential", "step"})],
-        "eta0": [StrOptions({"auto"}), Interval(Real, 0.0, None, closed="neither")],
-        "decay": [Interval(Real, 0.0, None, closed="left"), None],
-        "step_every": [Interval(Integral, 1, None, closed="left")],
-        "step_factor": [Interval(Real, 0.0, 1.0, closed="neither")],
-        "average": ["boolean"],
-        "tol": [Interval(Real, 0.0, None, closed="left")],
-        "n_iter_no_change": [Interval(Integral, 1, None, closed="left")],
-        "fit_intercept": ["boolean"],
-        "class_weight": [dict, StrOptions({"balanced"}), None],
-        "random_state": ["random_state"],
-        "n_jobs": [Integral, None],
-        "verbose": ["verbose"],
-    }
-
-    def __init__(
-        self,
-        *,
-        C: float = 1.0,
-        loss: str = "hinge",
-        batch_size: int = 32,
-        max_epochs: int = 50,
-        learning_rate: str = "inverse",
-        eta0: str | float = "auto",
-        decay: float | None = None,
-        step_every: int = 5,
-        step_factor: float = 0.5,
-        average: bool = True,
-        tol: float = 1e-3,
-        n_iter_no_change: int = 3,
-        fit_intercept: bool = True,
-        class_weight: Any = None,
-        random_state: Any = None,
-        n_jobs: int | None = None,
-        verbose: int | bool = 0,
-    ) -> None:
-        _init_params(self, locals())
-
     def fit(self, X: Any, y: Any, sample_weight: Any = None) -> SGDSVC:
         """Fit the model.
 
@@ -168,9 +124,9 @@ class SGDSVC(SaveMixin, SparseInputMixin, LinearClassifierMixin, BaseEstimator):
         classes, y_index = np.unique(y, return_inverse=True)
         _, weights = fit_weights(sample_weight, X, self.class_weight, classes, y, y_index)
         # Two classes: one problem; more: one-vs-rest side by side in Rust, problem k seeded seed + k.
-        fitted = run_interruptible(
-            _core.fit_sgd_svc, features_arg(X), y_index.astype(np.float64),
-            dict(self.get_params(), seed=_seed(self.random_state), n_threads=n_threads(self.n_jobs),
+        fitted = _core.fit_sgd_svc(
+            X, y_index.astype(np.float64),
+            dict(self.get_params(), seed=_seed(self.random_state), n_threads=self.n_jobs,
                  verbose=_verbosity(self.verbose), n_classes=len(classes)),
             sample_weight=None if weights is None else np.ascontiguousarray(weights, dtype=np.float64),
         )
@@ -195,5 +151,5 @@ class SGDSVC(SaveMixin, SparseInputMixin, LinearClassifierMixin, BaseEstimator):
         index = np.searchsorted(self.classes_, y).clip(max=len(self.classes_) - 1)
         index = np.where(self.classes_[index] == y, index, -1).astype(np.float64)
         weights = None if sample_weight is None else np.ascontiguousarray(sample_weight, dtype=np.float64)
-        values = _core.sgd_objective(features_arg(X), index, self.__dict__ | self.get_params(), sample_weight=weights)
+        values = _core.sgd_objective(X, index, self.__dict__ | self.get_params(), sample_weight=weights)
         return float(values[0]) if len(values) == 1 else values

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import time
 import warnings
-from numbers import Integral, Real
+from numbers import Integral
 from typing import Any
 
 import numpy as np
@@ -33,19 +33,20 @@ from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics import check_scoring
 from sklearn.model_selection import ParameterGrid, check_cv, train_test_split
-from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.metaestimators import _safe_split
 from sklearn.utils.validation import check_array, indexable
 
 from fwsvm._folds import DEFAULT_CS, chains_of, map_folds, positive, workers
-from fwsvm.svm import SVC, _init_params
+from fwsvm.svm import SVC
 from fwsvm.tuning import BestEstimatorMixin
+from fwsvm._parameters import parameters
 
 #: Default γ grid: these multiples of ``gamma="scale"``.
 DEFAULT_GAMMA_FACTORS = tuple(2.0**k for k in (-4, -2, 0, 2, 4))
 
 
+@parameters(estimator=[SVC, None])
 class SVCSearch(BestEstimatorMixin, ClassifierMixin, BaseEstimator):
     """SVC with C and γ chosen by k-fold cross-validation over a grid, warm-started.
 
@@ -128,39 +129,6 @@ class SVCSearch(BestEstimatorMixin, ClassifierMixin, BaseEstimator):
     classes_ : ndarray
     n_features_in_ : int
     """
-
-    _parameter_constraints: dict[str, list[Any]] = {
-        "estimator": [SVC, None],
-        "Cs": ["array-like", None],
-        "gammas": ["array-like", None],
-        "cv": [Interval(Integral, 2, None, closed="left"), "cv_object"],
-        "scoring": [str, callable, None],
-        "refit": ["boolean"],
-        "n_jobs": [Integral, None],
-        "halving": ["boolean"],
-        "factor": [Interval(Real, 1, None, closed="neither")],
-        "local_search": ["boolean"],
-        "min_resources": [Interval(Integral, 1, None, closed="left")],
-        "warm_start": ["boolean", StrOptions({"auto"})],
-    }
-
-    def __init__(
-        self,
-        estimator: SVC | None = None,
-        *,
-        Cs: Any = None,
-        gammas: Any = None,
-        cv: Any = 5,
-        scoring: Any = None,
-        refit: bool = True,
-        n_jobs: int | None = None,
-        halving: bool = False,
-        factor: float = 3,
-        min_resources: int = 500,
-        warm_start: bool | str = "auto",
-        local_search: bool = False,
-    ) -> None:
-        _init_params(self, locals())
 
     def fit(self, X: Any, y: Any) -> SVCSearch:
         """Score the grid on every fold, pick the best (C, γ), refit."""

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import warnings
-from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
@@ -12,31 +11,14 @@ from sklearn.base import BaseEstimator, ClassifierMixin, OutlierMixin, Regressor
 from sklearn.exceptions import ConvergenceWarning, NotFittedError
 from sklearn.utils import check_random_state
 from sklearn.utils.metaestimators import available_if
-from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.multiclass import _ovr_decision_function, check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from fwsvm import _core
-from fwsvm._native import features_arg, n_threads, run_interruptible
 from fwsvm._convergence import Convergence
 from fwsvm.persistence import PersistenceMixin, SaveMixin
-
-_KERNELS = ("linear", "rbf", "poly", "sigmoid", "laplacian")
-_ALGORITHMS = ("fw", "mfw", "swap", "swap2o", "bc", "ky", "dcd")
-# The algorithms for the single-simplex problems of one-class and regression (``ky`` solves the
-# two-class nearest-point problem only).
-_SIMPLEX_ALGORITHMS = ("fw", "mfw", "swap", "swap2o", "bc")
-
-
-def _init_params(est: Any, params: dict[str, Any]) -> None:
-    """Keep each keyword argument of ``__init__`` (``params``: its ``locals()``, taken first) as
-    the attribute of the same name, unchanged, as scikit-learn's estimators do: validation and
-    conversion happen in ``fit``."""
-    for name, value in params.items():
-        if name != "self":
-            setattr(est, name, value)
-
+from fwsvm._parameters import parameters
 
 def _seed(random_state: Any) -> int:
     """The solver's seed. ``None`` gives a fixed seed, so the same data and parameters give the
@@ -66,7 +48,7 @@ def resolve_gamma(gamma: Any, X: Any) -> float:
     if isinstance(gamma, str):
         if gamma == "auto":
             return 1.0 / X.shape[1]
-        var = _core.data_variance(features_arg(X))
+        var = _core.data_variance(X)
         return 1.0 / (X.shape[1] * var) if var != 0 else 1.0
     return float(gamma)
 
@@ -94,7 +76,7 @@ def _kernel_params(est: Any, kernel: str | None = None) -> dict[str, Any]:
     """The fitted kernel as prediction takes it (``_core.decision_values``'s ``kernel`` dict)."""
     fitted = _fitted_kernel(est)
     return dict(kernel=kernel or fitted["kernel"], gamma=est._gamma, degree=fitted["degree"],
-                coef0=fitted["coef0"], n_threads=n_threads(est.n_jobs))
+                coef0=fitted["coef0"], n_threads=est.n_jobs)
 
 
 def _fit_params(est: Any, c: float, kernel: str, tol: float, **extra: Any) -> dict[str, Any]:
@@ -103,7 +85,7 @@ def _fit_params(est: Any, c: float, kernel: str, tol: float, **extra: Any) -> di
         c=float(c), kernel=kernel, gamma=est._gamma, degree=int(est.degree), coef0=float(est.coef0),
         algorithm=est.algorithm, tol=float(tol), stopping=est.stopping, max_iter=int(est.max_iter),
         cache_size=float(est.cache_size), init=est.init, seed=_seed(est.random_state),
-        sample_size=None if est.sample_size is None else int(est.sample_size), n_threads=n_threads(est.n_jobs),
+        sample_size=None if est.sample_size is None else int(est.sample_size), n_threads=est.n_jobs,
         verbose=_verbosity(est.verbose), record_history=bool(est.record_history), **extra,
     )
 
@@ -199,8 +181,8 @@ class _KernelSVM(SparseInputMixin, SaveMixin, BaseEstimator):
         self._gamma = 0.0 if gram else self._resolve_gamma(X)
         _remember_kernel(self)
         if gram:
-            return features_arg(_training_gram(self, X)), "precomputed"
-        return features_arg(X), self.kernel
+            return _training_gram(self, X), "precomputed"
+        return X, self.kernel
 
     def _fit_expansion(self, X: Any, y: Any, sample_weight: Any, dual: str, c: float, warm: np.ndarray | None = None,
                        **extra: Any) -> dict[str, Any]:
@@ -215,9 +197,8 @@ class _KernelSVM(SparseInputMixin, SaveMixin, BaseEstimator):
             weights = np.ascontiguousarray(_check_sample_weight(sample_weight, X, dtype=np.float64))
         X_core, kernel = self._prepare(X)
         params = _fit_params(self, c, kernel, self.tol, dual=dual, **extra, **({"loss": "hinge"} if libsvm else {}))
-        model, result = run_interruptible(_core.fit_dual, X_core,
-                                          None if y is None else np.ascontiguousarray(y, dtype=np.float64), params,
-                                          sample_weight=weights, warm_start=warm)
+        y = None if y is None else np.ascontiguousarray(y, dtype=np.float64)
+        model, result = _core.fit_dual(X_core, y, params, sample_weight=weights, warm_start=warm)
         self._hold(model, X)
         self.shape_fit_ = X.shape
         self._take_report(_single_solve_report(result), stacklevel=5)
@@ -296,7 +277,7 @@ class _KernelSVM(SparseInputMixin, SaveMixin, BaseEstimator):
         if callable(kernel):
             self._support_rows = vectors
         common = dict(kernel=_kernel_params(self, "precomputed" if gram else None),
-                      vectors=None if gram else features_arg(vectors), n_training=int(self.shape_fit_[0]) if gram else 0,
+                      vectors=None if gram else vectors, n_training=int(self.shape_fit_[0]) if gram else 0,
                       support=[int(s) for s in parts["support_"]])
         self._model = self._model_from_parts(common, parts)
 
@@ -316,10 +297,10 @@ class _KernelSVM(SparseInputMixin, SaveMixin, BaseEstimator):
                 raise ValueError(f"X.shape[1] = {X.shape[1]} should be equal to {self.shape_fit_[0]}, "
                                  "the number of samples at training time")
             X, columns = (X.toarray() if sp.issparse(X) else X), "training_kernel"
-        return run_interruptible(self._model.query, method, features_arg(X), columns=columns,
-                                 n_threads=n_threads(self.n_jobs))
+        return self._model.query(method, X, columns=columns, n_threads=self.n_jobs)
 
 
+@parameters()
 class SVC(ClassifierMixin, PersistenceMixin, _KernelSVM):
     """Kernel support vector classifier: LIBSVM's hinge-loss model by SMO (the default), or the L2-SVM by Frank-Wolfe methods.
 
@@ -521,59 +502,6 @@ class SVC(ClassifierMixin, PersistenceMixin, _KernelSVM):
     #: The LIBSVM model type of this estimator (its model files, ``to_sklearn``).
     _libsvm_type = "c_svc"
 
-    _parameter_constraints: dict[str, list[Any]] = {
-        "C": [Interval(Real, 0.0, None, closed="neither")],
-        "loss": [StrOptions({"squared_hinge", "hinge"})],
-        "kernel": [StrOptions(set(_KERNELS) | {"precomputed"}), callable],
-        "gamma": [StrOptions({"scale", "auto"}), Interval(Real, 0.0, None, closed="neither")],
-        "degree": [Interval(Integral, 0, None, closed="left")],
-        "coef0": [Interval(Real, None, None, closed="neither")],
-        "probability": ["boolean"],
-        "algorithm": [StrOptions(set(_ALGORITHMS))],
-        "tol": [Interval(Real, 0.0, None, closed="neither"), None],
-        "stopping": [StrOptions({"gap", "absolute_gap", "meb"})],
-        "max_iter": [Interval(Integral, -1, None, closed="left")],
-        "cache_size": [Interval(Real, 0, None, closed="neither")],
-        "init": [StrOptions({"random", "farthest", "closest_pair"})],
-        "sample_size": [Interval(Integral, 1, None, closed="left"), None],
-        "class_weight": [dict, StrOptions({"balanced"}), None],
-        "decision_function_shape": [StrOptions({"ovr", "ovo"})],
-        "break_ties": ["boolean"],
-        "random_state": ["random_state"],
-        "n_jobs": [Integral, None],
-        "verbose": ["verbose"],
-        "record_history": ["boolean"],
-        "warm_start": ["boolean"],
-    }
-
-    def __init__(
-        self,
-        *,
-        C: float = 1.0,
-        loss: str = "hinge",
-        kernel: str = "rbf",
-        gamma: str | float = "scale",
-        degree: int = 3,
-        coef0: float = 0.0,
-        probability: bool = False,
-        algorithm: str = "swap",
-        tol: float | None = None,
-        stopping: str = "gap",
-        max_iter: int = -1,
-        cache_size: float = 200,
-        init: str = "random",
-        sample_size: int | None = None,
-        class_weight: Any = None,
-        decision_function_shape: str = "ovr",
-        break_ties: bool = False,
-        random_state: Any = None,
-        n_jobs: int | None = None,
-        verbose: int | bool = False,
-        record_history: bool = False,
-        warm_start: bool = False,
-    ) -> None:
-        _init_params(self, locals())
-
     def fit(self, X: Any, y: Any, sample_weight: Any = None) -> SVC:
         """Fit the classifier.
 
@@ -634,8 +562,8 @@ class SVC(ClassifierMixin, PersistenceMixin, _KernelSVM):
         """The fitted Rust model (``_core.SvcModel``: one-vs-one pairs solved in parallel) and
         its solves' statistics as columns. :func:`fwsvm.dask.fit` overrides it to solve the
         pairs as tasks on a Dask cluster."""
-        model = run_interruptible(_core.fit_svc_model, X_core, y_index.astype(np.float64), kwargs,
-                                  sample_weight=sample_weight, warm_start=warm)
+        model = _core.fit_svc_model(X_core, y_index.astype(np.float64), kwargs, sample_weight=sample_weight,
+                                    warm_start=warm)
         return model, model.statistics()
 
     _PARTS = ("support_", "support_vectors_", "dual_coef_", "intercept_", "n_support_", "probA_", "probB_",
@@ -751,6 +679,7 @@ class SVC(ClassifierMixin, PersistenceMixin, _KernelSVM):
         return self.classes_[self._query(X, "predict")]
 
 
+@parameters()
 class OneClassSVM(OutlierMixin, PersistenceMixin, _KernelSVM):
     """Novelty and outlier detection: LIBSVM's one-class ν-SVM, or the minimum enclosing ball.
 
@@ -812,40 +741,6 @@ class OneClassSVM(OutlierMixin, PersistenceMixin, _KernelSVM):
     #: The LIBSVM model type of this estimator (its model files, ``to_sklearn``).
     _libsvm_type = "one_class"
 
-    _parameter_constraints: dict[str, list[Any]] = {
-        **{k: v for k, v in SVC._parameter_constraints.items() if k not in ("C", "class_weight", "decision_function_shape", "break_ties")},
-        "kernel": [StrOptions(set(_KERNELS) | {"precomputed"}), callable],
-        "nu": [Interval(Real, 0.0, 1.0, closed="right")],
-        "loss": [StrOptions({"hinge", "squared_hinge"})],
-        "C": [Interval(Real, 0.0, None, closed="neither"), None],
-        "init": [StrOptions({"random", "farthest"})],
-        "algorithm": [StrOptions(set(_SIMPLEX_ALGORITHMS))],
-    }
-
-    def __init__(
-        self,
-        *,
-        nu: float = 0.5,
-        loss: str = "hinge",
-        C: float | None = None,
-        kernel: str = "rbf",
-        gamma: str | float = "scale",
-        degree: int = 3,
-        coef0: float = 0.0,
-        algorithm: str = "swap",
-        tol: float = 1e-3,
-        stopping: str = "gap",
-        max_iter: int = -1,
-        cache_size: float = 200,
-        init: str = "random",
-        sample_size: int | None = None,
-        random_state: Any = None,
-        n_jobs: int | None = None,
-        verbose: int | bool = False,
-        record_history: bool = False,
-    ) -> None:
-        _init_params(self, locals())
-
     def fit(self, X: Any, y: Any = None, sample_weight: Any = None) -> OneClassSVM:
         """Fit the model to X (y is ignored). ``sample_weight`` (hinge only) scales each
         sample's bound, as scikit-learn's; samples of weight 0 are left out."""
@@ -873,7 +768,7 @@ class OneClassSVM(OutlierMixin, PersistenceMixin, _KernelSVM):
         values = self._query(X, "values")
         if self.loss == "hinge":
             return values
-        return 2.0 * values + self._score_constant - _core.kernel_diagonal(features_arg(X), _kernel_params(self))
+        return 2.0 * values + self._score_constant - _core.kernel_diagonal(X, _kernel_params(self))
 
     def decision_function(self, X: Any) -> np.ndarray:
         """``score_samples(X) − offset_``: negative for outliers."""
@@ -886,6 +781,7 @@ class OneClassSVM(OutlierMixin, PersistenceMixin, _KernelSVM):
         return np.where(values > 0 if self.loss == "hinge" else values >= 0, 1, -1)
 
 
+@parameters()
 class SVR(RegressorMixin, PersistenceMixin, _KernelSVM):
     """Kernel support vector regression: LIBSVM's ε-SVR, or the L2-SVR with a learned tube.
 
@@ -952,41 +848,6 @@ class SVR(RegressorMixin, PersistenceMixin, _KernelSVM):
     #: The LIBSVM model type of this estimator (its model files, ``to_sklearn``).
     _libsvm_type = "epsilon_svr"
 
-    _parameter_constraints: dict[str, list[Any]] = {
-        **{k: v for k, v in SVC._parameter_constraints.items() if k not in ("class_weight", "decision_function_shape", "break_ties", "loss", "probability")},
-        "epsilon": [Interval(Real, 0.0, None, closed="left")],
-        "loss": [StrOptions({"epsilon_insensitive", "squared_epsilon_insensitive"})],
-        "nu": [Interval(Real, 0.0, None, closed="neither"), StrOptions({"auto"})],
-        "init": [StrOptions({"random", "farthest"})],
-        "algorithm": [StrOptions(set(_SIMPLEX_ALGORITHMS))],
-    }
-
-    def __init__(
-        self,
-        *,
-        C: float = 1.0,
-        epsilon: float = 0.1,
-        loss: str = "epsilon_insensitive",
-        nu: float | str = "auto",
-        kernel: str = "rbf",
-        gamma: str | float = "scale",
-        degree: int = 3,
-        coef0: float = 0.0,
-        algorithm: str = "swap",
-        tol: float = 1e-3,
-        stopping: str = "gap",
-        max_iter: int = -1,
-        cache_size: float = 200,
-        init: str = "random",
-        sample_size: int | None = None,
-        random_state: Any = None,
-        n_jobs: int | None = None,
-        verbose: int | bool = False,
-        record_history: bool = False,
-        warm_start: bool = False,
-    ) -> None:
-        _init_params(self, locals())
-
     def _dual(self) -> str | None:
         """The LIBSVM model this estimator fits (``None``: the L2-SVR)."""
         return "epsilon_svr" if self.loss == "epsilon_insensitive" else None
@@ -1023,6 +884,7 @@ class SVR(RegressorMixin, PersistenceMixin, _KernelSVM):
         return (self._query(_check_query(self, X), "values") + self.intercept_[0]) * self.y_scale_ + self.y_mean_
 
 
+@parameters()
 class NuSVC(SVC):
     """ν-support vector classification: LIBSVM's ν-SVC (``svm-train -s 1``), the model of
     :class:`sklearn.svm.NuSVC`, solved by the box SMO.
@@ -1058,38 +920,11 @@ class NuSVC(SVC):
     sample_size = None
     warm_start = False
 
-    _parameter_constraints: dict[str, list[Any]] = {
-        **{k: v for k, v in SVC._parameter_constraints.items()
-           if k not in ("C", "loss", "algorithm", "stopping", "init", "sample_size", "warm_start")},
-        "nu": [Interval(Real, 0.0, 1.0, closed="right")],
-    }
-
-    def __init__(
-        self,
-        *,
-        nu: float = 0.5,
-        kernel: str = "rbf",
-        gamma: str | float = "scale",
-        degree: int = 3,
-        coef0: float = 0.0,
-        probability: bool = False,
-        tol: float | None = None,
-        max_iter: int = -1,
-        cache_size: float = 200,
-        class_weight: Any = None,
-        decision_function_shape: str = "ovr",
-        break_ties: bool = False,
-        random_state: Any = None,
-        n_jobs: int | None = None,
-        verbose: int | bool = False,
-        record_history: bool = False,
-    ) -> None:
-        _init_params(self, locals())
-
     def _fit_kwargs(self, tol: float) -> dict[str, Any]:
         return _fit_params(self, 1.0, self._core_kernel(), tol, loss="hinge", nu=float(self.nu))
 
 
+@parameters()
 class NuSVR(SVR):
     """ν-support vector regression: LIBSVM's ν-SVR (``svm-train -s 4``), the model of
     :class:`sklearn.svm.NuSVR`, solved by the box SMO.
@@ -1122,31 +957,6 @@ class NuSVR(SVR):
     stopping = "gap"
     init = "random"
     sample_size = None
-
-    _parameter_constraints: dict[str, list[Any]] = {
-        **{k: v for k, v in SVR._parameter_constraints.items()
-           if k not in ("epsilon", "loss", "algorithm", "stopping", "init", "sample_size", "warm_start")},
-        "nu": [Interval(Real, 0.0, 1.0, closed="right")],
-    }
-
-    def __init__(
-        self,
-        *,
-        nu: float = 0.5,
-        C: float = 1.0,
-        kernel: str = "rbf",
-        gamma: str | float = "scale",
-        degree: int = 3,
-        coef0: float = 0.0,
-        tol: float = 1e-3,
-        max_iter: int = -1,
-        cache_size: float = 200,
-        random_state: Any = None,
-        n_jobs: int | None = None,
-        verbose: int | bool = False,
-        record_history: bool = False,
-    ) -> None:
-        _init_params(self, locals())
 
     def _dual(self) -> str | None:
         return "nu_svr"

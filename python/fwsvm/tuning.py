@@ -9,18 +9,17 @@ selects C by cross-validation with one path per fold.
 from __future__ import annotations
 
 import time
-from numbers import Integral
 from typing import Any
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.model_selection import check_cv
-from sklearn.utils._param_validation import Interval
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_array, check_is_fitted, indexable
 
 from fwsvm._folds import DEFAULT_CS, map_folds, positive
-from fwsvm.svm import SVC, _init_params
+from fwsvm.svm import SVC
+from fwsvm._parameters import parameters
 
 __all__ = ["DEFAULT_CS", "SVCCV", "svc_path"]
 
@@ -90,6 +89,7 @@ class BestEstimatorMixin:
         return self._best().decision_function(X)
 
 
+@parameters(estimator=[SVC, None])
 class SVCCV(BestEstimatorMixin, ClassifierMixin, BaseEstimator):
     """SVC with C chosen by cross-validation, one warm-started regularisation path per fold.
 
@@ -118,16 +118,6 @@ class SVCCV(BestEstimatorMixin, ClassifierMixin, BaseEstimator):
     classes_ : ndarray
     n_features_in_ : int
     """
-
-    _parameter_constraints: dict[str, list[Any]] = {
-        "estimator": [SVC, None],
-        "Cs": ["array-like"],
-        "cv": [Interval(Integral, 2, None, closed="left"), "cv_object"],
-        "refit": ["boolean"],
-    }
-
-    def __init__(self, estimator: SVC | None = None, *, Cs: Any = DEFAULT_CS, cv: Any = 5, refit: bool = True) -> None:
-        _init_params(self, locals())
 
     def fit(self, X: Any, y: Any) -> SVCCV:
         """Run the per-fold paths, pick C, refit."""

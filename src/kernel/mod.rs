@@ -73,6 +73,20 @@ pub(crate) enum NormKind {
     L1,
 }
 
+/// The names [`Kernel::from_name`] takes: the kernel functions, then `precomputed` (a Gram
+/// matrix given as the data).
+pub const KERNEL_NAMES: &[&str] = &[
+    "linear",
+    "rbf",
+    "poly",
+    "sigmoid",
+    "laplacian",
+    "precomputed",
+];
+
+/// The kernel functions: every name in [`KERNEL_NAMES`] but the last, `precomputed`.
+pub const KERNEL_FUNCTIONS: &[&str] = KERNEL_NAMES.split_at(KERNEL_NAMES.len() - 1).0;
+
 impl Kernel {
     /// The linear kernel.
     pub fn linear() -> Self {

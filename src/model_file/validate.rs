@@ -319,18 +319,8 @@ pub(crate) fn check(archive: &ModelArchive, name: &str) -> Result<()> {
     .map_err(|why| format_error(name, why))
 }
 
-/// The kernel names a model file may hold, the kernel functions first and `precomputed` last.
-const KERNELS: &[&str] = &[
-    "linear",
-    "rbf",
-    "poly",
-    "sigmoid",
-    "laplacian",
-    "precomputed",
-];
-
-/// The kernel functions: every name in [`KERNELS`] but the last, `precomputed`.
-const KERNEL_FUNCTIONS: &[&str] = KERNELS.split_at(KERNELS.len() - 1).0;
+/// The kernel names a model file may hold: the kernel functions, and `precomputed`.
+use crate::kernel::{KERNEL_FUNCTIONS, KERNEL_NAMES as KERNELS};
 
 /// `_warm_from`, what a warm start needs of the fit (`warm_start=True`): null, or
 /// `[rows ≥ 0, loss, C > 0]`.

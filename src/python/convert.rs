@@ -10,15 +10,18 @@ use crate::data::{CsrView, DenseView, Features};
 use crate::error::FwsvmError;
 use crate::kernel::Kernel;
 
-/// Feature data passed from Python: a C-contiguous float64 matrix, or the CSR tuple
-/// `(data: float64, indices: uint32, indptr: uintp, n_features)` prepared by
-/// `fwsvm._validation`.
+/// Feature data passed from Python: a dense matrix (made float64, C-contiguous and aligned,
+/// copied only when it is not), a SciPy sparse matrix or array (read as CSR in canonical
+/// format: duplicates summed on a copy), or the CSR parts `(data, indices, indptr,
+/// n_features)` of a model's support vectors. The float64 data is borrowed without a copy;
+/// the indices and row pointers are always copied: the core checks them once and then indexes
+/// with them, so a thread that rewrites the caller's arrays during a fit must not reach them.
 pub(crate) enum FeaturesArg<'py> {
     Dense(PyReadonlyArray2<'py, f64>),
     Sparse {
         data: PyReadonlyArray1<'py, f64>,
-        indices: PyReadonlyArray1<'py, u32>,
-        indptr: PyReadonlyArray1<'py, usize>,
+        indices: Vec<u32>,
+        indptr: Vec<usize>,
         n_cols: usize,
     },
 }
@@ -27,6 +30,13 @@ impl<'py> FromPyObject<'_, 'py> for FeaturesArg<'py> {
     type Error = PyErr;
 
     fn extract(ob: Borrowed<'_, 'py, PyAny>) -> PyResult<Self> {
+        let py = ob.py();
+        // Arrays on unaligned buffers (e.g. unpickled from a network stream, as Dask's workers
+        // receive them) are copied too: the core reads aligned float64.
+        let require = |array: Bound<'py, PyAny>| -> PyResult<Bound<'py, PyAny>> {
+            py.import("numpy")?
+                .call_method1("require", (array, "float64", "CA"))
+        };
         if let Ok(t) = ob.cast::<PyTuple>() {
             if t.len() != 4 {
                 return Err(PyValueError::new_err(
@@ -34,14 +44,66 @@ impl<'py> FromPyObject<'_, 'py> for FeaturesArg<'py> {
                 ));
             }
             return Ok(FeaturesArg::Sparse {
-                data: t.get_item(0)?.extract()?,
-                indices: t.get_item(1)?.extract()?,
-                indptr: t.get_item(2)?.extract()?,
+                data: require(t.get_item(0)?)?.extract()?,
+                indices: indices_of(&t.get_item(1)?)?,
+                indptr: row_pointers_of(&t.get_item(2)?)?,
                 n_cols: t.get_item(3)?.extract()?,
             });
         }
-        Ok(FeaturesArg::Dense(ob.extract()?))
+        if ob.hasattr("tocsr")? {
+            let mut csr = ob.call_method0("tocsr")?;
+            if !csr.getattr("has_canonical_format")?.extract::<bool>()? {
+                csr = csr.call_method0("copy")?;
+                csr.call_method0("sum_duplicates")?;
+            }
+            let (_, n_cols): (usize, usize) = csr.getattr("shape")?.extract()?;
+            return Ok(FeaturesArg::Sparse {
+                data: require(csr.getattr("data")?)?.extract()?,
+                indices: indices_of(&csr.getattr("indices")?)?,
+                indptr: row_pointers_of(&csr.getattr("indptr")?)?,
+                n_cols,
+            });
+        }
+        Ok(FeaturesArg::Dense(require(ob.to_owned())?.extract()?))
     }
+}
+
+/// A copy of sparse column indices as u32.
+fn indices_of(array: &Bound<'_, PyAny>) -> PyResult<Vec<u32>> {
+    copy_integers(array, |i| {
+        u32::try_from(i).map_err(|_| {
+            PyValueError::new_err(format!(
+                "sparse column index {i} is out of range (0 to 2**32 - 1)"
+            ))
+        })
+    })
+}
+
+/// A copy of CSR row pointers.
+fn row_pointers_of(array: &Bound<'_, PyAny>) -> PyResult<Vec<usize>> {
+    copy_integers(array, |p| {
+        usize::try_from(p)
+            .map_err(|_| PyValueError::new_err(format!("negative CSR row pointer {p}")))
+    })
+}
+
+/// The entries of a one-dimensional integer array (int32, int64, uint32 or uintp), each
+/// converted by `convert`.
+fn copy_integers<T>(
+    array: &Bound<'_, PyAny>,
+    convert: impl Fn(i128) -> PyResult<T>,
+) -> PyResult<Vec<T>> {
+    macro_rules! copy_as {
+        ($($t:ty),+) => {$(
+            if let Ok(a) = array.extract::<PyReadonlyArray1<'_, $t>>() {
+                return a.as_array().iter().map(|&v| convert(i128::from(v))).collect();
+            }
+        )+};
+    }
+    copy_as!(i32, i64, u32, u64);
+    Err(PyValueError::new_err(
+        "sparse indices must be an integer array (int32, int64, uint32 or uint64)",
+    ))
 }
 
 impl FeaturesArg<'_> {
@@ -61,15 +123,31 @@ impl FeaturesArg<'_> {
                 indptr,
                 n_cols,
             } => {
-                let err = |_| PyValueError::new_err("CSR arrays must be contiguous");
+                let data = data
+                    .as_slice()
+                    .map_err(|_| PyValueError::new_err("CSR data must be contiguous"))?;
                 Ok(Features::Sparse(CsrView::new(
-                    indptr.as_slice().map_err(err)?,
-                    indices.as_slice().map_err(err)?,
-                    data.as_slice().map_err(err)?,
-                    *n_cols,
+                    indptr, indices, data, *n_cols,
                 )?))
             }
         }
+    }
+}
+
+/// A thread count given as scikit-learn's `n_jobs`: `None` (the core's default:
+/// `FWSVM_NUM_THREADS` or all cores), a positive count, or -1 for all cores, -2 for all but
+/// one, and so on; 0 is an error.
+pub(crate) fn n_jobs(ob: &Bound<'_, PyAny>) -> PyResult<Option<usize>> {
+    let Some(n_jobs) = ob.extract::<Option<i64>>()? else {
+        return Ok(None);
+    };
+    let cores = std::thread::available_parallelism().map_or(1, usize::from) as i64;
+    match n_jobs {
+        0 => Err(PyValueError::new_err(
+            "n_jobs == 0 is not a valid number of threads; use None, -1 or a positive number",
+        )),
+        n if n < 0 => Ok(Some((cores + 1 + n).max(1) as usize)),
+        n => Ok(Some(n as usize)),
     }
 }
 
@@ -95,7 +173,7 @@ pub(crate) struct KernelArgs {
     degree: Option<i64>,
     #[pyo3(default)]
     coef0: f64,
-    #[pyo3(default)]
+    #[pyo3(default, from_py_with = super::convert::n_jobs)]
     pub(crate) n_threads: Option<usize>,
 }
 

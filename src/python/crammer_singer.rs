@@ -6,8 +6,9 @@ use pyo3::types::PyDict;
 
 use super::convert::FeaturesArg;
 use super::expansion_model::ExpansionHandle;
+use super::interrupt::Interruptible;
 use super::svc::FitArgs;
-use super::svc::{CancelToken, fit_monitor, put_stats, put_warnings};
+use super::svc::{fit_monitor, put_stats, put_warnings};
 use crate::error::FwsvmError;
 use crate::kernel::KernelMatrix;
 use crate::parallel::with_threads;
@@ -19,14 +20,12 @@ use crate::solver::solve_crammer_singer;
 /// model, one expansion per class over the support (the rows with a non-zero coefficient in
 /// some class), and the statistics.
 #[pyfunction]
-#[pyo3(signature = (x, y, params, n_classes, *, cancel=None))]
 pub(crate) fn fit_crammer_singer<'py>(
     py: Python<'py>,
     x: FeaturesArg<'py>,
     y: PyReadonlyArray1<'py, f64>,
     params: FitArgs,
     n_classes: usize,
-    cancel: Option<PyRef<'py, CancelToken>>,
 ) -> PyResult<(ExpansionHandle, Bound<'py, PyDict>)> {
     let (c, verbose, n_threads) = (params.c, params.verbose, params.n_threads);
     // The solver settings every fit takes (its stopping rule: the relative gap).
@@ -47,13 +46,14 @@ pub(crate) fn fit_crammer_singer<'py>(
             }
         })
         .collect::<Result<_, _>>()?;
-    let mut monitor = fit_monitor(cancel, verbose, &params, Loss::SquaredHinge);
-    let solution = py.detach(|| {
+    let call = Interruptible::start(py)?;
+    let mut monitor = fit_monitor(&call, verbose, &params, Loss::SquaredHinge);
+    let solution = call.run(py, || {
         with_threads(n_threads, || {
             let km = KernelMatrix::new(kernel, features);
             solve_crammer_singer(&km, &labels, n_classes, c, &params, &mut monitor)
         })
-    })??;
+    })???;
     monitor.finish(&solution.stats);
     let m = labels.len();
     let beta = &solution.beta;

@@ -35,7 +35,7 @@ pub(crate) struct ReadArgs<'py> {
     query_id: Bound<'py, PyAny>,
     offset: Bound<'py, PyAny>,
     length: Bound<'py, PyAny>,
-    #[pyo3(default)]
+    #[pyo3(default, from_py_with = super::convert::n_jobs)]
     n_threads: Option<usize>,
     max_line_length: Bound<'py, PyAny>,
 }
@@ -215,12 +215,7 @@ impl SvmlightReader {
 
     /// Parses the sources: `[X1, y1, X2, y2, ...]` (with `qid` after each `y` when asked), each
     /// `X` a `scipy.sparse.csr_matrix`.
-    #[pyo3(signature = (*, cancel=None))]
-    fn load<'py>(
-        &self,
-        py: Python<'py>,
-        cancel: Option<PyRef<'py, super::svc::CancelToken>>,
-    ) -> PyResult<Bound<'py, PyList>> {
+    fn load<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
         let srcs: Vec<Source<'_>> = self
             .sources
             .iter()
@@ -229,14 +224,12 @@ impl SvmlightReader {
                 SourceArg::Path(p) => Source::Path(p),
             })
             .collect();
-        // Ctrl-C: the Python side (`run_interruptible`) sets the token; the reader checks it
-        // between reads of 1 MiB and between parse blocks.
-        let stop = super::svc::CancelToken::stop_check(cancel.as_deref());
-        let data = py.detach(|| {
+        // Ctrl-C: the reader checks the stop flag between reads of 1 MiB and between parse blocks.
+        let data = super::interrupt::interruptible(py, |stop| {
             with_threads(self.n_threads, || {
-                read_libsvm_sources_until(&srcs, &self.options, &stop)
+                read_libsvm_sources_until(&srcs, &self.options, stop)
             })
-        })??;
+        })???;
         let out = PyList::empty(py);
         for (d, (_, name)) in data.into_iter().zip(&self.sources) {
             let qid = d.qid.clone();

@@ -6,7 +6,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
 use super::convert::{FeaturesArg, KernelArgs};
-use super::svc::CancelToken;
+use super::interrupt::Interruptible;
 use crate::error::FwsvmError;
 use crate::estimators::sgd::{fit_sgd_one_vs_rest, sgd_problems};
 use crate::kernel::cross_kernel;
@@ -43,7 +43,7 @@ pub(crate) struct SgdArgs {
     n_iter_no_change: usize,
     fit_intercept: bool,
     seed: u64,
-    #[pyo3(default)]
+    #[pyo3(default, from_py_with = super::convert::n_jobs)]
     n_threads: Option<usize>,
     #[pyo3(default)]
     verbose: u8,
@@ -102,14 +102,13 @@ impl SgdArgs {
 /// problem: `coef_` (n_problems × n_features), `intercept_`, `n_iter_` (epochs), `objective_`
 /// (the per-epoch objectives, a list), `converged_` and `eta0_`.
 #[pyfunction]
-#[pyo3(signature = (x, y, params, *, sample_weight=None, cancel=None))]
+#[pyo3(signature = (x, y, params, *, sample_weight=None))]
 pub(crate) fn fit_sgd_svc<'py>(
     py: Python<'py>,
     x: FeaturesArg<'py>,
     y: PyReadonlyArray1<'py, f64>,
     params: SgdArgs,
     sample_weight: Option<PyReadonlyArray1<'py, f64>>,
-    cancel: Option<PyRef<'py, CancelToken>>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let (n_threads, n_classes) = (params.n_threads, params.n_classes);
     let params = params.params()?;
@@ -118,15 +117,15 @@ pub(crate) fn fit_sgd_svc<'py>(
     let weights = sample_weight.as_ref().map(|w| w.as_slice()).transpose()?;
     // The epochs' log (verbose) goes where this thread's progress goes: Python's sys.stderr when
     // that is redirected (the problems log from pool threads, so the sinks are taken here).
-    let flag = cancel.map(|t| t.flag.clone());
+    let call = Interruptible::start(py)?;
     let mut monitors: Vec<_> = (0..sgd_problems(n_classes))
-        .map(|_| LogToSink::new(CancelMonitor(flag.clone())))
+        .map(|_| LogToSink::new(CancelMonitor(Some(call.stop_flag()))))
         .collect();
-    let fits = py.detach(|| {
+    let fits = call.run(py, || {
         with_threads(n_threads, || {
             fit_sgd_one_vs_rest(features, y, n_classes, weights, &params, &mut monitors)
         })
-    })??;
+    })???;
     let d = features.n_cols();
     let out = PyDict::new(py);
     let coef: Vec<f64> = fits.iter().flat_map(|f| f.w.iter().copied()).collect();

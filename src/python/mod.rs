@@ -11,9 +11,11 @@ mod distributed_linear;
 mod errors;
 mod expansion_model;
 mod feature_maps;
+mod interrupt;
 mod io;
 mod libsvm_model;
 mod linear;
+mod parameters;
 mod persistence;
 mod predict;
 mod probability;
@@ -59,7 +61,6 @@ macro_rules! add_functions {
 #[pymodule(gil_used = false)]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
-    m.add_class::<svc::CancelToken>()?;
     m.add_class::<progress::ProgressQueue>()?;
     m.add_class::<svc_model::SvcHandle>()?;
     m.add_class::<expansion_model::ExpansionHandle>()?;
@@ -68,13 +69,16 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
         "MODEL_MAGIC",
         pyo3::types::PyBytes::new(m.py(), crate::model_file::MAGIC),
     )?;
+    m.add(
+        "DEFAULT_CS",
+        pyo3::types::PyTuple::new(m.py(), parameters::DEFAULT_CS)?,
+    )?;
     m.add("MODEL_FORMAT_VERSION", crate::model_file::FORMAT_VERSION)?;
     m.add("LibsvmFormatError", m.py().get_type::<LibsvmFormatError>())?;
     m.add("ModelFormatError", m.py().get_type::<ModelFormatError>())?;
     m.add("LibsvmModelError", m.py().get_type::<LibsvmModelError>())?;
     add_functions!(
         m,
-        progress::route_progress,
         svc_model::fit_svc_model,
         svc_model::svc_model_from_pairs,
         svc::fit_one_class,
@@ -108,6 +112,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
         probability::sigmoid_train,
         probability::sigmoid_predict,
         probability::couple,
+        parameters::estimator_parameters,
     );
     Ok(())
 }

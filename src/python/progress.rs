@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use pyo3::prelude::*;
 
-use crate::progress::{LiveState, ProgressSink, set_thread_sink};
+use crate::progress::{LiveState, ProgressSink};
 
 /// One queued event: `("line", text, 0, 0, [])`, `("live", status, done, total, running)` or
 /// `("clear", "", 0, 0, [])`, as [`ProgressQueue::drain`] returns it.
@@ -57,6 +57,13 @@ pub(crate) struct ProgressQueue {
     queue: Arc<Queue>,
 }
 
+impl ProgressQueue {
+    /// The sink a fit's display writes to.
+    pub(super) fn sink(&self) -> Arc<dyn ProgressSink> {
+        Arc::clone(&self.queue) as Arc<dyn ProgressSink>
+    }
+}
+
 #[pymethods]
 impl ProgressQueue {
     /// A queue; `live`: also queue the live state of fits running longer than 2 s (for an
@@ -83,12 +90,4 @@ impl ProgressQueue {
                 .unwrap_or_else(PoisonError::into_inner),
         )
     }
-}
-
-/// Sends the progress of the fits started on the calling thread from now on to `queue`
-/// (`None`: to the process's stderr, the default).
-#[pyfunction]
-#[pyo3(signature = (queue))]
-pub(crate) fn route_progress(queue: Option<PyRef<'_, ProgressQueue>>) {
-    set_thread_sink(queue.map(|q| Arc::clone(&q.queue) as Arc<dyn ProgressSink>));
 }

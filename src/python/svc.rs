@@ -1,9 +1,8 @@
 //! The fits of the estimators (`fit_model` behind `fwsvm.SVC`, `fit_dual` behind SVR, NuSVR and
 //! OneClassSVM, the simplex ball `fit_one_class` of the distributed solver), the one parameter
-//! dict they take (`FitArgs`), their statistics as dicts, and the cancel token.
+//! dict they take (`FitArgs`) and their statistics as dicts. Each fit runs as an
+//! [`Interruptible`] call: Ctrl-C stops it, its progress reaches Python's `sys.stderr`.
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use numpy::{IntoPyArray, PyReadonlyArray1};
@@ -12,6 +11,7 @@ use pyo3::types::{PyDict, PyList};
 
 use super::convert::{FeaturesArg, kernel_from};
 use super::expansion_model::ExpansionHandle;
+use super::interrupt::Interruptible;
 use crate::data::Features;
 use crate::error::FwsvmError;
 use crate::kernel::{CachePrecision, KernelMatrix};
@@ -22,47 +22,10 @@ use crate::progress::{CancelMonitor, GapMeasure, ProgressDisplay};
 use crate::solver::{Solution, solve};
 use crate::solver::{SolverParams, SolverStats, Stopping};
 
-/// A flag the Python side sets (from the main thread, on Ctrl-C) to stop a running fit.
-#[pyclass(module = "fwsvm._core", frozen)]
-#[derive(Default)]
-pub(crate) struct CancelToken {
-    pub(crate) flag: Arc<AtomicBool>,
-}
-
-impl CancelToken {
-    /// The stop check of an optional token (never stops without one), for the loops of
-    /// predictions and parsers.
-    pub(crate) fn stop_check(
-        token: Option<&CancelToken>,
-    ) -> impl Fn() -> bool + Send + Sync + use<> {
-        let flag = token.map(|t| t.flag.clone());
-        move || flag.as_ref().is_some_and(|f| f.load(Ordering::Relaxed))
-    }
-}
-
-#[pymethods]
-impl CancelToken {
-    #[new]
-    fn new() -> Self {
-        CancelToken::default()
-    }
-
-    /// Ask the running fit to stop.
-    fn cancel(&self) {
-        self.flag.store(true, Ordering::Relaxed);
-    }
-
-    /// Whether `cancel` was called.
-    #[getter]
-    fn cancelled(&self) -> bool {
-        self.flag.load(Ordering::Relaxed)
-    }
-}
-
-/// The fit's monitor: Ctrl-C through the cancel token, and at `verbose` ≥ 1 progress on
-/// stderr (see [`ProgressDisplay`]).
+/// The monitor of the fit `call`: Ctrl-C through its stop flag, and at `verbose` ≥ 1 progress
+/// on stderr (see [`ProgressDisplay`]).
 pub(super) fn fit_monitor(
-    cancel: Option<PyRef<'_, CancelToken>>,
+    call: &Interruptible,
     verbose: u8,
     solver: &SolverParams,
     loss: Loss,
@@ -73,7 +36,7 @@ pub(super) fn fit_monitor(
         _ => GapMeasure::Absolute,
     };
     ProgressDisplay::new(
-        CancelMonitor(cancel.map(|t| t.flag.clone())),
+        CancelMonitor(Some(call.stop_flag())),
         solver.tol,
         measure,
         verbose,
@@ -81,7 +44,7 @@ pub(super) fn fit_monitor(
 }
 
 /// Fits an SVC on `y` (two classes: one binary model; more: one-vs-one) with `params`, the
-/// optional weights and warm start; progress and Ctrl-C through `cancel`.
+/// optional weights and warm start; Ctrl-C stops it.
 pub(super) fn fit_model(
     py: Python<'_>,
     x: &FeaturesArg<'_>,
@@ -89,7 +52,6 @@ pub(super) fn fit_model(
     params: FitArgs,
     sample_weight: Option<PyReadonlyArray1<'_, f64>>,
     warm_start: Option<PyReadonlyArray1<'_, f64>>,
-    cancel: Option<PyRef<'_, CancelToken>>,
 ) -> PyResult<crate::SvcModel> {
     let warm = warm_start
         .map(|w| w.as_slice().map(<[f64]>::to_vec))
@@ -98,9 +60,12 @@ pub(super) fn fit_model(
     let params = params.params(warm)?;
     let features = x.view()?;
     let weights = sample_weight.as_ref().map(|w| w.as_slice()).transpose()?;
-    let mut monitor = fit_monitor(cancel, verbose, params.solver(), params.loss())
+    let call = Interruptible::start(py)?;
+    let mut monitor = fit_monitor(&call, verbose, params.solver(), params.loss())
         .with_class_names(names.unwrap_or_default());
-    let model = py.detach(|| params.fit_weighted(features, y, weights, &mut monitor))?;
+    let model = call.run(py, || {
+        params.fit_weighted(features, y, weights, &mut monitor)
+    })??;
     if let [only] = model.stats() {
         monitor.finish(only);
     }
@@ -328,7 +293,7 @@ pub(crate) struct FitArgs {
     pub(crate) seed: u64,
     #[pyo3(default)]
     sample_size: Option<usize>,
-    #[pyo3(default)]
+    #[pyo3(default, from_py_with = super::convert::n_jobs)]
     pub(crate) n_threads: Option<usize>,
     #[pyo3(default)]
     pub(crate) verbose: u8,
@@ -557,7 +522,6 @@ fn fit_unlabelled<'py, 'x>(
     params: FitArgs,
     features: Features<'x>,
     warm_start: Option<Vec<f64>>,
-    cancel: Option<PyRef<'py, CancelToken>>,
     problem: impl FnOnce(KernelMatrix<'x>, f64) -> crate::Result<SimplexProblem<'x>> + Send,
 ) -> PyResult<(Solution, Bound<'py, PyDict>)> {
     let (verbose, record_history, n_threads, c) = (
@@ -573,9 +537,10 @@ fn fit_unlabelled<'py, 'x>(
         warm_start,
         ..params.solver().clone()
     };
-    let mut monitor = fit_monitor(cancel, verbose, params.solver(), params.loss());
+    let call = Interruptible::start(py)?;
+    let mut monitor = fit_monitor(&call, verbose, params.solver(), params.loss());
     let kernel = params.kernel();
-    let solution = py.detach(|| {
+    let solution = call.run(py, || {
         with_threads(n_threads, || {
             solve(
                 &problem(KernelMatrix::new(kernel, features), c)?,
@@ -583,7 +548,7 @@ fn fit_unlabelled<'py, 'x>(
                 &mut monitor,
             )
         })
-    })??;
+    })???;
     monitor.finish(&solution.stats);
     let out = PyDict::new(py);
     put_stats(&out, &solution.stats)?;
@@ -597,19 +562,18 @@ fn fit_unlabelled<'py, 'x>(
 /// optionally warm-started from `warm_start` (one simplex weight per row). Returns the
 /// support, α, the objective (R̃²) and the statistics.
 #[pyfunction]
-#[pyo3(signature = (x, params, *, warm_start=None, cancel=None))]
+#[pyo3(signature = (x, params, *, warm_start=None))]
 pub(crate) fn fit_one_class<'py>(
     py: Python<'py>,
     x: FeaturesArg<'py>,
     params: FitArgs,
     warm_start: Option<PyReadonlyArray1<'py, f64>>,
-    cancel: Option<PyRef<'py, CancelToken>>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let warm = warm_start
         .map(|w| w.as_slice().map(<[f64]>::to_vec))
         .transpose()?;
     let features = x.view()?;
-    let (solution, out) = fit_unlabelled(py, params, features, warm, cancel, |km, c| {
+    let (solution, out) = fit_unlabelled(py, params, features, warm, |km, c| {
         SimplexProblem::one_class(km, c)
     })?;
     let a = &solution.alpha;
@@ -625,7 +589,7 @@ pub(crate) fn fit_one_class<'py>(
 /// ε-SVR's start β (see [`crate::DualParams::warm_start`]). `"l2_svr"` and `"ball"` fit the squared-loss
 /// models instead (see [`fit_l2`]).
 #[pyfunction]
-#[pyo3(signature = (x, y, params, *, sample_weight=None, warm_start=None, cancel=None))]
+#[pyo3(signature = (x, y, params, *, sample_weight=None, warm_start=None))]
 pub(crate) fn fit_dual<'py>(
     py: Python<'py>,
     x: FeaturesArg<'py>,
@@ -633,11 +597,10 @@ pub(crate) fn fit_dual<'py>(
     params: FitArgs,
     sample_weight: Option<PyReadonlyArray1<'py, f64>>,
     warm_start: Option<PyReadonlyArray1<'py, f64>>,
-    cancel: Option<PyRef<'py, CancelToken>>,
 ) -> PyResult<(ExpansionHandle, Bound<'py, PyDict>)> {
     params.check_dual_settings(sample_weight.is_some())?;
     if matches!(params.dual.as_deref(), Some("l2_svr" | "ball")) {
-        return fit_l2(py, x.view()?, y, params, cancel);
+        return fit_l2(py, x.view()?, y, params);
     }
     let (verbose, record_history) = (params.verbose, params.record_history);
     let svc = params.params(None)?;
@@ -668,8 +631,11 @@ pub(crate) fn fit_dual<'py>(
     let features = x.view()?;
     let y = y.as_ref().map(|y| y.as_slice()).transpose()?.unwrap_or(&[]);
     let weights = sample_weight.as_ref().map(|w| w.as_slice()).transpose()?;
-    let mut monitor = fit_monitor(cancel, verbose, valid.solver(), Loss::Hinge);
-    let model = py.detach(|| valid.fit_weighted(features, y, weights, &mut monitor))?;
+    let call = Interruptible::start(py)?;
+    let mut monitor = fit_monitor(&call, verbose, valid.solver(), Loss::Hinge);
+    let model = call.run(py, || {
+        valid.fit_weighted(features, y, weights, &mut monitor)
+    })??;
     let stats = model.stats().expect("a fitted model has statistics");
     monitor.finish(stats);
     let expansion = ExpansionHandle::of_fit(&model.fit, model.dual_coef())?;
@@ -701,11 +667,11 @@ fn fit_l2<'py>(
     features: Features<'_>,
     y: Option<PyReadonlyArray1<'py, f64>>,
     params: FitArgs,
-    cancel: Option<PyRef<'py, CancelToken>>,
 ) -> PyResult<(ExpansionHandle, Bound<'py, PyDict>)> {
     let (verbose, record_history) = (params.verbose, params.record_history);
     let svc = params.params(None)?;
-    let mut monitor = fit_monitor(cancel, verbose, svc.solver(), Loss::SquaredHinge);
+    let call = Interruptible::start(py)?;
+    let mut monitor = fit_monitor(&call, verbose, svc.solver(), Loss::SquaredHinge);
     let out = PyDict::new(py);
     let (expansion, stats, history) = if params.dual.as_deref() == Some("l2_svr") {
         let y = y.ok_or_else(|| pyo3::exceptions::PyValueError::new_err("the SVR fit needs y"))?;
@@ -717,7 +683,7 @@ fn fit_l2<'py>(
             .n_threads(params.n_threads)
             .check()?;
         let y = y.as_slice()?;
-        let model = py.detach(|| valid.fit_with_monitor(features, y, &mut monitor))?;
+        let model = call.run(py, || valid.fit_with_monitor(features, y, &mut monitor))??;
         let expansion = ExpansionHandle::of_fit(&model.fit, model.dual_coef())?;
         out.set_item("intercept", model.intercept())?;
         let (mean, scale) = model.y_standardisation();
@@ -733,7 +699,7 @@ fn fit_l2<'py>(
             .solver(svc.solver().clone())
             .n_threads(params.n_threads)
             .check()?;
-        let model = py.detach(|| valid.fit_with_monitor(features, &mut monitor))?;
+        let model = call.run(py, || valid.fit_with_monitor(features, &mut monitor))??;
         let expansion = ExpansionHandle::of_fit(&model.fit, model.alpha())?;
         out.set_item("score_constant", model.score_constant)?;
         out.set_item("radius", model.radius())?;

@@ -15,7 +15,8 @@ use pyo3::types::{PyDict, PyTuple};
 
 use super::convert::{FeaturesArg, KernelArgs};
 use super::expansion_model::empty_rows;
-use super::svc::{CancelToken, FitArgs, fit_model, fit_monitor, stats_table};
+use super::interrupt::{Interruptible, interruptible};
+use super::svc::{FitArgs, fit_model, fit_monitor, stats_table};
 use crate::data::{CsrMatrix, FeatureMatrix, Features};
 use crate::kernel::Kernel;
 use crate::model::{CHUNK_VALUES, Query, SvcModel};
@@ -114,7 +115,7 @@ pub(crate) struct PairColumns {
 /// Fits `fwsvm.SVC`/`NuSVC` on class indices `y` (0..K as floats): one binary model for two
 /// classes, one-vs-one for more, Platt's probabilities when `params["probability"]`.
 #[pyfunction]
-#[pyo3(signature = (x, y, params, *, sample_weight=None, warm_start=None, cancel=None))]
+#[pyo3(signature = (x, y, params, *, sample_weight=None, warm_start=None))]
 pub(crate) fn fit_svc_model<'py>(
     py: Python<'py>,
     x: FeaturesArg<'py>,
@@ -122,17 +123,8 @@ pub(crate) fn fit_svc_model<'py>(
     params: FitArgs,
     sample_weight: Option<PyReadonlyArray1<'py, f64>>,
     warm_start: Option<PyReadonlyArray1<'py, f64>>,
-    cancel: Option<PyRef<'py, CancelToken>>,
 ) -> PyResult<SvcHandle> {
-    let model = fit_model(
-        py,
-        &x,
-        y.as_slice()?,
-        params,
-        sample_weight,
-        warm_start,
-        cancel,
-    )?;
+    let model = fit_model(py, &x, y.as_slice()?, params, sample_weight, warm_start)?;
     Ok(SvcHandle {
         model: drop_gram_rows(model),
     })
@@ -142,7 +134,7 @@ pub(crate) fn fit_svc_model<'py>(
 /// in-process fit assembles its own: `x` the training rows (or Gram matrix), `y` class indices;
 /// Platt's probabilities fitted here when `params["probability"]`.
 #[pyfunction]
-#[pyo3(signature = (x, y, pairs, params, *, sample_weight=None, cancel=None))]
+#[pyo3(signature = (x, y, pairs, params, *, sample_weight=None))]
 pub(crate) fn svc_model_from_pairs<'py>(
     py: Python<'py>,
     x: FeaturesArg<'py>,
@@ -150,7 +142,6 @@ pub(crate) fn svc_model_from_pairs<'py>(
     pairs: PairColumns,
     params: FitArgs,
     sample_weight: Option<PyReadonlyArray1<'py, f64>>,
-    cancel: Option<PyRef<'py, CancelToken>>,
 ) -> PyResult<SvcHandle> {
     let verbose = params.verbose;
     let params = params.params(None)?;
@@ -189,12 +180,13 @@ pub(crate) fn svc_model_from_pairs<'py>(
     let mut model = fit.into_model(features, y, &params)?;
     if params.probability() {
         let weights = sample_weight.as_ref().map(|w| w.as_slice()).transpose()?;
-        let mut monitor = fit_monitor(cancel, verbose, params.solver(), params.loss());
-        let (a, b) = py.detach(|| {
+        let call = Interruptible::start(py)?;
+        let mut monitor = fit_monitor(&call, verbose, params.solver(), params.loss());
+        let (a, b) = call.run(py, || {
             with_threads(params.n_threads(), || {
                 params.fit_probability(features, y, weights, 5, &mut monitor)
             })
-        })??;
+        })???;
         model.prob_a = a;
         model.prob_b = b;
     }
@@ -205,13 +197,12 @@ pub(crate) fn svc_model_from_pairs<'py>(
 
 /// The keyword arguments of the model handles' `query`: what the columns of the rows hold
 /// (`"features"`, `"training_kernel"`: a precomputed kernel's values, or `"support_kernel"`: a
-/// kernel function's values against the support vectors), the threads, and the cancel token
-/// that stops the query between row blocks.
+/// kernel function's values against the support vectors) and the threads. Ctrl-C stops a
+/// query between row blocks.
 #[derive(Default)]
 pub(super) struct QueryOptions {
     columns: Option<String>,
     n_threads: Option<usize>,
-    cancel: Option<Py<CancelToken>>,
 }
 
 impl QueryOptions {
@@ -221,8 +212,7 @@ impl QueryOptions {
         for (key, value) in options.into_iter().flat_map(|o| o.iter()) {
             match key.extract::<String>()?.as_str() {
                 "columns" => out.columns = value.extract()?,
-                "n_threads" => out.n_threads = value.extract()?,
-                "cancel" => out.cancel = value.extract()?,
+                "n_threads" => out.n_threads = super::convert::n_jobs(&value)?,
                 other => {
                     return Err(pyo3::exceptions::PyTypeError::new_err(format!(
                         "query() got an unexpected keyword argument {other:?}"
@@ -234,7 +224,7 @@ impl QueryOptions {
     }
 
     /// `work(rows, query, stop)` on the checked rows of `x` without the GIL, in the asked
-    /// threads, stopped by the cancel token.
+    /// threads; Ctrl-C stops it.
     pub(super) fn run<T: Send>(
         self,
         py: Python<'_>,
@@ -242,14 +232,13 @@ impl QueryOptions {
         work: impl Fn(Features<'_>, Query, &dyn Fn() -> bool) -> crate::Result<T> + Send + Sync,
     ) -> PyResult<T> {
         let query = query_of(self.columns.as_deref().unwrap_or("features"))?;
-        let stop = CancelToken::stop_check(self.cancel.as_ref().map(|c| c.get()));
         let x = x.view()?;
-        let out = py.detach(|| {
+        let out = interruptible(py, |stop| {
             with_threads(self.n_threads, || {
                 x.check_finite("X")?;
-                work(x, query, &stop)
+                work(x, query, stop)
             })
-        })??;
+        })???;
         Ok(out)
     }
 }

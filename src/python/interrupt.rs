@@ -1,0 +1,197 @@
+//! Long native calls that Ctrl-C stops, with their output on Python's streams.
+//!
+//! Python runs its signal handlers on the main thread only, between bytecodes: a native call
+//! holding that thread would ignore Ctrl-C until it returned. So a long call's work runs on a
+//! thread of its own, detached from the interpreter, while the calling thread waits for it in
+//! 50 ms slices and, between them ([`Interruptible::run`]):
+//!
+//! - runs Python's signal handlers: Ctrl-C raises `KeyboardInterrupt`, the work's stop flag is
+//!   set, the work stops at its next poll (about 0.1 s) and the exception propagates once it has;
+//! - writes the lines a command-line run sends (`sys.stdout` / `sys.stderr`);
+//! - when `sys.stderr` is not the process's stderr (a redirected stream, pytest's capture, a
+//!   Jupyter cell), writes the progress the fit's display queued, through
+//!   `fwsvm._progress.StreamProgress` (lines, and a live bar in Jupyter). Without this the
+//!   display writes to file descriptor 2, which such streams never see.
+//!
+//! Only the calling thread touches Python objects: no solver thread attaches to the
+//! interpreter.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, RecvTimeoutError, Sender};
+use std::time::Duration;
+
+use pyo3::prelude::*;
+
+use super::progress::ProgressQueue;
+use crate::progress::{ProgressSink, set_thread_sink};
+
+/// How long the calling thread waits for the work between its checks.
+const SLICE: Duration = Duration::from_millis(50);
+
+/// What the work sends the calling thread.
+pub(crate) enum Message {
+    /// A line for `sys.stdout` (a command-line run's output).
+    Out(String),
+    /// A line for `sys.stderr`.
+    Err(String),
+    /// The work returned.
+    Done,
+}
+
+/// A `sys.stderr` that is not the process's stderr: its writer, and the sink feeding it.
+struct StreamProgress {
+    writer: Py<PyAny>,
+    sink: Arc<dyn ProgressSink>,
+}
+
+/// One native call's stop flag and progress routing; see the module documentation.
+///
+/// Progress displays created on the calling thread while it lives (the fit's monitor) write to
+/// Python's `sys.stderr` when that is not the process's stderr; dropping it writes what is
+/// left, closes a live bar and restores the thread's routing.
+pub(crate) struct Interruptible {
+    stop: Arc<AtomicBool>,
+    progress: Option<StreamProgress>,
+    previous_sink: Option<Option<Arc<dyn ProgressSink>>>,
+}
+
+impl Interruptible {
+    /// Starts a call: a fresh stop flag, and the thread's progress routed to `sys.stderr` when
+    /// that is not the process's stderr.
+    pub(crate) fn start(py: Python<'_>) -> PyResult<Self> {
+        let progress = stream_progress(py)?;
+        let previous_sink = progress
+            .as_ref()
+            .map(|p| set_thread_sink(Some(Arc::clone(&p.sink))));
+        Ok(Self {
+            stop: Arc::default(),
+            progress,
+            previous_sink,
+        })
+    }
+
+    /// The flag Ctrl-C sets (for a fit's [`CancelMonitor`](crate::progress::CancelMonitor)).
+    pub(crate) fn stop_flag(&self) -> Arc<AtomicBool> {
+        Arc::clone(&self.stop)
+    }
+
+    /// Whether Ctrl-C asked the work to stop (for loops over row blocks and file chunks).
+    pub(crate) fn stop_check(&self) -> impl Fn() -> bool + Send + Sync + use<> {
+        let stop = self.stop_flag();
+        move || stop.load(Ordering::Relaxed)
+    }
+
+    /// Runs `work` on a thread of its own while this thread waits, runs the signal handlers
+    /// and writes progress; `Err(KeyboardInterrupt)` once the work stopped after Ctrl-C.
+    pub(crate) fn run<R: Send>(
+        &self,
+        py: Python<'_>,
+        work: impl FnOnce() -> R + Send,
+    ) -> PyResult<R> {
+        self.serve(py, None, |_| work())
+    }
+
+    /// As [`run`](Self::run), and the lines `work` sends on its channel are written by
+    /// `console` (`sys.stdout.write`, `sys.stderr.write`) as they come.
+    pub(crate) fn serve<R: Send>(
+        &self,
+        py: Python<'_>,
+        console: Option<(&Py<PyAny>, &Py<PyAny>)>,
+        work: impl FnOnce(Sender<Message>) -> R + Send,
+    ) -> PyResult<R> {
+        let (tx, rx) = mpsc::channel::<Message>();
+        let sink = self.progress.as_ref().map(|p| Arc::clone(&p.sink));
+        std::thread::scope(|scope| {
+            let worker = scope.spawn(move || {
+                set_thread_sink(sink);
+                let done = tx.clone();
+                let out = work(tx);
+                let _ = done.send(Message::Done);
+                out
+            });
+            let mut failure: Option<PyErr> = None;
+            let mut rx = rx;
+            loop {
+                // The receiver is Send but not Sync: it goes into the detached closure and back.
+                let (received, back) = py.detach(move || (rx.recv_timeout(SLICE), rx));
+                rx = back;
+                let step = match received {
+                    Ok(Message::Done) | Err(RecvTimeoutError::Disconnected) => break,
+                    Ok(Message::Out(text)) => write(py, console.map(|c| c.0), text),
+                    Ok(Message::Err(text)) => write(py, console.map(|c| c.1), text),
+                    Err(RecvTimeoutError::Timeout) if failure.is_none() => {
+                        self.pump(py).and_then(|()| py.check_signals())
+                    }
+                    Err(RecvTimeoutError::Timeout) => Ok(()),
+                };
+                if let Err(e) = step {
+                    // Ctrl-C, or a stream that fails: the work stops, the error is the call's.
+                    self.stop.store(true, Ordering::Relaxed);
+                    failure.get_or_insert(e);
+                }
+            }
+            let result = py.detach(|| worker.join());
+            let out = result.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            failure.map_or(Ok(out), Err)
+        })
+    }
+
+    /// Writes the progress queued since the last call.
+    fn pump(&self, py: Python<'_>) -> PyResult<()> {
+        match &self.progress {
+            Some(p) => p.writer.call_method0(py, "pump").map(drop),
+            None => Ok(()),
+        }
+    }
+}
+
+impl Drop for Interruptible {
+    fn drop(&mut self) {
+        if let Some(previous) = self.previous_sink.take() {
+            set_thread_sink(previous);
+        }
+        if let Some(p) = &self.progress {
+            Python::attach(|py| {
+                if let Err(e) = p.writer.call_method0(py, "close") {
+                    e.write_unraisable(py, None);
+                }
+            });
+        }
+    }
+}
+
+/// Runs `work(stop)` as [`Interruptible::run`] does; `stop` says whether Ctrl-C asked it to stop.
+pub(crate) fn interruptible<R: Send>(
+    py: Python<'_>,
+    work: impl FnOnce(&(dyn Fn() -> bool + Send + Sync)) -> R + Send,
+) -> PyResult<R> {
+    let call = Interruptible::start(py)?;
+    let stop = call.stop_check();
+    call.run(py, || work(&stop))
+}
+
+/// `text` through `writer` (`sys.stdout.write`, `sys.stderr.write`); nothing without one.
+fn write(py: Python<'_>, writer: Option<&Py<PyAny>>, text: String) -> PyResult<()> {
+    writer.map_or(Ok(()), |w| w.call1(py, (text,)).map(drop))
+}
+
+/// A writer for `sys.stderr` when it is not the process's stderr (then the native display
+/// writes to file descriptor 2 itself, with its live line on a terminal).
+fn stream_progress(py: Python<'_>) -> PyResult<Option<StreamProgress>> {
+    let sys = py.import("sys")?;
+    let stderr = sys.getattr("stderr")?;
+    if stderr.is_none() || stderr.is(&sys.getattr("__stderr__")?) {
+        return Ok(None);
+    }
+    let writer = py
+        .import("fwsvm._progress")?
+        .getattr("StreamProgress")?
+        .call1((stderr,))?;
+    let queue = writer.getattr("queue")?.cast_into::<ProgressQueue>()?;
+    let sink: Arc<dyn ProgressSink> = queue.get().sink();
+    Ok(Some(StreamProgress {
+        writer: writer.unbind(),
+        sink,
+    }))
+}
