@@ -103,3 +103,21 @@ def test_arrays_on_unaligned_buffers_are_accepted() -> None:
     assert not unaligned.flags.aligned
     clf = SVC().fit(unaligned, y)
     np.testing.assert_array_equal(clf.predict(unaligned), SVC().fit(X, y).predict(X))
+
+
+def test_sparse_indices_are_checked_as_they_are_copied() -> None:
+    import scipy.sparse as sp
+
+    data, indptr = np.ones(3), np.array([0, 1, 2, 3])
+    negative = sp.csr_matrix((data, np.array([0, -1, 2], dtype=np.int32), indptr), shape=(3, 3))
+    with pytest.raises(ValueError, match="sparse column index -1 is out of range"):
+        _core.data_variance(negative)
+    with pytest.raises(ValueError, match=r"sparse column index 8589934592 is out of range \(0 to 2\*\*32 - 1\)"):
+        _core.data_variance((data, np.array([0, 2**33, 2], dtype=np.int64), indptr, 3))
+    with pytest.raises(ValueError, match="integer array"):
+        _core.data_variance((data, np.array([0.0, 1.0, 2.0]), indptr, 3))
+    # Duplicates are summed on a copy (the caller's matrix is left as it was).
+    dup = sp.csr_matrix((np.array([1.0, 2.0]), np.array([0, 0]), np.array([0, 2])), shape=(1, 2))
+    assert not dup.has_canonical_format
+    assert _core.data_variance(dup) == pytest.approx(np.var([3.0, 0.0]))
+    assert dup.nnz == 2

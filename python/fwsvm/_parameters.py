@@ -43,12 +43,13 @@ def parameters(**constraints: list[Any]) -> Callable[[_T], _T]:
         defaults = {name: default for name, default, _, _ in table}
 
         def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
-            try:
-                given = signature.bind(self, *args, **kwargs).arguments
-            except TypeError as error:
-                raise TypeError(f"{type(self).__name__}() {error}") from None
+            if args or not kwargs.keys() <= defaults.keys():  # positional or unknown: Python's checks
+                try:
+                    kwargs = signature.bind(self, *args, **kwargs).arguments
+                except TypeError as error:
+                    raise TypeError(f"{type(self).__name__}() {error}") from None
             for name, default in defaults.items():
-                setattr(self, name, given.get(name, default))
+                setattr(self, name, kwargs.get(name, default))
 
         __init__.__signature__ = signature  # type: ignore[attr-defined]
         __init__.__qualname__ = f"{cls.__qualname__}.__init__"

@@ -11,8 +11,8 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from fwsvm import _core
-from fwsvm.svm import _KernelSVM, _check_query, _seed, _single_solve_report, _verbosity
 from fwsvm._parameters import parameters
+from fwsvm.svm import _KernelSVM, _check_query, _seed, _single_solve_report, _verbosity
 
 
 @parameters()

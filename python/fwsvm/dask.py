@@ -52,9 +52,9 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
 from fwsvm import _core, _dfw
 from fwsvm._dfw import LostShardError
 from fwsvm._folds import chain_tasks, gather_chains, score_fold
+from fwsvm._parameters import parameters
 from fwsvm.search import SVCSearch
 from fwsvm.svm import SVC, OneClassSVM, _remember_kernel
-from fwsvm._parameters import parameters
 
 __all__ = ["DaskApproxSVC", "DaskSVCSearch", "DistributedOneClassSVM", "DistributedSVC", "LostShardError", "fit", "predict", "decision_function"]
 

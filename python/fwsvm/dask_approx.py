@@ -58,8 +58,8 @@ import dask.array as da
 import dask.dataframe as dd
 
 from fwsvm import _core, _dfw
-from fwsvm.kernel_approximation import Nystroem, coreset_indices, inverse_sqrt
 from fwsvm._parameters import parameters
+from fwsvm.kernel_approximation import Nystroem, coreset_indices, inverse_sqrt
 
 __all__ = ["DaskApproxSVC", "LinearShard", "linear_hinge_objective"]
 

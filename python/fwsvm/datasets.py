@@ -67,7 +67,7 @@ def load_svmlight_files(
     options = dict(n_features=n_features, dtype=dtype, multilabel=multilabel, zero_based=zero_based,
                    query_id=query_id, offset=offset, length=length, n_threads=n_jobs,
                    max_line_length=max_line_length)
-    # Options checked and file objects read here; the parse runs interruptibly.
+    # Options checked and file objects read here; the parse (in Rust) stops on Ctrl-C.
     return _core.SvmlightReader(files, options).load()
 
 

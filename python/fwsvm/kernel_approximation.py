@@ -26,9 +26,9 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from fwsvm import _core
+from fwsvm._parameters import parameters
 from fwsvm.persistence import SaveMixin
 from fwsvm.svm import SparseInputMixin, resolve_gamma
-from fwsvm._parameters import parameters
 
 
 def coreset_indices(X: Any, y: np.ndarray, k: int, size: int, svc_params: dict[str, Any],

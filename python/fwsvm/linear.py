@@ -14,9 +14,9 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import validate_data
 
 from fwsvm import _core
+from fwsvm._parameters import parameters
 from fwsvm.persistence import SaveMixin
 from fwsvm.svm import SparseInputMixin, _seed, _verbosity, fit_weights
-from fwsvm._parameters import parameters
 
 
 @parameters()

@@ -35,12 +35,11 @@ from sklearn.metrics import check_scoring
 from sklearn.model_selection import ParameterGrid, check_cv, train_test_split
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.metaestimators import _safe_split
-from sklearn.utils.validation import check_array, indexable
 
 from fwsvm._folds import DEFAULT_CS, chains_of, map_folds, positive, workers
+from fwsvm._parameters import parameters
 from fwsvm.svm import SVC
 from fwsvm.tuning import BestEstimatorMixin
-from fwsvm._parameters import parameters
 
 #: Default γ grid: these multiples of ``gamma="scale"``.
 DEFAULT_GAMMA_FACTORS = tuple(2.0**k for k in (-4, -2, 0, 2, 4))
@@ -132,13 +131,7 @@ class SVCSearch(BestEstimatorMixin, ClassifierMixin, BaseEstimator):
 
     def fit(self, X: Any, y: Any) -> SVCSearch:
         """Score the grid on every fold, pick the best (C, γ), refit."""
-        self._validate_params()
-        X, y = indexable(X, y)
-        y = np.asarray(y)
-        # Checked once (no copy when X is already CSR or C-ordered float64); the refit gets X as given.
-        X_checked = check_array(X, accept_sparse="csr", dtype=np.float64, order="C", accept_large_sparse=True)
-        template = clone(self.estimator) if self.estimator is not None else SVC()
-        template._validate_params()
+        X, y, X_checked, template = self._start(X, y)
         has_gamma = template.kernel in ("rbf", "poly", "sigmoid")
         if not has_gamma and self.gammas is not None:
             raise ValueError(f"gammas were given but the kernel {template.kernel!r} has no gamma: "

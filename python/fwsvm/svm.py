@@ -17,8 +17,8 @@ from sklearn.utils.validation import _check_sample_weight, check_is_fitted, vali
 
 from fwsvm import _core
 from fwsvm._convergence import Convergence
-from fwsvm.persistence import PersistenceMixin, SaveMixin
 from fwsvm._parameters import parameters
+from fwsvm.persistence import PersistenceMixin, SaveMixin
 
 def _seed(random_state: Any) -> int:
     """The solver's seed. ``None`` gives a fixed seed, so the same data and parameters give the
@@ -288,7 +288,7 @@ class _KernelSVM(SparseInputMixin, SaveMixin, BaseEstimator):
 
     def _query(self, X: Any, method: str) -> Any:
         """``method`` of the Rust model on checked rows (kernel values for a precomputed or
-        callable kernel), interruptible."""
+        callable kernel); Ctrl-C stops it."""
         columns, kernel = "features", _fitted_kernel(self)["kernel"]
         if callable(kernel):
             X, columns = np.ascontiguousarray(kernel(X, self.support_vectors_), dtype=np.float64), "support_kernel"

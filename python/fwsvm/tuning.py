@@ -18,8 +18,8 @@ from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_array, check_is_fitted, indexable
 
 from fwsvm._folds import DEFAULT_CS, map_folds, positive
-from fwsvm.svm import SVC
 from fwsvm._parameters import parameters
+from fwsvm.svm import SVC
 
 __all__ = ["DEFAULT_CS", "SVCCV", "svc_path"]
 
@@ -74,7 +74,20 @@ def _detached(model: SVC, template: SVC) -> SVC:
 
 
 class BestEstimatorMixin:
-    """Prediction by the refitted ``best_estimator_`` of a search."""
+    """What the searches share: their start (checked parameters and data, the template SVC) and
+    prediction by the refitted ``best_estimator_``."""
+
+    def _start(self, X: Any, y: Any) -> tuple[Any, np.ndarray, Any, SVC]:
+        """The search's parameters checked; X and y (an array) as given, X checked once as CSR or
+        C-ordered float64 (no copy when it already is: every fold's rows are split from it, the
+        refit gets X as given), and the template SVC (a checked clone of ``estimator``)."""
+        self._validate_params()  # type: ignore[attr-defined]
+        X, y = indexable(X, y)
+        X_checked = check_array(X, accept_sparse="csr", dtype=np.float64, order="C", accept_large_sparse=True)
+        estimator = self.estimator  # type: ignore[attr-defined]
+        template = clone(estimator) if estimator is not None else SVC()
+        template._validate_params()
+        return X, np.asarray(y), X_checked, template
 
     def _best(self) -> SVC:
         check_is_fitted(self, "best_estimator_")
@@ -121,14 +134,8 @@ class SVCCV(BestEstimatorMixin, ClassifierMixin, BaseEstimator):
 
     def fit(self, X: Any, y: Any) -> SVCCV:
         """Run the per-fold paths, pick C, refit."""
-        self._validate_params()
-        X, y = indexable(X, y)
-        y = np.asarray(y)
+        X, y, X_checked, template = self._start(X, y)
         Cs = positive(self.Cs, "Cs")
-        template = clone(self.estimator) if self.estimator is not None else SVC()
-        template._validate_params()
-        # Checked once; every fold's rows are split from it (the refit gets X as given).
-        X_checked = check_array(X, accept_sparse="csr", dtype=np.float64, order="C", accept_large_sparse=True)
         splits = list(check_cv(self.cv, y, classifier=type_of_target(y) in ("binary", "multiclass")).split(X, y))
         start = time.perf_counter()
         # One chain per fold: the Cs in ascending order, each fit warm-started from the previous.

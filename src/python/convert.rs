@@ -70,33 +70,53 @@ impl<'py> FromPyObject<'_, 'py> for FeaturesArg<'py> {
 
 /// A copy of sparse column indices as u32.
 fn indices_of(array: &Bound<'_, PyAny>) -> PyResult<Vec<u32>> {
-    copy_integers(array, |i| {
-        u32::try_from(i).map_err(|_| {
-            PyValueError::new_err(format!(
-                "sparse column index {i} is out of range (0 to 2**32 - 1)"
-            ))
-        })
-    })
+    copy_integers(
+        array,
+        u64::from(u32::MAX),
+        |v| v as u32,
+        |v| format!("sparse column index {v} is out of range (0 to 2**32 - 1)"),
+    )
 }
 
 /// A copy of CSR row pointers.
 fn row_pointers_of(array: &Bound<'_, PyAny>) -> PyResult<Vec<usize>> {
-    copy_integers(array, |p| {
-        usize::try_from(p)
-            .map_err(|_| PyValueError::new_err(format!("negative CSR row pointer {p}")))
-    })
+    copy_integers(
+        array,
+        usize::MAX as u64,
+        |v| v as usize,
+        |v| format!("CSR row pointer {v} is out of range"),
+    )
 }
 
-/// The entries of a one-dimensional integer array (int32, int64, uint32 or uintp), each
-/// converted by `convert`.
+/// The entries of a one-dimensional integer array (int32, int64, uint32 or uint64), each
+/// checked to lie in `0..=max` (`message` names the first that does not) and cast by `cast`:
+/// one pass that checks and one that converts, both of which vectorise.
 fn copy_integers<T>(
     array: &Bound<'_, PyAny>,
-    convert: impl Fn(i128) -> PyResult<T>,
+    max: u64,
+    cast: impl Fn(u64) -> T,
+    message: impl Fn(i128) -> String,
 ) -> PyResult<Vec<T>> {
     macro_rules! copy_as {
         ($($t:ty),+) => {$(
             if let Ok(a) = array.extract::<PyReadonlyArray1<'_, $t>>() {
-                return a.as_array().iter().map(|&v| convert(i128::from(v))).collect();
+                let owned;
+                let values: &[$t] = match a.as_slice() {
+                    Ok(values) => values,
+                    Err(_) => {
+                        owned = a.as_array().to_vec();
+                        &owned
+                    }
+                };
+                let (low, high) = values
+                    .iter()
+                    .fold((<$t>::MAX, <$t>::MIN), |(l, h), &v| (l.min(v), h.max(v)));
+                if !values.is_empty() && (i128::from(low) < 0 || i128::from(high) > i128::from(max)) {
+                    let fits = |v: $t| i128::from(v) >= 0 && i128::from(v) <= i128::from(max);
+                    let bad = values.iter().copied().find(|&v| !fits(v)).unwrap_or(low);
+                    return Err(PyValueError::new_err(message(i128::from(bad))));
+                }
+                return Ok(values.iter().map(|&v| cast(v as u64)).collect());
             }
         )+};
     }
