@@ -27,7 +27,7 @@ python3 -m pip install --quiet --disable-pip-version-check "nbclient>=0.10" "nbf
 
 step "cargo fmt / clippy"
 cargo fmt --all -- --check
-cargo clippy --all-targets --features python,cli -- -D warnings
+cargo clippy --all-targets --features python,cli,linfa -- -D warnings
 
 step "cargo doc (warnings are errors)"
 RUSTDOCFLAGS=-Dwarnings cargo doc --no-deps --quiet
@@ -41,6 +41,9 @@ step "cargo test, baseline loops only (FWSVM_SIMD=off)"
 FWSVM_SIMD=off cargo test --quiet --features cli --lib --test kernel --test solver
 step "cargo test, at most AVX2 (FWSVM_SIMD=avx2)"
 FWSVM_SIMD=avx2 cargo test --quiet --features cli --lib --test kernel --test solver
+step "feature linfa: fwsvm in linfa's datasets, cross-validation and metrics"
+cargo test --quiet --features linfa --test linfa
+cargo test --quiet --features linfa --doc linfa_traits
 step "without default features (no rayon, no ndarray): the crate checks and its unit tests pass"
 cargo check --quiet --no-default-features --all-targets
 cargo test --quiet --no-default-features --lib

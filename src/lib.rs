@@ -95,6 +95,8 @@ pub mod error;
 pub mod estimators;
 mod format;
 pub mod kernel;
+#[cfg(feature = "linfa")]
+pub mod linfa_traits;
 mod memory;
 pub mod model;
 pub mod model_file;
