@@ -83,6 +83,47 @@ class KernelExpansion:
     def save_libsvm(self, path: str, svm_type: str, scale: float, rho: float) -> None: ...
 
 def read_libsvm_model(path: str, n_features: int | None = None) -> dict[str, Any]: ...
+def save_libsvm_model(estimator: Any, path: str | os.PathLike[str]) -> None: ...
+# (scale, rho): a fitted one-class or regression estimator in LIBSVM's form Σ coef k − ρ.
+def libsvm_expansion_form(estimator: Any) -> tuple[float, float]: ...
+def fit_svc_model(
+    x: Features,
+    y: npt.NDArray[np.float64],  # class indices 0..K as floats
+    params: FitParams,
+    *,
+    sample_weight: npt.NDArray[np.float64] | None = None,
+    warm_start: npt.NDArray[np.float64] | None = None,
+) -> SvcModel: ...
+def svc_model_from_pairs(
+    x: Features,
+    y: npt.NDArray[np.float64],
+    pairs: dict[str, Any],  # columns i, j, offsets, support, coef, intercept
+    params: FitParams,
+    *,
+    sample_weight: npt.NDArray[np.float64] | None = None,
+) -> SvcModel: ...
+# LIBSVM's one-class, ε-SVR or ν-SVR (params["dual"]), or the L2 models ("l2_svr", "ball").
+def fit_dual(
+    x: Features,
+    y: npt.NDArray[np.float64] | None,
+    params: FitParams,
+    *,
+    sample_weight: npt.NDArray[np.float64] | None = None,
+    warm_start: npt.NDArray[np.float64] | None = None,
+) -> tuple[KernelExpansion, dict[str, Any]]: ...
+def fit_one_class(
+    x: Features, params: FitParams, *, warm_start: npt.NDArray[np.float64] | None = None
+) -> dict[str, Any]: ...
+def decision_values(
+    x: Features, support_vectors: Features, coef: npt.NDArray[np.float64], intercept: float, kernel: KernelParams
+) -> npt.NDArray[np.float64]: ...
+def sigmoid_train(dec: npt.NDArray[np.float64], positive: npt.NDArray[np.bool_]) -> tuple[float, float]: ...
+def sigmoid_predict(
+    f: npt.NDArray[np.float64], a: npt.NDArray[np.float64], b: npt.NDArray[np.float64]
+) -> npt.NDArray[np.float64]: ...
+# Class probabilities (n × k) from pairwise ones (n × k(k−1)/2, LIBSVM's pair order).
+def couple(pairwise: npt.NDArray[np.float64], n_classes: int, order: Any = ...) -> npt.NDArray[np.float64]: ...
+def instruction_set() -> str: ...
 def data_variance(x: Features) -> float: ...
 # The report of an SVC fit from its statistics columns: convergence, n_iter, fit_status, history
 # and the warnings, (is_convergence_warning, message) pairs.
@@ -118,6 +159,7 @@ def fit_sgd_svc(
 def cli_main(command: str, argv: list[str], prog: str, out: Any, err: Any) -> int: ...
 
 class LibsvmFormatError(ValueError): ...
+class LibsvmModelError(ValueError): ...
 class ModelFormatError(ValueError): ...
 
 MODEL_MAGIC: bytes
@@ -149,6 +191,10 @@ def fit_nystroem(
     n_components: int,
     *,
     landmarks: npt.NDArray[np.int64] | None = None,
+) -> tuple[npt.NDArray[np.int64], NumpyState]: ...
+# The Frank-Wolfe coreset's landmarks (rows) for Nystroem(landmarks="coreset").
+def coreset_rows(
+    x: Features, y: npt.NDArray[np.float64] | None, params: dict[str, Any], state: NumpyState
 ) -> tuple[npt.NDArray[np.int64], NumpyState]: ...
 def transform_features(
     x: Features,
