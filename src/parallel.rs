@@ -22,7 +22,7 @@ pub fn with_threads<T: Send>(n_threads: Option<usize>, f: impl FnOnce() -> T + S
         Some(0) => {
             return Err(FwsvmError::param(
                 "n_jobs",
-                "must be a positive number of threads",
+                "0 is no number of threads: use None (all cores), -1 (all cores) or a positive number",
             ));
         }
         Some(n) => Some(n),

@@ -121,3 +121,13 @@ def test_sparse_indices_are_checked_as_they_are_copied() -> None:
     assert not dup.has_canonical_format
     assert _core.data_variance(dup) == pytest.approx(np.var([3.0, 0.0]))
     assert dup.nnz == 2
+
+
+def test_n_jobs_zero_outside_an_estimator_is_a_value_error_naming_it(tmp_path) -> None:
+    from fwsvm import load_svmlight_file
+
+    path = tmp_path / "two.svm"
+    path.write_text("1 1:0.5\n-1 2:1\n")
+    with pytest.raises(ValueError, match="n_jobs"):
+        load_svmlight_file(str(path), n_jobs=0)
+    assert load_svmlight_file(str(path), n_jobs=-1)[0].shape == (2, 2)

@@ -56,8 +56,7 @@ def parameters(**constraints: list[Any]) -> Callable[[_T], _T]:
         __init__.__module__ = cls.__module__
         cls.__init__ = __init__  # type: ignore[misc]
         rules = {name: [_constraint(rule) for rule in rules] for name, _, _, rules in table if rules}
-        if rules or constraints:
-            cls._parameter_constraints = {**rules, **constraints}  # type: ignore[attr-defined]
+        cls._parameter_constraints = {**rules, **constraints}  # type: ignore[attr-defined]
         return cls
 
     return apply

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import os
 import struct
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fwsvm import _core
 
@@ -58,6 +58,10 @@ def restore(cls: type, path: str | os.PathLike[str],
 class SaveMixin:
     """``save(path)`` and ``load(path)`` in the versioned format (``fwsvm.load_model`` reads
     them too)."""
+
+    if TYPE_CHECKING:  # the estimators' __init__ comes from the Rust table (fwsvm._parameters)
+
+        def __init__(self, *args: Any, **params: Any) -> None: ...
 
     def save(self, path: str | os.PathLike[str]) -> None:
         """Write this fitted estimator in fwsvm's versioned binary model format."""

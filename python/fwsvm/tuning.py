@@ -9,7 +9,7 @@ selects C by cross-validation with one path per fold.
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
@@ -76,6 +76,10 @@ def _detached(model: SVC, template: SVC) -> SVC:
 class BestEstimatorMixin:
     """What the searches share: their start (checked parameters and data, the template SVC) and
     prediction by the refitted ``best_estimator_``."""
+
+    if TYPE_CHECKING:  # the searches' __init__ comes from the Rust table (fwsvm._parameters)
+
+        def __init__(self, *args: Any, **params: Any) -> None: ...
 
     def _start(self, X: Any, y: Any) -> tuple[Any, np.ndarray, Any, SVC]:
         """The search's parameters checked; X and y (an array) as given, X checked once as CSR or

@@ -155,20 +155,20 @@ impl FeaturesArg<'_> {
 }
 
 /// A thread count given as scikit-learn's `n_jobs`: `None` (the core's default:
-/// `FWSVM_NUM_THREADS` or all cores), a positive count, or -1 for all cores, -2 for all but
-/// one, and so on; 0 is an error.
+/// `FWSVM_NUM_THREADS` or all cores), a positive count, or -1 for all the cores this process
+/// may use, -2 for all but one, and so on. 0 stays 0, which the work refuses
+/// ([`with_threads`](crate::parallel::with_threads): a `ValueError` naming `n_jobs`; an error
+/// here would reach Python as pyo3's `TypeError` about the field).
 pub(crate) fn n_jobs(ob: &Bound<'_, PyAny>) -> PyResult<Option<usize>> {
     let Some(n_jobs) = ob.extract::<Option<i64>>()? else {
         return Ok(None);
     };
     let cores = std::thread::available_parallelism().map_or(1, usize::from) as i64;
-    match n_jobs {
-        0 => Err(PyValueError::new_err(
-            "n_jobs == 0 is not a valid number of threads; use None, -1 or a positive number",
-        )),
-        n if n < 0 => Ok(Some((cores + 1 + n).max(1) as usize)),
-        n => Ok(Some(n as usize)),
-    }
+    Ok(Some(if n_jobs < 0 {
+        (cores + 1 + n_jobs).max(1) as usize
+    } else {
+        n_jobs as usize
+    }))
 }
 
 /// The kernel named `name` with scikit-learn's parameters.

@@ -16,11 +16,13 @@
 //! Only the calling thread touches Python objects: no solver thread attaches to the
 //! interpreter.
 
+use std::marker::PhantomData;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, RecvTimeoutError, Sender};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
+use pyo3::exceptions::{PyException, PyRuntimeError};
 use pyo3::prelude::*;
 
 use super::progress::ProgressQueue;
@@ -54,6 +56,8 @@ pub(crate) struct Interruptible {
     stop: Arc<AtomicBool>,
     progress: Option<StreamProgress>,
     previous_sink: Option<Option<Arc<dyn ProgressSink>>>,
+    /// Not `Send`: dropping it restores the progress routing of the thread that created it.
+    _on_this_thread: PhantomData<*const ()>,
 }
 
 impl Interruptible {
@@ -68,6 +72,7 @@ impl Interruptible {
             stop: Arc::default(),
             progress,
             previous_sink,
+            _on_this_thread: PhantomData,
         })
     }
 
@@ -84,6 +89,10 @@ impl Interruptible {
 
     /// Runs `work` on a thread of its own while this thread waits, runs the signal handlers
     /// and writes progress; `Err(KeyboardInterrupt)` once the work stopped after Ctrl-C.
+    ///
+    /// The work borrows the caller's data, so the call returns only after it has stopped: a
+    /// second Ctrl-C while a stopped work finishes its current block (about 0.1 s; a read
+    /// blocked on a stalled pipe: until the read returns) is not seen.
     pub(crate) fn run<R: Send>(
         &self,
         py: Python<'_>,
@@ -110,30 +119,45 @@ impl Interruptible {
                 let _ = done.send(Message::Done);
                 out
             });
+            // Ctrl-C (or a progress writer that fails) stops the work and is the call's error; a
+            // console line that cannot be written does not stop it (the command runs on, as
+            // LIBSVM's tools do when their output is closed) and is the error otherwise.
             let mut failure: Option<PyErr> = None;
+            let mut checked = Instant::now();
             let mut rx = rx;
             loop {
                 // The receiver is Send but not Sync: it goes into the detached closure and back.
                 let (received, back) = py.detach(move || (rx.recv_timeout(SLICE), rx));
                 rx = back;
-                let step = match received {
+                let written = match received {
                     Ok(Message::Done) | Err(RecvTimeoutError::Disconnected) => break,
                     Ok(Message::Out(text)) => write(py, console.map(|c| c.0), text),
                     Ok(Message::Err(text)) => write(py, console.map(|c| c.1), text),
-                    Err(RecvTimeoutError::Timeout) if failure.is_none() => {
-                        self.pump(py).and_then(|()| py.check_signals())
-                    }
                     Err(RecvTimeoutError::Timeout) => Ok(()),
                 };
-                if let Err(e) = step {
-                    // Ctrl-C, or a stream that fails: the work stops, the error is the call's.
-                    self.stop.store(true, Ordering::Relaxed);
+                if let Err(e) = written {
+                    // Ctrl-C may land in a blocked write (a full pipe): that one stops the work.
+                    if !e.is_instance_of::<PyException>(py) {
+                        self.stop.store(true, Ordering::Relaxed);
+                    }
                     failure.get_or_insert(e);
                 }
+                // Every 50 ms, also while lines keep coming (a command streaming its output).
+                if !self.stop.load(Ordering::Relaxed) && checked.elapsed() >= SLICE {
+                    checked = Instant::now();
+                    if let Err(e) = self.pump(py).and_then(|()| py.check_signals()) {
+                        self.stop.store(true, Ordering::Relaxed);
+                        failure = Some(e);
+                    }
+                }
             }
-            let result = py.detach(|| worker.join());
-            let out = result.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-            failure.map_or(Ok(out), Err)
+            match py.detach(|| worker.join()) {
+                Ok(out) => failure.map_or(Ok(out), Err),
+                Err(panic) => Err(PyRuntimeError::new_err(format!(
+                    "fwsvm's native code failed (a bug; please report it): {}",
+                    panic_message(&*panic)
+                ))),
+            }
         })
     }
 
@@ -169,6 +193,17 @@ pub(crate) fn interruptible<R: Send>(
     let call = Interruptible::start(py)?;
     let stop = call.stop_check();
     call.run(py, || work(&stop))
+}
+
+/// The message of a panic's payload.
+fn panic_message(payload: &(dyn std::any::Any + Send)) -> &str {
+    if let Some(text) = payload.downcast_ref::<&str>() {
+        text
+    } else if let Some(text) = payload.downcast_ref::<String>() {
+        text
+    } else {
+        "a panic"
+    }
 }
 
 /// `text` through `writer` (`sys.stdout.write`, `sys.stderr.write`); nothing without one.

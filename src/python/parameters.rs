@@ -10,6 +10,10 @@ use pyo3::exceptions::PyKeyError;
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyTuple};
 
+use crate::kernel::{KERNEL_FUNCTIONS as KERNELS, KERNEL_NAMES as SVC_KERNELS};
+use Rule::{Int, Options, Real, Tag, Type};
+use Value::{Bool, Float, Floats, Str};
+
 /// A parameter's default value.
 #[derive(Clone, Copy)]
 enum Value {
@@ -64,14 +68,10 @@ const fn positional(param: Param) -> Param {
     }
 }
 
-use Rule::{Int, Options, Real, Tag, Type};
-use Value::{Bool, Float, Floats, Str};
-
 const NONE: Rule = Type("none");
 const POSITIVE: Rule = Real(Some(0.0), None, "neither");
 const AT_LEAST_ONE: Rule = Int(Some(1), None, "left");
 const BOOLEAN: &[Rule] = &[Tag("boolean")];
-use crate::kernel::{KERNEL_FUNCTIONS as KERNELS, KERNEL_NAMES as SVC_KERNELS};
 /// The algorithms of the single-simplex problems (one-class, regression): `ky` solves the
 /// two-class nearest-point problem only.
 const SIMPLEX_ALGORITHMS: &[&str] = &["fw", "mfw", "swap", "swap2o", "bc"];
