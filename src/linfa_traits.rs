@@ -87,6 +87,26 @@ fn fill<T>(targets: &mut Array1<T>, values: Result<Vec<T>>) {
     }
 }
 
+/// `Fit` for unchecked parameters: [`check`](SvcParams::check), then fit as the checked ones do.
+macro_rules! fit_after_check {
+    ($unchecked:ty => $object:ty; <$($generic:ident),+> where $($bounds:tt)+) => {
+        impl<D, $($generic),+> Fit<ArrayBase<D, Ix2>, T, FwsvmError> for $unchecked
+        where
+            D: Data<Elem = f64>,
+            $($bounds)+
+        {
+            type Object = $object;
+
+            fn fit(&self, dataset: &DatasetBase<ArrayBase<D, Ix2>, T>) -> Result<$object> {
+                Fit::fit(&self.check()?, dataset)
+            }
+        }
+    };
+}
+
+fit_after_check!(SvcParams => LabeledSvcModel<L>; <T, L> where T: AsSingleTargets<Elem = L>, L: Label);
+fit_after_check!(DualParams => DualModel; <T> where T: AsSingleTargets<Elem = f64>);
+
 impl<D, T, L> Fit<ArrayBase<D, Ix2>, T, FwsvmError> for SvcValidParams
 where
     D: Data<Elem = f64>,
@@ -98,19 +118,6 @@ where
     fn fit(&self, dataset: &DatasetBase<ArrayBase<D, Ix2>, T>) -> Result<LabeledSvcModel<L>> {
         let labels = dataset.as_single_targets();
         with_rows(&dataset.records, |x| self.fit_labels(x, labels.iter()))
-    }
-}
-
-impl<D, T, L> Fit<ArrayBase<D, Ix2>, T, FwsvmError> for SvcParams
-where
-    D: Data<Elem = f64>,
-    T: AsSingleTargets<Elem = L>,
-    L: Label,
-{
-    type Object = LabeledSvcModel<L>;
-
-    fn fit(&self, dataset: &DatasetBase<ArrayBase<D, Ix2>, T>) -> Result<LabeledSvcModel<L>> {
-        Fit::fit(&self.check()?, dataset)
     }
 }
 
@@ -141,18 +148,6 @@ where
             None => Cow::Owned(targets.to_vec()),
         };
         with_rows(&dataset.records, |x| self.fit(x, &y))
-    }
-}
-
-impl<D, T> Fit<ArrayBase<D, Ix2>, T, FwsvmError> for DualParams
-where
-    D: Data<Elem = f64>,
-    T: AsSingleTargets<Elem = f64>,
-{
-    type Object = DualModel;
-
-    fn fit(&self, dataset: &DatasetBase<ArrayBase<D, Ix2>, T>) -> Result<DualModel> {
-        Fit::fit(&self.check()?, dataset)
     }
 }
 
