@@ -32,18 +32,15 @@ cargo clippy --all-targets --features python,cli,linfa -- -D warnings
 step "cargo doc (warnings are errors)"
 RUSTDOCFLAGS=-Dwarnings cargo doc --no-deps --quiet
 
-# One build of the test binaries (feature cli included, so the command line's tests need no
-# second build of the library) serves the three instruction-set tiers: FWSVM_SIMD is read at
-# run time (src/simd.rs), so the tier runs below only re-run the binaries.
-step "cargo test (with the fwsvm binary, feature cli)"
-cargo test --quiet --features cli
+# One build of the test binaries (features cli and linfa included, so the command line's and
+# linfa's tests need no second build of the library) serves the three instruction-set tiers:
+# FWSVM_SIMD is read at run time (src/simd.rs), so the tier runs below only re-run the binaries.
+step "cargo test (with the fwsvm binary and fwsvm in linfa: features cli, linfa)"
+cargo test --quiet --features cli,linfa
 step "cargo test, baseline loops only (FWSVM_SIMD=off)"
-FWSVM_SIMD=off cargo test --quiet --features cli --lib --test kernel --test solver
+FWSVM_SIMD=off cargo test --quiet --features cli,linfa --lib --test kernel --test solver
 step "cargo test, at most AVX2 (FWSVM_SIMD=avx2)"
-FWSVM_SIMD=avx2 cargo test --quiet --features cli --lib --test kernel --test solver
-step "feature linfa: fwsvm in linfa's datasets, cross-validation and metrics"
-cargo test --quiet --features linfa --test linfa
-cargo test --quiet --features linfa --doc linfa_traits
+FWSVM_SIMD=avx2 cargo test --quiet --features cli,linfa --lib --test kernel --test solver
 step "without default features (no rayon, no ndarray): the crate checks and its unit tests pass"
 cargo check --quiet --no-default-features --all-targets
 cargo test --quiet --no-default-features --lib
