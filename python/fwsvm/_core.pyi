@@ -12,7 +12,7 @@ __version__: str
 # sparse matrix or array (read as CSR; duplicates summed on a copy), or the CSR parts
 # (data, indices, indptr, n_features) with indices and indptr of any int32/int64/uint32/uint64.
 # Every "n_threads" entry below follows scikit-learn's n_jobs (None, -1 all cores, -2 all but one).
-Features = npt.ArrayLike | Any | tuple[npt.NDArray[np.float64], npt.NDArray[np.integer], npt.NDArray[np.integer], int]
+Features = Any  # any of the above: SciPy's sparse types are not ArrayLike
 
 # Every long call (fits, queries, loads, cli_main) runs its work on a thread of its own: Ctrl-C
 # stops it (KeyboardInterrupt) and, when sys.stderr is redirected, its progress is written there
