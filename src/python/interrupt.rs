@@ -14,9 +14,11 @@
 //!   display writes to file descriptor 2, which such streams never see.
 //!
 //! Only the calling thread touches Python objects: no solver thread attaches to the
-//! interpreter.
+//! interpreter. The threads that run the work are kept between calls ([`call_threads`](call_threads::scope)):
+//! starting one costs about 20 µs, which a prediction on one row would pay on every call.
 
 use std::marker::PhantomData;
+use std::panic::{self, AssertUnwindSafe};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, RecvTimeoutError, Sender};
@@ -111,16 +113,17 @@ impl Interruptible {
     ) -> PyResult<R> {
         let (tx, rx) = mpsc::channel::<Message>();
         let sink = self.progress.as_ref().map(|p| Arc::clone(&p.sink));
-        std::thread::scope(|scope| {
-            let worker = scope.spawn(move || {
-                set_thread_sink(sink);
-                let done = tx.clone();
-                let out = work(tx);
-                let _ = done.send(Message::Done);
-                out
-            });
-            // Ctrl-C (or a progress writer that fails) stops the work and is the call's error; a
-            // console line that cannot be written does not stop it (the command runs on, as
+        let job = move || {
+            let previous = set_thread_sink(sink);
+            let done = tx.clone();
+            let out = panic::catch_unwind(AssertUnwindSafe(|| work(tx)));
+            let _ = done.send(Message::Done);
+            set_thread_sink(previous);
+            out
+        };
+        let ran = call_threads::scope(job, |finished| {
+            // Ctrl-C (or a progress writer that fails) stops the work and is the call's error;
+            // a console line that cannot be written does not stop it (the command runs on, as
             // LIBSVM's tools do when their output is closed) and is the error otherwise.
             let mut failure: Option<PyErr> = None;
             let mut checked = Instant::now();
@@ -151,14 +154,21 @@ impl Interruptible {
                     }
                 }
             }
-            match py.detach(|| worker.join()) {
-                Ok(out) => failure.map_or(Ok(out), Err),
-                Err(panic) => Err(PyRuntimeError::new_err(format!(
-                    "fwsvm's native code failed (a bug; please report it): {}",
-                    panic_message(&*panic)
-                ))),
-            }
-        })
+            (py.detach(|| finished.wait()), failure)
+        });
+        match ran {
+            Ok((Some(Ok(out)), failure)) => failure.map_or(Ok(out), Err),
+            Ok((Some(Err(panic)), _)) => Err(PyRuntimeError::new_err(format!(
+                "fwsvm's native code failed (a bug; please report it): {}",
+                panic_message(&*panic)
+            ))),
+            Ok((None, _)) => Err(PyRuntimeError::new_err(
+                "fwsvm's worker thread ended without an answer (a bug; please report it)",
+            )),
+            Err(e) => Err(PyRuntimeError::new_err(format!(
+                "fwsvm cannot start a thread for its work: {e}"
+            ))),
+        }
     }
 
     /// Writes the progress queued since the last call.
@@ -229,4 +239,99 @@ fn stream_progress(py: Python<'_>) -> PyResult<Option<StreamProgress>> {
         writer: writer.unbind(),
         sink,
     }))
+}
+
+/// Threads that run calls' work, kept idle between calls, one call at a time each (calls from
+/// several Python threads take several).
+#[allow(unsafe_code)] // one lifetime erasure, bounded by `Finished`
+mod call_threads {
+    use std::sync::Mutex;
+    use std::sync::mpsc::{self, Receiver, Sender, SyncSender};
+
+    /// A call's work, its borrows erased (see [`run`]).
+    type Job = Box<dyn FnOnce() + Send + 'static>;
+
+    /// At most this many idle threads are kept; more end when their call does.
+    const MAX_IDLE: usize = 4;
+
+    /// The idle threads' job queues, with the process that started them (a forked child does
+    /// not have its parent's threads: it starts its own).
+    static IDLE: Mutex<Vec<(u32, Sender<Job>)>> = Mutex::new(Vec::new());
+
+    /// A started job's result; see [`scope`].
+    pub(super) struct Finished<R>(Option<Receiver<R>>);
+
+    impl<R> Finished<R> {
+        /// Waits for the job's result; `None` if it ended without one (it panicked outside its
+        /// own `catch_unwind`) or was waited for already.
+        pub(super) fn wait(&mut self) -> Option<R> {
+            self.0.take().and_then(|rx| rx.recv().ok())
+        }
+    }
+
+    /// Runs `job` on an idle call thread (or a new one) while `body` runs on this one, and
+    /// returns once both have: `body` waits for the job's result through its [`Finished`], and
+    /// if it returns (or unwinds) without, this waits for the job before anything `job`
+    /// borrows can go out of scope.
+    pub(super) fn scope<'a, R: Send + 'a, T>(
+        job: impl FnOnce() -> R + Send + 'a,
+        body: impl FnOnce(&mut Finished<R>) -> T,
+    ) -> std::io::Result<T> {
+        /// Waits for the job when dropped (also on an unwind from `body`).
+        struct Guard<R>(Finished<R>);
+        impl<R> Drop for Guard<R> {
+            fn drop(&mut self) {
+                let _ = self.0.wait();
+            }
+        }
+
+        let (result_tx, result_rx): (SyncSender<R>, _) = mpsc::sync_channel(1);
+        let job: Box<dyn FnOnce() + Send + 'a> = Box::new(move || {
+            let _ = result_tx.send(job());
+        });
+        // SAFETY: only the lifetime changes. The guard below returns once the result is sent
+        // (the work, with everything it borrows, consumed by then; what is left is the sender)
+        // or the sender is dropped without one (the job dropped or unwound), and `scope`
+        // returns only after the guard: the borrows outlive the job's use of them. A job that
+        // never reaches a thread is dropped here, on this thread.
+        let job: Job = unsafe { std::mem::transmute::<Box<dyn FnOnce() + Send + 'a>, Job>(job) };
+        let mut guard = Guard(Finished(Some(result_rx)));
+        start(job)?;
+        Ok(body(&mut guard.0))
+    }
+
+    /// Sends `job` to an idle call thread, or starts one for it.
+    fn start(job: Job) -> std::io::Result<()> {
+        let pid = std::process::id();
+        let idle = IDLE.lock().ok().and_then(|mut idle| {
+            idle.retain(|(p, _)| *p == pid);
+            idle.pop()
+        });
+        let job = match idle {
+            Some((_, queue)) => match queue.send(job) {
+                Ok(()) => return Ok(()),
+                Err(returned) => returned.0,
+            },
+            None => job,
+        };
+        let (queue, jobs) = mpsc::channel::<Job>();
+        let own = queue.clone();
+        std::thread::Builder::new()
+            .name("fwsvm-call".into())
+            .spawn(move || serve(own, jobs, pid))?;
+        // The new thread holds its receiver until it has run a job.
+        let _ = queue.send(job);
+        Ok(())
+    }
+
+    /// A call thread: runs jobs, and goes back to the idle list between them.
+    fn serve(own: Sender<Job>, jobs: Receiver<Job>, pid: u32) {
+        while let Ok(job) = jobs.recv() {
+            job();
+            match IDLE.lock() {
+                Ok(mut idle) if idle.len() < MAX_IDLE => idle.push((pid, own.clone())),
+                _ => return,
+            }
+        }
+    }
 }
