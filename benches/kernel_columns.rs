@@ -75,7 +75,7 @@ fn bench_tile(c: &mut Criterion) {
         products.bench_with_input(BenchmarkId::new("flops", d), &d, |b, _| {
             b.iter(|| {
                 let mut outs: Vec<&mut [f32]> = columns.iter_mut().map(|c| &mut c[..]).collect();
-                km.columns_f32(black_box(&js), &mut outs, &mut scratch)
+                km.columns(black_box(&js), &mut outs, &mut scratch)
             })
         });
     }
@@ -93,7 +93,7 @@ fn bench_tile(c: &mut Criterion) {
                     if tiled {
                         let mut outs: Vec<&mut [f32]> =
                             columns.iter_mut().map(|c| &mut c[..]).collect();
-                        km.columns_f32(black_box(&js), &mut outs, &mut scratch)
+                        km.columns(black_box(&js), &mut outs, &mut scratch)
                     } else {
                         for (&j, out) in js.iter().zip(columns.iter_mut()) {
                             km.column_f32(black_box(j), out, &mut scratch);

@@ -143,11 +143,11 @@ macro_rules! with_common {
 /// Prints the fit's time and `summary` (a format string and its arguments), saves the model
 /// when `--save` asks for it and returns its predictions on `xe`.
 macro_rules! report_save_predict {
-    ($model:expr, $o:expr, $start:expr, $xe:expr, $($summary:tt)+) => {{
+    ($model:expr, $o:expr, $start:expr, $xe:expr, $summary:expr) => {{
         println!(
             "fit in {:.3} s: {}",
             $start.elapsed().as_secs_f64(),
-            format_args!($($summary)+)
+            $summary
         );
         if let Some(path) = &$o.save {
             $model.save(path)?;
@@ -192,15 +192,9 @@ fn run(o: &Options) -> fwsvm::Result<()> {
             params = params.c(c);
         }
         let model = params.fit(x, y)?;
-        let predicted = report_save_predict!(
-            model,
-            o,
-            start,
-            xe,
-            "{} support vectors, tube half-width {:.4}",
-            model.support().len(),
-            model.epsilon()
-        );
+        let (n_sv, epsilon) = (model.support().len(), model.epsilon());
+        let summary = format!("{n_sv} support vectors, tube half-width {epsilon:.4}");
+        let predicted = report_save_predict!(model, o, start, xe, summary);
         let mse = predicted
             .iter()
             .zip(ye)
@@ -215,15 +209,12 @@ fn run(o: &Options) -> fwsvm::Result<()> {
             params = params.nu(nu);
         }
         let model = params.fit(x)?;
-        let predicted = report_save_predict!(
-            model,
-            o,
-            start,
-            xe,
+        let summary = format!(
             "{} support vectors, radius {:.4}",
             model.support().len(),
             model.radius()
         );
+        let predicted = report_save_predict!(model, o, start, xe, summary);
         let outliers = predicted.iter().filter(|&&p| p < 0.0).count();
         println!("{on} outliers: {outliers}/{}", predicted.len());
         predicted
@@ -244,11 +235,7 @@ fn run(o: &Options) -> fwsvm::Result<()> {
             .stats()
             .iter()
             .all(|s| s.exit_reason == fwsvm::ExitReason::Converged);
-        let predicted = report_save_predict!(
-            model,
-            o,
-            start,
-            xe,
+        let summary = format!(
             "{} classes, {} support vectors, {steps} steps, {}",
             model.n_classes(),
             model.n_support(),
@@ -258,6 +245,7 @@ fn run(o: &Options) -> fwsvm::Result<()> {
                 "stopped early"
             }
         );
+        let predicted = report_save_predict!(model, o, start, xe, summary);
         let correct = predicted.iter().zip(ye).filter(|(p, t)| p == t).count();
         println!(
             "{on} accuracy: {:.4} ({correct}/{})",

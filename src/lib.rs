@@ -116,6 +116,7 @@ pub use estimators::{cross_validation, multiclass, one_class, svr};
 
 pub use data::{CsrMatrix, CsrView, DenseMatrix, DenseView, FeatureMatrix, Features};
 pub use error::{FwsvmError, Result};
+pub use estimators::Samples;
 pub use estimators::labels::{Classes, LabeledSvcModel};
 pub use estimators::libsvm_models::{DualParams, DualValidParams, EpsilonSvr, NuOneClass, NuSvr};
 pub use kernel::Kernel;

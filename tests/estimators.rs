@@ -5,6 +5,7 @@
 mod common;
 
 use common::blobs;
+use fwsvm::Samples;
 use fwsvm::model_file::{self, FORMAT_VERSION, HEADER_LEN, MAGIC, Model};
 use fwsvm::random::SplitMix64;
 use fwsvm::{
@@ -58,7 +59,7 @@ fn one_fit_handles_three_classes_one_vs_one() {
     // The model is the one the one-vs-one fit gives, laid out as LIBSVM does.
     let params = Svc::params().kernel(Kernel::rbf(0.5)).check().unwrap();
     let ovo = params
-        .fit_ovo((&x).into(), &y, None, &mut fwsvm::solver::NoMonitor)
+        .fit_ovo(Samples::new((&x).into(), &y), &mut fwsvm::solver::NoMonitor)
         .unwrap();
     let pair_01 = &ovo.pairs[0];
     let direct = params.fit(&x, &y).unwrap();

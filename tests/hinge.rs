@@ -4,6 +4,7 @@
 mod common;
 
 use common::{blobs, hinge_rbf};
+use fwsvm::Samples;
 use fwsvm::data::Features;
 use fwsvm::kernel::KernelMatrix;
 use fwsvm::solver::{NoMonitor, solve_box};
@@ -221,7 +222,10 @@ fn one_vs_one_pairs_solve_the_hinge_loss() {
     let c = 3.0;
     let params = hinge_rbf(c, 0.5).check().unwrap();
     let fit = params
-        .fit_ovo(Features::Dense(x.view()), &labels, None, &mut NoMonitor)
+        .fit_ovo(
+            Samples::new(Features::Dense(x.view()), &labels),
+            &mut NoMonitor,
+        )
         .expect("one-vs-one fit");
     assert_eq!(fit.pairs.len(), 3);
     for pair in &fit.pairs {

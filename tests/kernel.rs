@@ -32,12 +32,16 @@ fn naive(kernel: Kernel, a: &[f64], b: &[f64]) -> f64 {
         Kernel::Laplacian { gamma } => {
             (-gamma * a.iter().zip(b).map(|(x, y)| (x - y).abs()).sum::<f64>()).exp()
         }
+        // Repeated products and exponentials, not the library's powi and tanh.
         Kernel::Poly {
             gamma,
             coef0,
             degree,
-        } => (gamma * dot + coef0).powi(degree as i32),
-        Kernel::Sigmoid { gamma, coef0 } => (gamma * dot + coef0).tanh(),
+        } => (0..degree).fold(1.0, |power, _| power * (gamma * dot + coef0)),
+        Kernel::Sigmoid { gamma, coef0 } => {
+            let e = (2.0 * (gamma * dot + coef0)).exp();
+            (e - 1.0) / (e + 1.0)
+        }
         Kernel::Precomputed => panic!("a precomputed kernel has no formula"),
     }
 }

@@ -3,6 +3,7 @@
 
 mod common;
 
+use fwsvm::Samples;
 use std::collections::BTreeMap;
 
 use common::blobs;
@@ -47,7 +48,7 @@ fn one_vs_one_announces_every_pair_and_labels_its_log() {
             .unwrap();
         let mut recorder = Recorder::default();
         let fit = params
-            .fit_ovo((&x).into(), &y, None, &mut recorder)
+            .fit_ovo(Samples::new((&x).into(), &y), &mut recorder)
             .unwrap();
         assert_eq!(recorder.started.len(), 3);
         assert!(recorder.started.iter().all(|t| t.total == 3));

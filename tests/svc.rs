@@ -3,6 +3,7 @@
 mod common;
 
 use common::blobs;
+use fwsvm::Samples;
 use fwsvm::{Algorithm, DenseMatrix, ExitReason, FwsvmError, Kernel, Loss, Svc};
 
 #[test]
@@ -77,14 +78,20 @@ fn sample_weights_scale_the_penalty_and_zero_weights_drop_samples() {
     let plain = base.fit(&x, &y).unwrap();
     let ones = vec![1.0; 200];
     let weighted = base
-        .fit_weighted((&x).into(), &y, Some(&ones), &mut fwsvm::solver::NoMonitor)
+        .fit_weighted(
+            Samples::new((&x).into(), &y).weighted(Some(&ones)),
+            &mut fwsvm::solver::NoMonitor,
+        )
         .unwrap();
     assert_eq!(plain.support(), weighted.support());
     // Zero weight on the first 50 samples equals training without them.
     let mut w = ones.clone();
     w[..50].iter_mut().for_each(|v| *v = 0.0);
     let dropped = base
-        .fit_weighted((&x).into(), &y, Some(&w), &mut fwsvm::solver::NoMonitor)
+        .fit_weighted(
+            Samples::new((&x).into(), &y).weighted(Some(&w)),
+            &mut fwsvm::solver::NoMonitor,
+        )
         .unwrap();
     let rows: Vec<Vec<f64>> = (50..200)
         .map(|i| x.as_slice()[i * 2..i * 2 + 2].to_vec())

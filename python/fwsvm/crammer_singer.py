@@ -106,10 +106,12 @@ class CrammerSingerSVC(ClassifierMixin, _KernelSVM):
         Parameters
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Samples to score, in the training data's feature space.
 
         Returns
         -------
-        ndarray of shape (n_samples, n_classes)
+        scores : ndarray of shape (n_samples, n_classes)
+            One column per class of ``classes_``; the largest wins.
         """
         check_is_fitted(self)
         return self._query(_check_query(self, X), "values")
@@ -120,10 +122,12 @@ class CrammerSingerSVC(ClassifierMixin, _KernelSVM):
         Parameters
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Samples to classify; each gets the class of its largest score.
 
         Returns
         -------
-        ndarray of shape (n_samples,)
+        y : ndarray of shape (n_samples,)
+            Labels from ``classes_``.
         """
         check_is_fitted(self)
         return self.classes_[self._query(_check_query(self, X), "predict")]

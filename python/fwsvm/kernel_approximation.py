@@ -60,6 +60,14 @@ def inverse_sqrt(K: np.ndarray) -> np.ndarray:
     return (vectors[:, keep] / np.sqrt(values[keep])) @ vectors[:, keep].T
 
 
+def _start_fit(transformer: Any, X: Any) -> tuple[Any, np.random.RandomState]:
+    """A map's fit begins: parameters and X checked, ``gamma_`` resolved; X and the generator."""
+    transformer._validate_params()
+    X = validate_data(transformer, X, accept_sparse="csr", dtype=np.float64, order="C")
+    transformer.gamma_ = resolve_gamma(transformer.gamma, X)
+    return X, check_random_state(transformer.random_state)
+
+
 def _drawing(rng: np.random.RandomState, draw: Any, *args: Any, **kwargs: Any) -> Any:
     """``draw(*args, rng's state, **kwargs)`` in Rust, which draws as ``rng`` would and returns
     (its result, the advanced state); ``rng`` is moved on to that state."""
@@ -114,6 +122,7 @@ class Nystroem(SaveMixin, SparseInputMixin, TransformerMixin, BaseEstimator):
         Parameters
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training samples; the landmarks are chosen among them.
         y : array-like of shape (n_samples,), default=None
             Class labels; required by ``landmarks="coreset"``.
 
@@ -121,10 +130,7 @@ class Nystroem(SaveMixin, SparseInputMixin, TransformerMixin, BaseEstimator):
         -------
         self : Nystroem
         """
-        self._validate_params()
-        X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, order="C")
-        rng = check_random_state(self.random_state)
-        self.gamma_ = resolve_gamma(self.gamma, X)
+        X, rng = _start_fit(self, X)
         k = min(self.n_components, X.shape[0])
         landmarks = self._coreset(X, y, k, rng) if self.landmarks == "coreset" else None
         # The uniform landmarks drawn in Rust (NumPy's stream), K_SS^{-1/2} by LAPACK.
@@ -160,10 +166,12 @@ class Nystroem(SaveMixin, SparseInputMixin, TransformerMixin, BaseEstimator):
         Parameters
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Samples to map, with the training data's features.
 
         Returns
         -------
         Z : ndarray of shape (n_samples, n_components)
+            Inner products of rows approximate the kernel: ⟨z(x), z(x′)⟩ ≈ k(x, x′).
         """
         check_is_fitted(self)
         X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, order="C", reset=False)
@@ -200,10 +208,7 @@ class RandomFourierFeatures(SaveMixin, SparseInputMixin, TransformerMixin, BaseE
         -------
         self : RandomFourierFeatures
         """
-        self._validate_params()
-        X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, order="C")
-        rng = check_random_state(self.random_state)
-        self.gamma_ = resolve_gamma(self.gamma, X)
+        X, rng = _start_fit(self, X)
         self.random_weights_, self.random_offset_ = _drawing(rng, _core.fit_random_fourier, dict(
             kernel=self.kernel, gamma=self.gamma_, n_features=X.shape[1], n_components=self.n_components))
         return self

@@ -596,10 +596,11 @@ class SVC(ClassifierMixin, PersistenceMixin, _KernelSVM):
         Parameters
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Samples whose class probabilities to estimate.
 
         Returns
         -------
-        ndarray of shape (n_samples, n_classes)
+        proba : ndarray of shape (n_samples, n_classes)
             Columns in the order of ``classes_``; rows sum to 1.
         """
         check_is_fitted(self)
@@ -631,10 +632,14 @@ class SVC(ClassifierMixin, PersistenceMixin, _KernelSVM):
         Parameters
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Samples to score (for ``kernel="precomputed"``: their kernel values with the
+            training samples).
 
         Returns
         -------
-        ndarray of shape (n_samples,)
+        dec : ndarray of shape (n_samples,), or (n_samples, n_classes · (n_classes − 1) / 2)
+            One column for two classes; with more, one per pair in LIBSVM's order
+            (``decision_function_shape="ovo"``) or one per class (``"ovr"``, the default).
         """
         check_is_fitted(self)
         return self._decision_validated(_check_query(self, X))
@@ -662,10 +667,14 @@ class SVC(ClassifierMixin, PersistenceMixin, _KernelSVM):
         Parameters
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Samples to classify (for ``kernel="precomputed"``: kernel values with the
+            training samples, one column each).
 
         Returns
         -------
-        ndarray of shape (n_samples,)
+        y : ndarray of shape (n_samples,)
+            Labels from ``classes_`` (one-vs-one votes, ties to the first class, unless
+            ``break_ties``).
         """
         check_is_fitted(self)
         return self._predict_validated(_check_query(self, X))

@@ -1,5 +1,6 @@
 //! `fwsvm train`: LIBSVM's `svm-train`.
 
+use crate::Samples;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
@@ -403,7 +404,7 @@ fn fit(
             Loss::SquaredHinge => GapMeasure::Relative,
         };
         let mut m = monitor(cancel, options.quiet, params.solver().tol, measure);
-        let model = params.fit_weighted(x, y, weights, &mut m)?;
+        let model = params.fit_weighted(Samples::new(x, y).weighted(weights), &mut m)?;
         return Ok(Trained::Svc(model));
     }
     let params = options.dual(kernel)?;
@@ -413,7 +414,7 @@ fn fit(
         params.solver().tol,
         GapMeasure::MaxViolation,
     );
-    let model = params.fit_weighted(x, y, None, &mut m)?;
+    let model = params.fit_weighted(Samples::new(x, y), &mut m)?;
     let stats = model.stats().cloned();
     Ok(Trained::Other(model.to_libsvm()?, stats))
 }

@@ -4,6 +4,7 @@
 //! Folds are drawn from the fit's seed ([`SolverParams::seed`](crate::SolverParams)), so a
 //! fit with probabilities is reproducible and does not depend on the thread count.
 
+use crate::Samples;
 use crate::data::{FeatureMatrix, Features};
 use crate::error::Result;
 use crate::kernel::Kernel;
@@ -81,12 +82,11 @@ impl SvcValidParams {
     /// As [`SvcValidParams::fit_weighted`].
     pub fn fit_probability(
         &self,
-        x: Features<'_>,
-        y: &[f64],
-        sample_weight: Option<&[f64]>,
+        data: Samples<'_>,
         n_folds: usize,
         monitor: &mut (dyn Monitor + Send),
     ) -> Result<(Vec<f64>, Vec<f64>)> {
+        let (x, y, sample_weight) = (data.x, data.y, data.weights);
         let m = x.n_rows();
         crate::data::check_targets(y, m, Some("labels"))?;
         let classes = super::sorted_classes(y.iter().copied());
@@ -131,7 +131,8 @@ impl SvcValidParams {
             let sub_y: Vec<f64> = train.iter().map(|&r| y[r]).collect();
             let sub_w: Option<Vec<f64>> =
                 sample_weight.map(|w| train.iter().map(|&r| w[r]).collect());
-            let model = plain.fit_weighted(sub_x.view(), &sub_y, sub_w.as_deref(), monitor)?;
+            let part = Samples::new(sub_x.view(), &sub_y).weighted(sub_w.as_deref());
+            let model = plain.fit_weighted(part, monitor)?;
             let test_x = test_part(x, kernel, &test, &train);
             let values = model.decision_function(test_x.view())?;
             let seen: Vec<usize> = model.classes().iter().map(|&c| class_of(c)).collect();

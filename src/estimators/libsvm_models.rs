@@ -20,6 +20,7 @@
 //! assert_eq!(inliers.predict(&x).unwrap().len(), 5);
 //! ```
 
+use crate::Samples;
 use std::time::Duration;
 
 use super::FitSettings;
@@ -29,7 +30,7 @@ use crate::kernel::{Kernel, KernelMatrix};
 use crate::model::DualModel;
 use crate::parallel::with_threads;
 use crate::problem::dual::{DualKind, DualProblem};
-use crate::solver::{Algorithm, Init, Monitor, NoMonitor, SolverParams, Stopping, solve_dual};
+use crate::solver::{Algorithm, Init, Monitor, SolverParams, Stopping, solve_dual};
 
 /// Entry point of the ε-SVR: `EpsilonSvr::params().c(1.0).epsilon(0.1).fit(&x, &y)`.
 #[derive(Debug, Clone, Copy)]
@@ -149,20 +150,12 @@ impl DualParams {
                 "applies to the regressions (LIBSVM's Laplace scale), not to one-class",
             ));
         }
-        let settings = self.settings.checked(1e-3)?;
-        Ok(DualValidParams(DualParams {
-            settings,
-            ..self.clone()
-        }))
+        let mut checked = self.clone();
+        checked.settings = self.settings.checked(1e-3)?;
+        Ok(DualValidParams(checked))
     }
 
-    super::checked_calls! {
-        /// Checks the parameters and fits; see [`DualValidParams::fit`].
-        ///
-        /// # Errors
-        /// As [`Self::check`] and [`DualValidParams::fit`].
-        fn fit['x](x: impl TryInto<Features<'x>, Error: Into<FwsvmError>>, y: &[f64]) -> DualModel;
-    }
+    super::checked_fit!(DualValidParams -> DualModel);
 }
 
 /// Checked hyper-parameters of a one-class ν-SVM, ε-SVR or ν-SVR.
@@ -171,24 +164,12 @@ pub struct DualValidParams(DualParams);
 
 impl DualValidParams {
     crate::model::getters! {
+        /// The solver settings.
+        solver: &SolverParams = 0.settings.solver;
         /// Which model.
         kind: DualKind = 0.kind;
         /// The kernel.
         kernel: Kernel = 0.settings.kernel;
-        /// The solver settings.
-        solver: &SolverParams = 0.settings.solver;
-    }
-
-    /// Fits on `x` (and targets `y` for the regressions; one-class ignores it).
-    ///
-    /// # Errors
-    /// [`FwsvmError::InvalidInput`] / [`FwsvmError::NonFinite`] for bad data.
-    pub fn fit<'x>(
-        &self,
-        x: impl TryInto<Features<'x>, Error: Into<FwsvmError>>,
-        y: &[f64],
-    ) -> Result<DualModel> {
-        self.fit_weighted(x.try_into().map_err(Into::into)?, y, None, &mut NoMonitor)
     }
 
     /// Fits with optional per-sample weights (bounds C·w_i, or w_i for one-class; samples of
@@ -198,41 +179,45 @@ impl DualValidParams {
     /// As [`Self::fit`], plus whatever the monitor returns.
     pub fn fit_weighted(
         &self,
-        x: Features<'_>,
-        y: &[f64],
-        sample_weight: Option<&[f64]>,
+        data: Samples<'_>,
         monitor: &mut (dyn Monitor + Send),
     ) -> Result<DualModel> {
-        let m = x.n_rows();
         let regression = self.0.kind != DualKind::OneClass;
-        super::check_fit_inputs(&x, regression.then_some((y, "targets")), sample_weight)?;
-        let rows = super::weighted_rows(m, sample_weight);
+        let targets = regression.then_some((data.y, "targets"));
+        super::check_fit_inputs(&data.x, targets, data.weights)?;
+        let rows = super::weighted_rows(data.x.n_rows(), data.weights);
         if rows.is_empty() {
             return Err(FwsvmError::InvalidInput(
                 "every sample has zero weight".into(),
             ));
         }
         let mut model = with_threads(self.0.settings.n_threads, || {
-            self.fit_rows(x, y, &rows, sample_weight, monitor)
+            self.fit_rows(data, &rows, monitor)
         })??;
         if self.0.probability && regression {
             model.sigma = Some(with_threads(self.0.settings.n_threads, || {
-                self.laplace_scale(x, y, &rows, sample_weight, monitor)
+                self.laplace_scale(&rows, data, monitor)
             })??);
         }
         Ok(model)
     }
 
+    super::fit_unweighted! {
+        /// Fits on `x` (and targets `y` for the regressions; one-class ignores it).
+        ///
+        /// # Errors
+        /// [`FwsvmError::InvalidInput`] / [`FwsvmError::NonFinite`] for bad data.
+        -> DualModel
+    }
+
     /// The fit on `rows` of `x` (original indices in the model's support).
     fn fit_rows(
         &self,
-        x: Features<'_>,
-        y: &[f64],
+        data: Samples<'_>,
         rows: &[usize],
-        weights: Option<&[f64]>,
         monitor: &mut (dyn Monitor + Send),
     ) -> Result<DualModel> {
-        let p = &self.0;
+        let (p, x, y, weights) = (&self.0, data.x, data.y, data.weights);
         let kept = crate::cross_validation::row_subset(x, p.settings.kernel, rows);
         let x_used = kept.as_ref().map_or(x, FeatureMatrix::view);
         let w = super::penalties(1.0, rows, weights);
@@ -288,10 +273,8 @@ impl DualValidParams {
     /// predictions, without the residuals beyond 5√2 times the first mean.
     fn laplace_scale(
         &self,
-        x: Features<'_>,
-        y: &[f64],
         rows: &[usize],
-        weights: Option<&[f64]>,
+        data: Samples<'_>,
         monitor: &mut (dyn Monitor + Send),
     ) -> Result<f64> {
         let folds =
@@ -318,12 +301,12 @@ impl DualValidParams {
             }
             let train_rows: Vec<usize> = train.iter().map(|&t| rows[t]).collect();
             let test_rows: Vec<usize> = test.iter().map(|&t| rows[t]).collect();
-            let model = inner.fit_rows(x, y, &train_rows, weights, monitor)?;
+            let model = inner.fit_rows(data, &train_rows, monitor)?;
             // With a precomputed kernel the held-out rows are their kernel values against
             // every training row, as the model's decision function reads them.
-            let values = model.decision_function(x.select_rows(&test_rows).view())?;
+            let values = model.decision_function(data.x.select_rows(&test_rows).view())?;
             for (&t, &f) in test.iter().zip(&values) {
-                residual[t] = y[rows[t]] - f;
+                residual[t] = data.y[rows[t]] - f;
             }
         }
         let n = residual.len() as f64;

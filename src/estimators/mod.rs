@@ -45,6 +45,41 @@ macro_rules! checked_calls {
 }
 pub(crate) use checked_calls;
 
+/// A builder's `fit(x, y)`: checks the parameters and calls the checked parameters' `fit`.
+macro_rules! checked_fit {
+    ($valid:ident -> $model:ty) => {
+        #[doc = concat!("Checks the parameters and fits; see [`", stringify!($valid), "::fit`].")]
+        ///
+        /// # Errors
+        #[doc = concat!("As [`Self::check`] and [`", stringify!($valid), "::fit`].")]
+        pub fn fit<'x>(
+            &self,
+            x: impl TryInto<Features<'x>, Error: Into<FwsvmError>>,
+            y: &[f64],
+        ) -> Result<$model> {
+            self.check()?.fit(x, y)
+        }
+    };
+}
+pub(crate) use checked_fit;
+
+/// `fit(x, y)`, with its doc comment: the checked parameters' `fit_weighted` without weights or
+/// a monitor, for any `x` that converts to [`Features`].
+macro_rules! fit_unweighted {
+    ($(#[$doc:meta])* -> $model:ty) => {
+        $(#[$doc])*
+        pub fn fit<'x>(
+            &self,
+            x: impl TryInto<Features<'x>, Error: Into<FwsvmError>>,
+            y: &[f64],
+        ) -> Result<$model> {
+            let x = x.try_into().map_err(Into::into)?;
+            self.fit_weighted($crate::Samples::new(x, y), &mut $crate::solver::NoMonitor)
+        }
+    };
+}
+pub(crate) use fit_unweighted;
+
 /// The builder methods every estimator shares: the kernel and the solver's settings, for a
 /// builder with a field `settings: FitSettings`.
 macro_rules! solver_setters {
@@ -110,6 +145,36 @@ use crate::error::{FwsvmError, Result};
 use crate::kernel::Kernel;
 use crate::model::SingleFit;
 use crate::solver::{HistoryEntry, SolverParams, SolverStats};
+
+/// Training data as the estimators' `fit_weighted` takes it: the samples, one target each
+/// (class labels, regression targets; one-class fits ignore them) and optional per-sample
+/// weights (a sample's penalty is C·w_i; weight 0 leaves it out, as scikit-learn does).
+#[derive(Clone, Copy, Debug)]
+pub struct Samples<'a> {
+    /// One sample per row.
+    pub x: Features<'a>,
+    /// One target per row (empty for one-class).
+    pub y: &'a [f64],
+    /// One weight per row; `None`: all 1.
+    pub weights: Option<&'a [f64]>,
+}
+
+impl<'a> Samples<'a> {
+    /// `x` with targets `y`, unweighted.
+    pub fn new(x: Features<'a>, y: &'a [f64]) -> Self {
+        Samples {
+            x,
+            y,
+            weights: None,
+        }
+    }
+
+    /// The same samples with per-sample `weights` (`None`: unweighted).
+    #[must_use]
+    pub fn weighted(self, weights: Option<&'a [f64]>) -> Self {
+        Samples { weights, ..self }
+    }
+}
 
 /// The settings every builder has: the kernel, the solver's settings and the fit's threads.
 #[derive(Debug, Clone, PartialEq)]

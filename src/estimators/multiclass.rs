@@ -6,6 +6,7 @@
 //! pool through rayon's work stealing, so nothing is oversubscribed. Every pair is solved
 //! exactly as it would be alone, so the model does not depend on the thread count.
 
+use crate::Samples;
 use std::sync::Mutex;
 
 use crate::data::Features;
@@ -81,13 +82,8 @@ impl SvcValidParams {
     ///
     /// # Errors
     /// As [`SvcValidParams::fit_weighted`], except that more than two classes are allowed.
-    pub fn fit_ovo(
-        &self,
-        x: Features<'_>,
-        y: &[f64],
-        sample_weight: Option<&[f64]>,
-        monitor: &mut (dyn Monitor + Send),
-    ) -> Result<OvoFit> {
+    pub fn fit_ovo(&self, data: Samples<'_>, monitor: &mut (dyn Monitor + Send)) -> Result<OvoFit> {
+        let (x, y, sample_weight) = (data.x, data.y, data.weights);
         let m = x.n_rows();
         super::check_fit_inputs(&x, Some((y, "labels")), sample_weight)?;
         let rows = super::weighted_rows(m, sample_weight);

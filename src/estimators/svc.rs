@@ -1,6 +1,7 @@
 //! Hyper-parameters: an unchecked builder ([`SvcParams`]), checked parameters
 //! ([`SvcValidParams`]) and `fit`, which returns a [`SvcModel`] (linfa's three-type pattern).
 
+use crate::Samples;
 use std::time::Duration;
 
 use super::FitSettings;
@@ -12,7 +13,7 @@ use crate::parallel::with_threads;
 use crate::problem::dual::DualProblem;
 use crate::problem::{BoxProblem, SimplexProblem};
 use crate::solver::{
-    Algorithm, Init, Monitor, NoMonitor, SolverParams, Stopping, solve, solve_box, solve_dual,
+    Algorithm, Init, Monitor, SolverParams, Stopping, solve, solve_box, solve_dual,
 };
 
 /// The loss on the margin violations ξ_i = max(0, 1 − y_i f(x_i)), which decides the model.
@@ -232,13 +233,7 @@ impl SvcParams {
         }))
     }
 
-    super::checked_calls! {
-        /// Checks the parameters and fits; see [`SvcValidParams::fit`].
-        ///
-        /// # Errors
-        /// As [`Self::check`] and [`SvcValidParams::fit`].
-        fn fit['x](x: impl TryInto<Features<'x>, Error: Into<FwsvmError>>, y: &[f64]) -> SvcModel;
-    }
+    super::checked_fit!(SvcValidParams -> SvcModel);
 }
 
 /// Checked SVC hyper-parameters.
@@ -272,18 +267,14 @@ impl SvcValidParams {
         })
     }
 
-    /// Fits on `x` with labels `y`: two classes give one binary model, more give one per pair
-    /// of classes (one-vs-one, LIBSVM's scheme; see [`SvcModel`]).
-    ///
-    /// # Errors
-    /// [`FwsvmError::InvalidInput`] / [`FwsvmError::NonFinite`] for bad data,
-    /// [`FwsvmError::Classes`] if `y` has a single class.
-    pub fn fit<'x>(
-        &self,
-        x: impl TryInto<Features<'x>, Error: Into<FwsvmError>>,
-        y: &[f64],
-    ) -> Result<SvcModel> {
-        self.fit_weighted(x.try_into().map_err(Into::into)?, y, None, &mut NoMonitor)
+    super::fit_unweighted! {
+        /// Fits on `x` with labels `y`: two classes give one binary model, more give one per
+        /// pair of classes (one-vs-one, LIBSVM's scheme; see [`SvcModel`]).
+        ///
+        /// # Errors
+        /// [`FwsvmError::InvalidInput`] / [`FwsvmError::NonFinite`] for bad data,
+        /// [`FwsvmError::Classes`] if `y` has a single class.
+        -> SvcModel
     }
 
     /// Fits with optional per-sample weights (each sample's penalty is C·w_i; samples with
@@ -295,11 +286,14 @@ impl SvcValidParams {
     /// whatever the monitor returns.
     pub fn fit_weighted(
         &self,
-        x: Features<'_>,
-        y: &[f64],
-        sample_weight: Option<&[f64]>,
+        data: Samples<'_>,
         monitor: &mut (dyn Monitor + Send),
     ) -> Result<SvcModel> {
+        let Samples {
+            x,
+            y,
+            weights: sample_weight,
+        } = data;
         super::check_fit_inputs(&x, Some((y, "labels")), sample_weight)?;
         let rows = super::weighted_rows(x.n_rows(), sample_weight);
         let classes = super::sorted_classes(rows.iter().map(|&i| y[i]));
@@ -317,13 +311,11 @@ impl SvcValidParams {
             [negative, positive] => {
                 self.fit_two_classes(x, y, [negative, positive], &rows, sample_weight, monitor)?
             }
-            _ => self
-                .fit_ovo(x, y, sample_weight, monitor)?
-                .into_model(x, y, self)?,
+            _ => self.fit_ovo(data, monitor)?.into_model(x, y, self)?,
         };
         if self.0.probability {
             let (a, b) = with_threads(self.0.settings.n_threads, || {
-                self.fit_probability(x, y, sample_weight, 5, monitor)
+                self.fit_probability(data, 5, monitor)
             })??;
             model.prob_a = a;
             model.prob_b = b;

@@ -82,13 +82,7 @@ impl SvrParams {
         }))
     }
 
-    super::checked_calls! {
-        /// Checks the parameters and fits; see [`SvrValidParams::fit`].
-        ///
-        /// # Errors
-        /// As [`Self::check`] and [`SvrValidParams::fit`].
-        fn fit['x](x: impl TryInto<Features<'x>, Error: Into<FwsvmError>>, y: &[f64]) -> SvrModel;
-    }
+    super::checked_fit!(SvrValidParams -> SvrModel);
 }
 
 /// The checks the single-simplex fits (SVR, one-class) share: [`FitSettings::checked`] with a

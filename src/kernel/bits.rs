@@ -259,13 +259,13 @@ crate::simd::multiversion! {
 }
 
 /// An output slice of either precision, so one dispatched function serves both.
-pub(crate) enum Out<'o> {
+pub enum Out<'o> {
     F64(&'o mut [f64]),
     F32(&'o mut [f32]),
 }
 
 /// A kernel value's storage type: `f64`, or `f32` (rounded once, for the column cache).
-pub(crate) trait Value: Copy + Send + Sync {
+pub trait Value: Copy + Send + Sync {
     /// `v` in this type.
     fn from_f64(v: f64) -> Self;
     /// The slice as an [`Out`].

@@ -12,9 +12,10 @@
 //! (row order of the stored values, or of the features), so a block column equals the single
 //! column bit for bit; the kernel's outer function is then the same call per column.
 
-use super::bits::Value;
+use super::QueryScratch;
+use super::bits::{Out, Value};
 use super::feature_major::transpose_row;
-use super::matrix::KernelMatrix;
+use super::matrix::{KernelMatrix, Terms};
 use crate::data::Features;
 use crate::parallel::for_each_chunk;
 
@@ -132,40 +133,30 @@ impl KernelMatrix<'_> {
     }
 
     /// The kernel columns of the rows `js` (at most [`BLOCK`]) into `outs` (each of length m),
-    /// equal bit for bit to [`KernelMatrix::column`] of each; one pass over the data where
-    /// [`KernelMatrix::blocks_pay`] or [`KernelMatrix::tiles_pay`], one column at a time
-    /// otherwise.
-    pub fn columns(
+    /// in `f64` or `f32` (the column cache's storage), equal bit for bit to
+    /// [`KernelMatrix::column`] (or [`KernelMatrix::column_f32`]) of each; one pass over the
+    /// data where [`KernelMatrix::blocks_pay`] or [`KernelMatrix::tiles_pay`], one column at a
+    /// time otherwise.
+    pub fn columns<T: Value>(
         &self,
         js: &[usize],
-        outs: &mut [&mut [f64]],
-        scratch: &mut super::QueryScratch,
+        outs: &mut [&mut [T]],
+        scratch: &mut QueryScratch,
     ) {
-        let finish = |products: &mut [f64], norms: &[f64], qnorm: f64, out: &mut [f64]| {
-            self.outer(products, norms, qnorm);
-            out.copy_from_slice(products);
-        };
+        let finish =
+            |products: &mut [f64], norms: &[f64], qnorm: f64, out: &mut [T]| match T::slice(out) {
+                Out::F64(out) => {
+                    self.outer(products, norms, qnorm);
+                    out.copy_from_slice(products);
+                }
+                Out::F32(out) => self.outer_f32(products, norms, qnorm, out),
+            };
         if !self.columns_with(js, outs, finish) {
             for (&j, out) in js.iter().zip(outs.iter_mut()) {
-                self.column(j, out, scratch);
-            }
-        }
-    }
-
-    /// [`KernelMatrix::columns`] in `f32` (for a column cache that stores `f32`), equal bit for
-    /// bit to [`KernelMatrix::column_f32`] of each.
-    pub fn columns_f32(
-        &self,
-        js: &[usize],
-        outs: &mut [&mut [f32]],
-        scratch: &mut super::QueryScratch,
-    ) {
-        let finish = |products: &mut [f64], norms: &[f64], qnorm: f64, out: &mut [f32]| {
-            self.outer_f32(products, norms, qnorm, out);
-        };
-        if !self.columns_with(js, outs, finish) {
-            for (&j, out) in js.iter().zip(outs.iter_mut()) {
-                self.column_f32(j, out, scratch);
+                match T::slice(out) {
+                    Out::F64(out) => self.column(j, out, scratch),
+                    Out::F32(out) => self.column_f32(j, out, scratch),
+                }
             }
         }
     }
@@ -261,11 +252,10 @@ thread_local! {
 /// the queries are too wide for a table.
 pub(super) fn add_expansion_blocked(
     km: &KernelMatrix<'_>,
-    queries: &Features<'_>,
-    rows: &[usize],
-    coef: &[f64],
+    terms: Terms<'_>,
     out: &mut [f64],
 ) -> bool {
+    let (queries, rows, coef) = (terms.queries, terms.rows, terms.coef);
     let data = km.data();
     let same_storage = matches!(
         (&data, queries),
@@ -323,12 +313,11 @@ pub(super) fn add_expansion_blocked(
 /// nothing) when the queries have another number of features than the data.
 pub(super) fn add_expansion_tiled(
     km: &KernelMatrix<'_>,
-    queries: &Features<'_>,
-    rows: &[usize],
-    coef: &[f64],
+    terms: Terms<'_>,
     out: &mut [f64],
     rounded: bool,
 ) -> bool {
+    let (queries, rows, coef) = (terms.queries, terms.rows, terms.coef);
     let Some(x) = km.feature_major() else {
         return false;
     };
@@ -471,7 +460,7 @@ mod tests {
                 let rows: Vec<usize> = (0..m).step_by(37).collect();
                 let coef: Vec<f64> = rows.iter().map(|&t| (t as f64 * 0.37).sin()).collect();
                 let mut blocked = vec![0.25; m];
-                km.add_expansion(&data, &rows, &coef, &mut blocked);
+                km.add_expansion(Terms::new(&data, &rows, &coef), &mut blocked);
                 let mut single = vec![0.25; m];
                 let mut column = vec![0.0; m];
                 for (&t, &w) in rows.iter().zip(&coef) {

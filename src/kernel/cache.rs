@@ -305,7 +305,7 @@ impl ColumnCache {
             }
             Store::F32(columns) => {
                 let mut outs = disjoint_slots(columns, slots);
-                kernel.columns_f32(batch, &mut outs, &mut self.scratch);
+                kernel.columns(batch, &mut outs, &mut self.scratch);
             }
         }
     }

@@ -46,6 +46,25 @@ enum Query<'q> {
     Sparse(&'q [u32], &'q [f64]),
 }
 
+/// The terms Σ_s coef_s k(·, q_{rows[s]}) of a kernel expansion: rows of `queries` with their
+/// coefficients (see [`KernelMatrix::add_expansion`]).
+#[derive(Clone, Copy)]
+pub(crate) struct Terms<'a> {
+    pub(crate) queries: &'a Features<'a>,
+    pub(crate) rows: &'a [usize],
+    pub(crate) coef: &'a [f64],
+}
+
+impl<'a> Terms<'a> {
+    pub(crate) fn new(queries: &'a Features<'a>, rows: &'a [usize], coef: &'a [f64]) -> Self {
+        Self {
+            queries,
+            rows,
+            coef,
+        }
+    }
+}
+
 /// The kernel evaluated on one data set, with per-row norms and the diagonal precomputed.
 #[derive(Debug, Clone)]
 pub struct KernelMatrix<'a> {
@@ -483,50 +502,29 @@ impl<'a> KernelMatrix<'a> {
     }
 
     /// out[r] += Σ_s coef_s k(x_r, q_{rows[s]}) for every row r of this matrix, where q are rows
-    /// of `queries` (same feature count; not a precomputed kernel): a kernel expansion evaluated
-    /// on this matrix's rows, one block of rows per task, the sum over `rows` in their order in
-    /// every block (so the result does not depend on the thread count).
-    pub(crate) fn add_expansion(
-        &self,
-        queries: &Features<'_>,
-        rows: &[usize],
-        coef: &[f64],
-        out: &mut [f64],
-    ) {
-        self.expansion(queries, rows, coef, out, false);
+    /// of the terms' queries (same feature count; not a precomputed kernel): a kernel expansion
+    /// evaluated on this matrix's rows, one block of rows per task, the sum over the terms in
+    /// their order in every block (so the result does not depend on the thread count).
+    pub(crate) fn add_expansion(&self, terms: Terms<'_>, out: &mut [f64]) {
+        self.expansion(terms, out, false);
     }
 
     /// [`KernelMatrix::add_expansion`] with the kernel values of [`KernelMatrix::column_f32`]
     /// (sums in `f64`) where the register tile computes them, each within
     /// [`KernelMatrix::f32_error`] of the exact value; exact otherwise. For updates whose
     /// rounding the caller charges to a bound, as it does for `f32` columns.
-    pub(crate) fn add_expansion_rounded(
-        &self,
-        queries: &Features<'_>,
-        rows: &[usize],
-        coef: &[f64],
-        out: &mut [f64],
-    ) {
-        self.expansion(queries, rows, coef, out, true);
+    pub(crate) fn add_expansion_rounded(&self, terms: Terms<'_>, out: &mut [f64]) {
+        self.expansion(terms, out, true);
     }
 
-    fn expansion(
-        &self,
-        queries: &Features<'_>,
-        rows: &[usize],
-        coef: &[f64],
-        out: &mut [f64],
-        rounded: bool,
-    ) {
+    fn expansion(&self, terms: Terms<'_>, out: &mut [f64], rounded: bool) {
+        let (queries, rows, coef) = (terms.queries, terms.rows, terms.coef);
         debug_assert_eq!(rows.len(), coef.len());
         debug_assert_eq!(out.len(), self.n_rows());
-        if self.block_path() && super::block::add_expansion_blocked(self, queries, rows, coef, out)
-        {
+        if self.block_path() && super::block::add_expansion_blocked(self, terms, out) {
             return;
         }
-        if self.tiles_pay()
-            && super::block::add_expansion_tiled(self, queries, rows, coef, out, rounded)
-        {
+        if self.tiles_pay() && super::block::add_expansion_tiled(self, terms, out, rounded) {
             return;
         }
         let work = out.len() * rows.len() * self.data.n_cols().max(1);
@@ -962,7 +960,7 @@ mod tests {
                     _ => {}
                 }
                 let mut out = vec![0.5; m];
-                km.add_expansion(&data, &rows, &coef, &mut out);
+                km.add_expansion(Terms::new(&data, &rows, &coef), &mut out);
                 for r in (0..m).step_by(13) {
                     let want: f64 = 0.5
                         + rows

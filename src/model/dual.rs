@@ -96,9 +96,8 @@ impl DualModel {
         &self,
         x: impl TryInto<Features<'x>, Error: Into<FwsvmError>>,
     ) -> Result<Vec<f64>> {
-        let mut values = self.decision_function(x)?;
-        values.iter_mut().for_each(|v| *v += self.rho);
-        Ok(values)
+        let values = self.decision_function(x)?;
+        Ok(values.into_iter().map(|v| v + self.rho).collect())
     }
 
     /// The model as a LIBSVM model file's content.

@@ -2,7 +2,7 @@
 
 use crate::data::{FeatureMatrix, Features};
 use crate::error::{FwsvmError, Result, try_filled};
-use crate::kernel::{Kernel, KernelMatrix};
+use crate::kernel::{Kernel, KernelMatrix, Terms};
 
 /// A kernel expansion over owned support vectors.
 #[derive(Clone, Debug, PartialEq)]
@@ -99,7 +99,7 @@ pub fn decision_values(
         // evaluated on the test rows, which runs eight support vectors per pass over the test
         // data where that pays (mnist 0-vs-rest, 10,000 × 5,416: 4.1 → see BENCHMARKS.md).
         let support: Vec<usize> = (0..coef.len()).collect();
-        KernelMatrix::new(kernel, x).add_expansion(&vectors, &support, coef, &mut out);
+        KernelMatrix::new(kernel, x).add_expansion(Terms::new(&vectors, &support, coef), &mut out);
         return Ok(out);
     }
     // The support vectors of a precomputed kernel are rows of the training Gram matrix; a

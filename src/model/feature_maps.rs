@@ -9,6 +9,7 @@
 //! Their random draws are NumPy's ([`LegacyRandomState`]), so a map drawn here from
 //! `RandomState(seed)` is the one Python draws with `random_state=seed`.
 
+use crate::Samples;
 use std::cmp::Ordering;
 
 use crate::data::{FeatureMatrix, Features};
@@ -129,7 +130,7 @@ pub fn coreset_landmarks(
     };
     let svc = svc.loss(Loss::SquaredHinge).solver(solver).check()?;
     let rows = x.select_rows(&sample);
-    let model = svc.fit_weighted(rows.view(), &labels, None, &mut NoMonitor)?;
+    let model = svc.fit_weighted(Samples::new(rows.view(), &labels), &mut NoMonitor)?;
     let n_sv = model.support.len();
     let weight: Vec<f64> = (0..n_sv)
         .map(|j| {

@@ -91,9 +91,7 @@ pub use expansion::{KernelExpansion, decision_values};
 pub use feature_maps::{FourierKernel, NystroemMap, RandomFourierMap};
 pub use one_class::OneClassModel;
 pub use ovo::{ovo_decision_values, ovo_votes};
-pub use row_blocks::{
-    TARGET_BLOCK_SECONDS, by_row_blocks, decision_values_until, ovo_decision_values_until,
-};
+pub use row_blocks::{TARGET_BLOCK_SECONDS, by_row_blocks, row_cost};
 pub use svc::SvcModel;
 #[cfg(feature = "python")]
 pub(crate) use svc::{CHUNK_VALUES, Query};

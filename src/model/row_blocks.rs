@@ -11,11 +11,15 @@ use std::time::Instant;
 
 use crate::data::{CsrView, DenseView, Features};
 use crate::error::{FwsvmError, Result};
-use crate::kernel::Kernel;
 
 /// The time one block should take: the stop flag is polled at least this often (the first
 /// block is sized by a guess, the rest by measurement).
 pub const TARGET_BLOCK_SECONDS: f64 = 0.1;
+
+/// Kernel operations per query row of an expansion over `vectors` (for [`by_row_blocks`]).
+pub fn row_cost(vectors: &Features<'_>) -> usize {
+    vectors.n_rows().saturating_mul(vectors.n_cols().max(1))
+}
 
 /// Rows of `x` from `start` to `end` as a borrowed view (a sparse block re-bases its row
 /// pointers, `end − start + 1` values; the entries are not copied).
@@ -50,9 +54,10 @@ pub(crate) fn rows_view<'b>(
 }
 
 /// `values(block)` over consecutive row blocks of `x`, concatenated; each call returns
-/// `per_row` values per row of its block. `stop` is called before every block and ends the
-/// work with [`FwsvmError::Interrupted`] once it returns true. `row_cost` (kernel operations
-/// per row) sizes the first block.
+/// `per_row` values per row of its block (for example [`super::decision_values`] or
+/// [`super::ovo_decision_values`] of a model on the block). `stop` is called before every
+/// block and ends the work with [`FwsvmError::Interrupted`] once it returns true. `row_cost`
+/// (kernel operations per row) sizes the first block; [`row_cost`] gives an expansion's.
 pub fn by_row_blocks(
     x: Features<'_>,
     per_row: usize,
@@ -85,50 +90,11 @@ pub fn by_row_blocks(
     Ok(out)
 }
 
-/// [`super::decision_values`] in row blocks, stopping with [`FwsvmError::Interrupted`] once
-/// `stop` returns true (checked between blocks of about [`TARGET_BLOCK_SECONDS`]).
-///
-/// # Errors
-/// As [`super::decision_values`], and [`FwsvmError::Interrupted`].
-pub fn decision_values_until(
-    kernel: Kernel,
-    vectors: Features<'_>,
-    coef: &[f64],
-    intercept: f64,
-    x: Features<'_>,
-    stop: &dyn Fn() -> bool,
-) -> Result<Vec<f64>> {
-    super::check_query_features(&x, &vectors)?;
-    let cost = vectors.n_rows().saturating_mul(vectors.n_cols().max(1));
-    by_row_blocks(x, 1, cost, stop, |rows| {
-        super::decision_values(kernel, vectors, coef, intercept, rows)
-    })
-}
-
-/// [`super::ovo_decision_values`] in row blocks, stopping as [`decision_values_until`].
-///
-/// # Errors
-/// As [`super::ovo_decision_values`], and [`FwsvmError::Interrupted`].
-pub fn ovo_decision_values_until(
-    kernel: Kernel,
-    vectors: Features<'_>,
-    dual_coef: &[f64],
-    intercepts: &[f64],
-    n_support: &[usize],
-    x: Features<'_>,
-    stop: &dyn Fn() -> bool,
-) -> Result<Vec<f64>> {
-    super::check_query_features(&x, &vectors)?;
-    let cost = vectors.n_rows().saturating_mul(vectors.n_cols().max(1));
-    by_row_blocks(x, intercepts.len(), cost, stop, |rows| {
-        super::ovo_decision_values(kernel, vectors, dual_coef, intercepts, n_support, rows)
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::data::DenseMatrix;
+    use crate::kernel::Kernel;
     use crate::model::{decision_values, ovo_decision_values};
 
     fn data(n: usize, d: usize, seed: u64) -> Vec<f64> {
@@ -154,15 +120,21 @@ mod tests {
         let kernel = Kernel::Rbf { gamma: 0.3 };
         for x in [Features::Dense(x.view()), Features::Sparse(sparse.view())] {
             let whole = decision_values(kernel, sv, &coef, 0.25, x).unwrap();
-            let blocks = decision_values_until(kernel, sv, &coef, 0.25, x, &|| false).unwrap();
+            let cost = row_cost(&sv);
+            let never = &|| false;
+            let blocks = by_row_blocks(x, 1, cost, never, |rows| {
+                decision_values(kernel, sv, &coef, 0.25, rows)
+            })
+            .unwrap();
             assert_eq!(whole, blocks);
             // One-vs-one, three classes.
             let (n_support, icpt) = ([10, 20, 10], [0.1, -0.2, 0.3]);
             let dual = data(2 * n_sv, 1, 4);
             let whole = ovo_decision_values(kernel, sv, &dual, &icpt, &n_support, x).unwrap();
-            let blocks =
-                ovo_decision_values_until(kernel, sv, &dual, &icpt, &n_support, x, &|| false)
-                    .unwrap();
+            let blocks = by_row_blocks(x, 3, cost, never, |rows| {
+                ovo_decision_values(kernel, sv, &dual, &icpt, &n_support, rows)
+            })
+            .unwrap();
             assert_eq!(whole, blocks);
         }
     }
@@ -178,14 +150,10 @@ mod tests {
             calls.set(calls.get() + 1);
             calls.get() > 2
         };
-        let result = decision_values_until(
-            Kernel::Linear,
-            Features::Dense(sv.view()),
-            &coef,
-            0.0,
-            Features::Dense(x.view()),
-            &stop,
-        );
+        let sv = Features::Dense(sv.view());
+        let result = by_row_blocks(Features::Dense(x.view()), 1, row_cost(&sv), &stop, |rows| {
+            decision_values(Kernel::Linear, sv, &coef, 0.0, rows)
+        });
         assert!(matches!(result, Err(FwsvmError::Interrupted)));
         assert_eq!(calls.get(), 3);
     }

@@ -1,6 +1,6 @@
 //! [`SvcModel`]: a fitted SVC, binary or one-vs-one multiclass (hinge or squared hinge).
 
-use super::{decision_values_until, ovo_decision_values_until, ovo_votes};
+use super::{decision_values, ovo_decision_values, ovo_votes};
 use crate::data::{FeatureMatrix, Features};
 use crate::error::{FwsvmError, Result};
 use crate::kernel::Kernel;
@@ -216,19 +216,19 @@ impl SvcModel {
                 (Kernel::Linear, unit.view())
             }
         };
-        if self.classes.len() == 2 {
-            decision_values_until(kernel, vectors, &self.dual_coef, self.intercept[0], x, stop)
-        } else {
-            ovo_decision_values_until(
+        super::check_query_features(&x, &vectors)?;
+        let (pairs, cost) = (self.intercept.len(), super::row_cost(&vectors));
+        super::by_row_blocks(x, pairs, cost, stop, |rows| match self.classes.len() {
+            2 => decision_values(kernel, vectors, &self.dual_coef, self.intercept[0], rows),
+            _ => ovo_decision_values(
                 kernel,
                 vectors,
                 &self.dual_coef,
                 &self.intercept,
                 &self.n_support,
-                x,
-                stop,
-            )
-        }
+                rows,
+            ),
+        })
     }
 
     /// The weight vector w of each pair of classes (one row per pair, LIBSVM's order; one row
@@ -524,14 +524,13 @@ mod tests {
             .fit(rows, &y)
             .unwrap();
         let via_w = model.decision_function(rows).unwrap();
-        let expansion = ovo_decision_values_until(
+        let expansion = crate::model::ovo_decision_values(
             Kernel::Linear,
             model.vectors.view(),
             &model.dual_coef,
             &model.intercept,
             &model.n_support,
             Features::Dense(rows),
-            &|| false,
         )
         .unwrap();
         for (a, b) in via_w.iter().zip(&expansion) {

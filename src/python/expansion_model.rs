@@ -13,7 +13,7 @@ use super::convert::{FeaturesArg, KernelArgs};
 use super::svc_model::{QueryOptions, owned_matrix, warm_start_of};
 use crate::data::{CsrMatrix, FeatureMatrix};
 use crate::kernel::Kernel;
-use crate::model::{Query, decision_values_until};
+use crate::model::{Query, by_row_blocks, decision_values};
 
 /// Support vectors (their training indices) and coefficients under a kernel: one expansion,
 /// or several over the same support vectors (one per class of the Crammer–Singer model).
@@ -180,7 +180,12 @@ impl ExpansionHandle {
             (0..self.n_outputs)
                 .map(|k| {
                     let coef = &self.coef[k * n_sv..(k + 1) * n_sv];
-                    decision_values_until(kernel, vectors.view(), coef, 0.0, x, stop)
+                    let vectors = vectors.view();
+                    crate::model::check_query_features(&x, &vectors)?;
+                    let cost = crate::model::row_cost(&vectors);
+                    by_row_blocks(x, 1, cost, stop, |rows| {
+                        decision_values(kernel, vectors, coef, 0.0, rows)
+                    })
                 })
                 .collect::<crate::Result<Vec<_>>>()
         })?;

@@ -7,7 +7,7 @@ use pyo3::prelude::*;
 
 use super::convert::{FeaturesArg, KernelArgs};
 use super::interrupt::interruptible;
-use crate::model::decision_values_until;
+use crate::model::{by_row_blocks, check_query_features, row_cost};
 use crate::parallel::with_threads;
 
 /// f(x) = Σ coef_s k(sv_s, x) + intercept for every row of `x`; Ctrl-C stops it
@@ -26,7 +26,10 @@ pub(crate) fn decision_values<'py>(
     let (x, sv, coef) = (x.view()?, support_vectors.view()?, coef.as_slice()?);
     let values = interruptible(py, |stop| {
         with_threads(n_threads, || {
-            decision_values_until(kernel, sv, coef, intercept, x, stop)
+            check_query_features(&x, &sv)?;
+            by_row_blocks(x, 1, row_cost(&sv), stop, |rows| {
+                crate::model::decision_values(kernel, sv, coef, intercept, rows)
+            })
         })
     })???;
     Ok(values.into_pyarray(py))

@@ -3,6 +3,7 @@
 //! dict they take (`FitArgs`) and their statistics as dicts. Each fit runs as an
 //! [`Interruptible`] call: Ctrl-C stops it, its progress reaches Python's `sys.stderr`.
 
+use crate::Samples;
 use std::time::Duration;
 
 use numpy::{IntoPyArray, PyReadonlyArray1};
@@ -64,7 +65,7 @@ pub(super) fn fit_model(
     let mut monitor = fit_monitor(&call, verbose, params.solver(), params.loss())
         .with_class_names(names.unwrap_or_default());
     let model = call.run(py, || {
-        params.fit_weighted(features, y, weights, &mut monitor)
+        params.fit_weighted(Samples::new(features, y).weighted(weights), &mut monitor)
     })??;
     if let [only] = model.stats() {
         monitor.finish(only);
@@ -634,7 +635,7 @@ pub(crate) fn fit_dual<'py>(
     let call = Interruptible::start(py)?;
     let mut monitor = fit_monitor(&call, verbose, valid.solver(), Loss::Hinge);
     let model = call.run(py, || {
-        valid.fit_weighted(features, y, weights, &mut monitor)
+        valid.fit_weighted(Samples::new(features, y).weighted(weights), &mut monitor)
     })??;
     let stats = model.stats().expect("a fitted model has statistics");
     monitor.finish(stats);

@@ -7,6 +7,7 @@
 //! arrays (the index arrays are converted copies). Classes are indices 0..K: Python maps
 //! them to its labels.
 
+use crate::Samples;
 use numpy::ndarray::{ArrayView1, ArrayView2};
 use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1};
 
@@ -184,7 +185,7 @@ pub(crate) fn svc_model_from_pairs<'py>(
         let mut monitor = fit_monitor(&call, verbose, params.solver(), params.loss());
         let (a, b) = call.run(py, || {
             with_threads(params.n_threads(), || {
-                params.fit_probability(features, y, weights, 5, &mut monitor)
+                params.fit_probability(Samples::new(features, y).weighted(weights), 5, &mut monitor)
             })
         })???;
         model.prob_a = a;

@@ -88,8 +88,8 @@ impl<'p> Tracker<'p> {
         coreset_size: usize,
         columns: u64,
     ) -> Result<Option<ExitReason>> {
-        let iteration = self.steps_taken;
         let seconds = self.seconds();
+        let iteration = self.steps_taken;
         if self
             .params
             .time_limit

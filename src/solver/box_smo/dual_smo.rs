@@ -24,7 +24,7 @@ use super::smo::{
 use super::tracker::Tracker;
 use super::{ExitReason, HistoryEntry, SolverParams, SolverStats, StepCounts};
 use crate::error::Result;
-use crate::kernel::{CachePrecision, Column, Kernel, KernelMatrix};
+use crate::kernel::{CachePrecision, Column, Kernel, KernelMatrix, Terms};
 use crate::problem::dual::DualProblem;
 
 /// A solved dual: α per variable, LIBSVM's ρ (and r for the ν forms) and statistics.
@@ -272,9 +272,8 @@ pub fn solve_dual(
     params: &SolverParams,
     monitor: &mut (dyn Monitor + Send),
 ) -> Result<DualSolution> {
+    let (m, n) = (problem.n_samples(), problem.n_vars());
     params.validate()?;
-    let m = problem.n_samples();
-    let n = problem.n_vars();
     let kernel: &KernelMatrix<'_> = &problem.kernel;
     let mut state = State::new(problem, problem.alpha0.clone(), vec![0.0; n]);
     let mut ctx = Ctx {
@@ -533,12 +532,9 @@ fn solve_kept(
     if !moved.is_empty() && !left.is_empty() {
         let left_data = data.select_rows(&left);
         let mut f = vec![0.0; left.len()];
-        KernelMatrix::new(problem.kernel.kernel(), left_data.view()).add_expansion(
-            &kept_data.view(),
-            &moved,
-            &coef,
-            &mut f,
-        );
+        let queries = kept_data.view();
+        KernelMatrix::new(problem.kernel.kernel(), left_data.view())
+            .add_expansion(Terms::new(&queries, &moved, &coef), &mut f);
         ctx.totals.evaluations += (left.len() * moved.len()) as u64;
         for (r, &s) in left.iter().enumerate() {
             for c in 0..copies {

@@ -26,7 +26,9 @@ use super::monitor::Monitor;
 use super::tracker::Tracker;
 use super::{ExitReason, HistoryEntry, SolverParams, SolverStats, StepCounts, StepKind};
 use crate::error::Result;
-use crate::kernel::{COLUMN_BLOCK, CachePrecision, Column, ColumnCache, Kernel, KernelMatrix};
+use crate::kernel::{
+    COLUMN_BLOCK, CachePrecision, Column, ColumnCache, Kernel, KernelMatrix, Terms,
+};
 use crate::parallel::{current_num_threads, map_chunks, map_ranges};
 use crate::problem::BoxProblem;
 use crate::simd::{first_in_block, lanes_max, lanes_min, strict_max, strict_min};
@@ -124,8 +126,8 @@ pub fn solve_box(
     params: &SolverParams,
     monitor: &mut (dyn Monitor + Send),
 ) -> Result<BoxSolution> {
-    params.validate()?;
     let m = problem.n_samples();
+    params.validate()?;
     let y = problem.labels();
     let c = problem.bounds();
     let tracker = Tracker::new(params, monitor);
@@ -608,10 +610,10 @@ fn solve_kept(
         let mut delta = vec![0.0; outside.len()];
         let outside_kernel = KernelMatrix::new(problem.kernel().kernel(), outside_data.view());
         if per_weight > 0.0 {
-            outside_kernel.add_expansion_rounded(&data, &moved, &coef, &mut delta);
+            outside_kernel.add_expansion_rounded(Terms::new(&data, &moved, &coef), &mut delta);
             ctx.drift += per_weight * coef.iter().map(|w| w.abs()).sum::<f64>();
         } else {
-            outside_kernel.add_expansion(&data, &moved, &coef, &mut delta);
+            outside_kernel.add_expansion(Terms::new(&data, &moved, &coef), &mut delta);
         }
         ctx.totals.evaluations += (outside.len() * moved.len()) as u64;
         for (k, &t) in outside.iter().enumerate() {
@@ -1122,7 +1124,7 @@ fn refine_near_extremes(
         let selected = data.select_rows(&rows);
         let mut exact: Vec<f64> = rows.iter().map(|&t| y[t]).collect();
         KernelMatrix::new(kernel.kernel(), selected.view())
-            .add_expansion(&data, &support, &coef, &mut exact);
+            .add_expansion(Terms::new(&data, &support, &coef), &mut exact);
         for (&t, &e) in rows.iter().zip(&exact) {
             v[t] = e;
         }
@@ -1194,7 +1196,7 @@ pub(super) fn add_training_expansion(
             }
         }
     } else {
-        kernel.add_expansion(&kernel.data(), support, coef, out);
+        kernel.add_expansion(Terms::new(&kernel.data(), support, coef), out);
     }
 }
 

@@ -4,7 +4,7 @@ use super::monitor::Monitor;
 use super::tracker::Tracker;
 use super::{ExitReason, StepKind};
 use crate::error::Result;
-use crate::kernel::{CachePrecision, ColumnCache, KernelMatrix};
+use crate::kernel::{CachePrecision, ColumnCache, KernelMatrix, Terms};
 use crate::problem::SimplexProblem;
 
 const NOT_ACTIVE: u32 = u32::MAX;
@@ -203,11 +203,11 @@ impl State {
         match samples {
             None => problem
                 .kernel()
-                .add_expansion(&data, &support, &weights, &mut f),
+                .add_expansion(Terms::new(&data, &support, &weights), &mut f),
             Some(samples) => {
                 let subset = data.select_rows(samples);
                 KernelMatrix::new(problem.kernel().kernel(), subset.view())
-                    .add_expansion(&data, &support, &weights, &mut f);
+                    .add_expansion(Terms::new(&data, &support, &weights), &mut f);
             }
         }
         let scale = problem.scale();
