@@ -29,8 +29,10 @@ def data():
 
 
 def mapped(model, X, y):
-    """The mapped rows, their ±1 labels (positive: classes_[1]) and penalties, in process."""
-    Z = model.nystroem_.transform(X)
+    """The mapped rows (in the model's ``map_dtype``), their ±1 labels (positive:
+    classes_[1]), in process."""
+    Z = model.nystroem_._map(np.asarray(X, dtype=np.float64), model.map_dtype)
+    assert Z.dtype == np.dtype(model.map_dtype)
     y_pm = np.where(y == model.classes_[1], 1.0, -1.0)
     return Z, y_pm
 
@@ -71,6 +73,37 @@ def test_same_optimum_as_the_in_process_dcd_and_the_certificate_from_the_model(c
     assert model.rounds_["wall"].shape == (c["n_rounds"] + 1,)
 
 
+def test_float32_and_float64_maps_reach_the_same_model(client, data) -> None:
+    X, y = data
+    kw = dict(C=2.0, n_components=30, tol=1e-5, max_rounds=20_000, client=client, random_state=0)
+    single = DaskApproxSVC(**kw).fit(da.from_array(X, chunks=(100, 5)), y)
+    double = DaskApproxSVC(map_dtype="float64", **kw).fit(da.from_array(X, chunks=(100, 5)), y)
+    assert single.map_dtype == "float32"
+    np.testing.assert_array_equal(single.nystroem_.component_indices_, double.nystroem_.component_indices_)
+    # The float32 features are the float64 ones rounded; both problems' optima agree to their
+    # gaps and the rounding, and so do the models.
+    p32, p64 = single.convergence_["primal"][0], double.convergence_["primal"][0]
+    assert abs(p32 - p64) <= single.convergence_["gap"][0] + double.convergence_["gap"][0] + 1e-5 * p64
+    # ½‖w‖² makes P 1-strongly convex: ‖w − w*‖ ≤ √(2·gap) for each model.
+    w32 = np.r_[single.coef_[0], single.intercept_]
+    w64 = np.r_[double.coef_[0], double.intercept_]
+    g32, g64 = single.convergence_["gap"][0], double.convergence_["gap"][0]
+    assert np.linalg.norm(w32 - w64) <= np.sqrt(2 * g32) + np.sqrt(2 * g64) + 1e-3 * np.linalg.norm(w64)
+    assert np.mean(single.predict(X) == double.predict(X)) >= 0.99
+    Z32 = single.nystroem_._map(X, "float32")
+    Z64 = single.nystroem_._map(X, "float64")
+    assert Z32.dtype == np.float32 and Z64.dtype == np.float64
+    # K_SS^{−1/2} of nearby landmarks has large entries of both signs: the float32 product
+    # loses a few digits to cancellation (about 2.5e-4 of the largest value here).
+    np.testing.assert_allclose(Z32, Z64, rtol=0, atol=1e-3 * np.abs(Z64).max())
+    with pytest.raises(ValueError, match="map_dtype"):
+        DaskApproxSVC(map_dtype="float16", client=client).fit(da.from_array(X, chunks=(100, 5)), y)
+    with pytest.raises(ValueError, match="dtype"):
+        _core.transform_features(X, dict(kernel_args=single.nystroem_._kernel_args(),
+                                         components_=single.nystroem_.components_,
+                                         normalization_=single.nystroem_.normalization_), dtype="float16")
+
+
 def test_dense_sparse_and_dataframe_chunks(client, data) -> None:
     import dask.dataframe as dd
     import pandas as pd
@@ -107,7 +140,7 @@ def test_multiclass_one_vs_rest_with_class_weights(client) -> None:
     rare = y == 2
     assert np.mean(balanced.predict(X)[rare] == 2) >= np.mean(plain.predict(X)[rare] == 2)
     # The penalties C_i = C × weight of the row's class: the certificate holds on them.
-    Z = balanced.nystroem_.transform(X)
+    Z, _ = mapped(balanced, X, y)
     counts = np.bincount(y)
     c = (len(y) / (3 * counts))[y]
     for j in range(3):

@@ -34,7 +34,7 @@ def optimum(Z, y_pm, C, **kw):
 def assert_certified(model, X, y, C):
     """The reported primal is P(w) of the model; the in-process optimum lies in [D, P]."""
     c = model.convergence_
-    Z = model.nystroem_.transform(X)
+    Z = model.nystroem_._map(np.asarray(X, dtype=np.float64), model.map_dtype)  # the features it trained on
     w = np.r_[model.coef_[0], model.intercept_[0]]
     primal = linear_hinge_objective(Z, y, np.full(len(y), C), w)
     assert primal == pytest.approx(c["primal"][0], rel=1e-9)

@@ -70,7 +70,8 @@ def _warm() -> None:
 
 def approx_params(args) -> dict:
     return dict(n_components=args.components, gamma=args.gamma, C=args.C, tol=args.tol, landmarks=args.landmarks,
-                local_passes=args.passes, random_state=0, max_rounds=args.max_rounds, aggregation=args.aggregation)
+                local_passes=args.passes, random_state=0, max_rounds=args.max_rounds, aggregation=args.aggregation,
+                map_dtype=args.map_dtype)
 
 
 def fit_approx(client, X, y, args, chunk: int):
@@ -128,7 +129,8 @@ def tradeoff(args) -> None:
         model, t = fit_approx(client, X, y, args, args.chunk)
         acc = model.score(Xt, yt)
         rec = record(model, t, args.rows, 2, acc)
-        print(f"| DaskApproxSVC, 2 workers × 1 thread ({args.components} {args.landmarks} landmarks, γ {args.gamma}, "
+        print(f"| DaskApproxSVC, 2 workers × 1 thread ({args.components} {args.landmarks} landmarks, "
+              f"{args.map_dtype} map, γ {args.gamma}, "
               f"C {args.C}, tol {args.tol}) | {t:.1f} | {acc:.4f} | {rec['rounds']} rounds; "
               f"check {rec['check']:.1f} s, "
               f"coreset {rec['coreset']:.1f} s, map {rec['map']:.1f} s, rounds {rec['rounds_seconds']:.1f} s; "
@@ -323,6 +325,8 @@ def main() -> None:
     p.add_argument("--gamma", default=1.0, type=lambda v: v if v == "scale" else float(v),
                    help="γ of the approximate model ('scale' or a number)")
     p.add_argument("--C", type=float, default=1.0)
+    p.add_argument("--map-dtype", choices=["float32", "float64"], default="float32",
+                   help="DaskApproxSVC's map_dtype (float64: the map before 2026-11-27)")
     p.add_argument("--tol", type=float, default=1e-2)
     p.add_argument("--solver-tol", type=float, default=1e-4)
     p.add_argument("--passes", type=int, default=1)

@@ -175,9 +175,13 @@ class Nystroem(SaveMixin, SparseInputMixin, TransformerMixin, BaseEstimator):
         """
         check_is_fitted(self)
         X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, order="C", reset=False)
+        return self._map(X, "float64")
+
+    def _map(self, X: Any, dtype: str) -> np.ndarray:
+        """z(X) for checked rows, as ``dtype`` ("float32": multiplied in single precision)."""
         return _core.transform_features(X, dict(
             kernel_args=self._kernel_args(), components_=self.components_,
-            normalization_=self.normalization_))
+            normalization_=self.normalization_), dtype=dtype)
 
 
 @parameters()

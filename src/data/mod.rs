@@ -12,6 +12,7 @@ mod rows;
 
 pub use csr::{CsrMatrix, CsrView};
 pub use dense::{DenseMatrix, DenseView};
+pub use rows::{DenseF32View, LinearRows};
 
 use crate::error::{FwsvmError, Result};
 

@@ -9,7 +9,7 @@ const LANES: usize = 8;
 /// Σₖ term(aₖ, bₖ) over the common length of two dense slices, in `LANES` accumulators and a
 /// fixed order (monomorphised per `term`, so each caller keeps its own vectorised loop).
 #[inline(always)]
-fn lane_sum(a: &[f64], b: &[f64], term: impl Fn(f64, f64) -> f64) -> f64 {
+fn lane_sum<A: Copy + Into<f64>>(a: &[A], b: &[f64], term: impl Fn(f64, f64) -> f64) -> f64 {
     let n = a.len().min(b.len());
     let (a, b) = (&a[..n], &b[..n]);
     let mut acc = [0.0f64; LANES];
@@ -17,12 +17,12 @@ fn lane_sum(a: &[f64], b: &[f64], term: impl Fn(f64, f64) -> f64) -> f64 {
     let mut cb = b.chunks_exact(LANES);
     for (x, y) in (&mut ca).zip(&mut cb) {
         for l in 0..LANES {
-            acc[l] += term(x[l], y[l]);
+            acc[l] += term(x[l].into(), y[l]);
         }
     }
     let mut tail = 0.0;
     for (&x, &y) in ca.remainder().iter().zip(cb.remainder()) {
-        tail += term(x, y);
+        tail += term(x.into(), y);
     }
     (acc[0] + acc[4]) + (acc[1] + acc[5]) + (acc[2] + acc[6]) + (acc[3] + acc[7]) + tail
 }
@@ -32,6 +32,33 @@ fn lane_sum(a: &[f64], b: &[f64], term: impl Fn(f64, f64) -> f64) -> f64 {
 pub(crate) fn dense_dot(a: &[f64], b: &[f64]) -> f64 {
     debug_assert_eq!(a.len(), b.len());
     lane_sum(a, b, |x, y| x * y)
+}
+
+/// ⟨a, b⟩ for an `f32` slice (a float32 feature map's row) and an equally long `f64` one, in
+/// `f64`.
+#[inline]
+pub(crate) fn dense_dot_f32(a: &[f32], b: &[f64]) -> f64 {
+    debug_assert_eq!(a.len(), b.len());
+    lane_sum(a, b, |x, y| x * y)
+}
+
+/// ‖a‖² of an `f32` slice, in `f64`.
+#[inline]
+pub(crate) fn sq_norm_f32(a: &[f32]) -> f64 {
+    let mut acc = [0.0f64; LANES];
+    let mut chunks = a.chunks_exact(LANES);
+    for x in &mut chunks {
+        for l in 0..LANES {
+            let v = f64::from(x[l]);
+            acc[l] += v * v;
+        }
+    }
+    let tail: f64 = chunks
+        .remainder()
+        .iter()
+        .map(|&v| f64::from(v) * f64::from(v))
+        .sum();
+    (acc[0] + acc[4]) + (acc[1] + acc[5]) + (acc[2] + acc[6]) + (acc[3] + acc[7]) + tail
 }
 
 /// ‖a − b‖₁ for equally long dense slices.

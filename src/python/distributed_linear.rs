@@ -7,12 +7,12 @@
 //! the label, the magnitude the penalty), and w with the bias weight last; the shard functions
 //! take a shard as one tuple `(x, yc, alpha, w)`.
 
-use numpy::{IntoPyArray, PyReadonlyArray1};
+use numpy::{IntoPyArray, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 use super::convert::FeaturesArg;
-use crate::data::Features;
+use crate::data::{DenseF32View, LinearRows};
 use crate::error::{FwsvmError, Result};
 use crate::solver::cocoa::{self, Aggregation, LocalParams};
 
@@ -92,10 +92,40 @@ macro_rules! py_dict {
     }};
 }
 
+/// A shard's rows: a C-contiguous `float32` matrix (a float32 feature map's block: half the
+/// memory and half the bytes each sweep reads), or any features `float64` takes (dense or
+/// CSR).
+#[derive(FromPyObject)]
+pub(crate) enum ShardRows<'py> {
+    F32(PyReadonlyArray2<'py, f32>),
+    F64(FeaturesArg<'py>),
+}
+
+impl ShardRows<'_> {
+    /// Runs `f` on the rows with the GIL released.
+    fn run<T: Send>(
+        &self,
+        py: Python<'_>,
+        f: impl FnOnce(&dyn LinearRows) -> Result<T> + Send,
+    ) -> PyResult<T> {
+        match self {
+            ShardRows::F32(a) => {
+                let (n, d) = (a.shape()[0], a.shape()[1]);
+                let rows = DenseF32View::new(a.as_slice()?, n, d)?;
+                Ok(py.detach(|| f(&rows))?)
+            }
+            ShardRows::F64(x) => {
+                let x = x.view()?;
+                Ok(py.detach(|| f(&x))?)
+            }
+        }
+    }
+}
+
 /// One shard's arguments, the tuple `(x, yc, alpha, w)`: its rows, y_i·C_i, its weights, w.
 #[derive(FromPyObject)]
 pub(crate) struct ShardArgs<'py>(
-    FeaturesArg<'py>,
+    ShardRows<'py>,
     PyReadonlyArray1<'py, f64>,
     PyReadonlyArray1<'py, f64>,
     PyReadonlyArray1<'py, f64>,
@@ -106,12 +136,11 @@ impl ShardArgs<'_> {
     fn run<T: Send>(
         &self,
         py: Python<'_>,
-        f: impl FnOnce(&Features<'_>, &[f64], &[f64], &[f64], &[f64]) -> Result<T> + Send,
+        f: impl FnOnce(&dyn LinearRows, &[f64], &[f64], &[f64], &[f64]) -> Result<T> + Send,
     ) -> PyResult<T> {
         let (y, c) = split(self.1.as_slice()?)?;
-        let x = self.0.view()?;
         let (alpha, w) = (self.2.as_slice()?, self.3.as_slice()?);
-        Ok(py.detach(|| f(&x, &y, &c, alpha, w))?)
+        self.0.run(py, |x| f(x, &y, &c, alpha, w))
     }
 }
 
@@ -153,24 +182,24 @@ pub(crate) fn cocoa_gap_pieces<'py>(
 #[pyfunction]
 pub(crate) fn cocoa_shard_weights<'py>(
     py: Python<'py>,
-    x: FeaturesArg<'py>,
+    x: ShardRows<'py>,
     yc: PyReadonlyArray1<'py, f64>,
     alpha: PyReadonlyArray1<'py, f64>,
 ) -> PyResult<Bound<'py, numpy::PyArray1<f64>>> {
     let (y, _) = split(yc.as_slice()?)?;
-    let x = x.view()?;
     let alpha = alpha.as_slice()?;
-    if alpha.len() != x.n_rows() {
-        return Err(FwsvmError::InvalidInput(format!(
-            "{} weights for {} rows",
-            alpha.len(),
-            x.n_rows()
-        ))
-        .into());
-    }
-    Ok(py
-        .detach(|| cocoa::shard_weights(&x, &y, alpha))
-        .into_pyarray(py))
+    let w = x.run(py, |x| {
+        if alpha.len() != x.n_rows() || y.len() != x.n_rows() {
+            return Err(FwsvmError::InvalidInput(format!(
+                "{} weights and {} labels for {} rows",
+                alpha.len(),
+                y.len(),
+                x.n_rows()
+            )));
+        }
+        Ok(cocoa::shard_weights(x, &y, alpha))
+    })?;
+    Ok(w.into_pyarray(py))
 }
 
 /// The in-process solve (one shard: the hinge-loss dual coordinate descent; more: the

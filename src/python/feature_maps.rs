@@ -12,8 +12,8 @@ use super::convert::{FeaturesArg, KernelArgs};
 use crate::Svc;
 use crate::error::FwsvmError;
 use crate::model::feature_maps::{
-    FourierKernel, RandomFourierMap, coreset_landmarks, nystroem_features, random_fourier_features,
-    uniform_landmarks,
+    FourierKernel, RandomFourierMap, coreset_landmarks, nystroem_features, nystroem_features_f32,
+    random_fourier_features, uniform_landmarks,
 };
 use crate::parallel::with_threads;
 use crate::random::legacy::LegacyRandomState;
@@ -53,12 +53,12 @@ fn numpy_state<'py>(
 }
 
 /// A row-major rows × cols result as a 2-D array.
-fn matrix<'py>(
+fn matrix<'py, T: numpy::Element>(
     py: Python<'py>,
-    values: Vec<f64>,
+    values: Vec<T>,
     rows: usize,
     cols: usize,
-) -> PyResult<Bound<'py, PyArray2<f64>>> {
+) -> PyResult<Bound<'py, PyArray2<T>>> {
     values.into_pyarray(py).reshape([rows, cols])
 }
 
@@ -210,13 +210,28 @@ pub(crate) enum FittedMap<'py> {
     },
 }
 
-/// z(x) for every row of `x` (see [`nystroem_features`] and [`random_fourier_features`]).
+/// z(x) for every row of `x` (see [`nystroem_features`] and [`random_fourier_features`]), as
+/// `dtype` `"float64"` or `"float32"` (a Nyström map then multiplies in single precision:
+/// [`nystroem_features_f32`]).
 #[pyfunction]
+#[pyo3(signature = (x, map, *, dtype="float64"))]
 pub(crate) fn transform_features<'py>(
     py: Python<'py>,
     x: FeaturesArg<'py>,
     map: FittedMap<'py>,
-) -> PyResult<Bound<'py, PyArray2<f64>>> {
+    dtype: &str,
+) -> PyResult<Bound<'py, PyAny>> {
+    let single = match dtype {
+        "float64" => false,
+        "float32" => true,
+        other => {
+            return Err(crate::FwsvmError::param(
+                "dtype",
+                format!("must be 'float64' or 'float32', got {other:?}"),
+            )
+            .into());
+        }
+    };
     let x = x.view()?;
     let (z, width) = match map {
         FittedMap::Nystroem {
@@ -228,6 +243,14 @@ pub(crate) fn transform_features<'py>(
             let components = components_.view()?;
             let width = normalization_.shape()[1];
             let normalization: Vec<f64> = normalization_.as_array().iter().copied().collect();
+            if single {
+                let z = py.detach(|| {
+                    with_threads(n_threads, || {
+                        nystroem_features_f32(kernel, x, components, &normalization, width)
+                    })
+                })??;
+                return Ok(matrix(py, z, x.n_rows(), width)?.into_any());
+            }
             let z = py.detach(|| {
                 with_threads(n_threads, || {
                     nystroem_features(kernel, x, components, &normalization, width)
@@ -245,5 +268,9 @@ pub(crate) fn transform_features<'py>(
             (z, offset.len())
         }
     };
-    matrix(py, z, x.n_rows(), width)
+    if single {
+        let z: Vec<f32> = z.iter().map(|&v| v as f32).collect();
+        return Ok(matrix(py, z, x.n_rows(), width)?.into_any());
+    }
+    Ok(matrix(py, z, x.n_rows(), width)?.into_any())
 }

@@ -35,7 +35,7 @@
 //! the Newton step of a one-dimensional quadratic with curvature σ′‖z_i‖², clipped to the box).
 
 use super::dcd::{CHUNK, add_row, margin};
-use crate::data::Features;
+use crate::data::{Features, LinearRows};
 use crate::error::{FwsvmError, Result};
 use crate::parallel::map_ranges;
 use crate::random::SplitMix64;
@@ -147,7 +147,7 @@ impl Certificate {
     }
 }
 
-fn check_lengths(x: &Features<'_>, y: &[f64], c: &[f64], alpha: &[f64], w: &[f64]) -> Result<()> {
+fn check_lengths(x: &dyn LinearRows, y: &[f64], c: &[f64], alpha: &[f64], w: &[f64]) -> Result<()> {
     let m = x.n_rows();
     if y.len() != m || c.len() != m || alpha.len() != m {
         return Err(FwsvmError::InvalidInput(format!(
@@ -179,7 +179,7 @@ fn check_lengths(x: &Features<'_>, y: &[f64], c: &[f64], alpha: &[f64], w: &[f64
 /// # Errors
 /// [`FwsvmError::InvalidInput`] for inconsistent lengths, non-positive penalties or σ′ < 1.
 pub fn local_round(
-    x: &Features<'_>,
+    x: &dyn LinearRows,
     y: &[f64],
     c: &[f64],
     alpha: &[f64],
@@ -244,7 +244,7 @@ pub fn local_round(
 /// # Errors
 /// [`FwsvmError::InvalidInput`] for inconsistent lengths or non-positive penalties.
 pub fn gap_pieces(
-    x: &Features<'_>,
+    x: &dyn LinearRows,
     y: &[f64],
     c: &[f64],
     alpha: &[f64],
@@ -275,7 +275,7 @@ pub fn gap_pieces(
 
 /// A_k α_[k] = Σ_{i∈k} α_i y_i [x_i; 1]: the shard's share of w(α) (w is recomputed from the
 /// shards after a lost one restarts from α = 0).
-pub fn shard_weights(x: &Features<'_>, y: &[f64], alpha: &[f64]) -> Vec<f64> {
+pub fn shard_weights(x: &dyn LinearRows, y: &[f64], alpha: &[f64]) -> Vec<f64> {
     let mut w = vec![0.0; x.n_cols() + 1];
     for (i, (&a, &yi)) in alpha.iter().zip(y).enumerate() {
         if a != 0.0 {
@@ -572,5 +572,46 @@ mod tests {
         for k in [0, 11] {
             assert!(solve(&xv, &y, &[1.0; 10], k, Aggregation::LineSearch, 1e-3, 9).is_err());
         }
+    }
+
+    /// A shard of float32 rows gives the updates, gap pieces and weights of the same values in
+    /// float64, bit for bit (the arithmetic is float64 either way, in the same order).
+    #[test]
+    fn float32_rows_give_the_float64_rows_results() {
+        let (x, y) = data(500, 13, 21);
+        let single: Vec<f32> = x.as_slice().iter().map(|&v| v as f32).collect();
+        let double: Vec<f64> = single.iter().map(|&v| f64::from(v)).collect();
+        let rows32 = crate::data::DenseF32View::new(&single, 500, 13).unwrap();
+        let rows64 = Features::Dense(crate::data::DenseView::new(&double, 500, 13).unwrap());
+        let c = vec![0.7; 500];
+        let alpha = vec![0.0; 500];
+        let w = vec![0.0; 14];
+        let params = LocalParams {
+            sigma: 2.0,
+            passes: 2,
+            seed: 4,
+        };
+        let a = local_round(&rows32, &y, &c, &alpha, &w, &params).unwrap();
+        let b = local_round(&rows64, &y, &c, &alpha, &w, &params).unwrap();
+        assert_eq!(
+            (&a.alpha, &a.delta_w, a.steps),
+            (&b.alpha, &b.delta_w, b.steps)
+        );
+        let at = a.delta_w.clone();
+        assert_eq!(
+            gap_pieces(&rows32, &y, &c, &a.alpha, &at).unwrap(),
+            gap_pieces(&rows64, &y, &c, &a.alpha, &at).unwrap()
+        );
+        assert_eq!(
+            shard_weights(&rows32, &y, &a.alpha),
+            shard_weights(&rows64, &y, &a.alpha)
+        );
+        let mut bad = single.clone();
+        bad[13 * 7 + 2] = f32::NAN;
+        assert!(matches!(
+            crate::data::DenseF32View::new(&bad, 500, 13),
+            Err(FwsvmError::NonFinite { row: 7, .. })
+        ));
+        assert!(crate::data::DenseF32View::new(&single, 499, 13).is_err());
     }
 }

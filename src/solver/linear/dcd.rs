@@ -17,7 +17,7 @@
 use super::monitor::Monitor;
 use super::tracker::{Tracker, relative};
 use super::{ExitReason, HistoryEntry, Solution, SolverParams, SolverStats, StepCounts, StepKind};
-use crate::data::Features;
+use crate::data::{Features, LinearRows};
 use crate::error::{FwsvmError, Result};
 use crate::parallel::map_ranges;
 use crate::random::SplitMix64;
@@ -48,14 +48,14 @@ impl Certificate {
 /// The margin y_i (⟨x_i, w⟩ + w_bias) of row i, with the bias weight last in `w` (the rows
 /// augmented by a constant 1, LIBLINEAR's bias).
 #[inline]
-pub(super) fn margin(x: &Features<'_>, i: usize, y: f64, w: &[f64]) -> f64 {
+pub(super) fn margin<R: LinearRows + ?Sized>(x: &R, i: usize, y: f64, w: &[f64]) -> f64 {
     let d = w.len() - 1;
     y * (x.row_dot(i, &w[..d]) + w[d])
 }
 
 /// w ← w + a·[x_i; 1].
 #[inline]
-pub(super) fn add_row(x: &Features<'_>, i: usize, a: f64, w: &mut [f64]) {
+pub(super) fn add_row<R: LinearRows + ?Sized>(x: &R, i: usize, a: f64, w: &mut [f64]) {
     let d = w.len() - 1;
     x.row_axpy(i, a, &mut w[..d]);
     w[d] += a;
