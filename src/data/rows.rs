@@ -5,7 +5,93 @@
 
 use super::Features;
 use crate::error::{FwsvmError, Result};
-use crate::kernel::dot::{dense_dot, dense_dot_f32, sparse_dense_dot, sq_norm, sq_norm_f32};
+use crate::kernel::dot::{sparse_dense_dot, sq_norm};
+
+// The dense rows' loops of the linear solvers, also compiled with AVX2 / AVX-512 and chosen at
+// run time (`crate::simd`): the same sums in the same order as the baseline build, so the
+// same results on every machine. A shard's round is two to three sweeps of these per row.
+crate::simd::multiversion! { avx512;
+    /// ⟨a, b⟩ of dense `f64` rows (`dot::dense_dot`'s lanes).
+    fn dot_f64(a: &[f64], b: &[f64]) -> f64 {
+        crate::kernel::dot::dense_dot(a, b)
+    }
+}
+crate::simd::multiversion! {
+    /// ⟨a, b⟩ of an `f32` row and `f64` weights, in `f64` (the portable and AVX2 builds).
+    fn dot_f32_portable(a: &[f32], b: &[f64]) -> f64 {
+        crate::kernel::dot::dense_dot_f32(a, b)
+    }
+}
+
+/// ⟨a, b⟩ of an `f32` row and `f64` weights, in `f64`: with AVX-512 eight values converted and
+/// multiplied per instruction into one accumulator whose lanes are `dense_dot_f32`'s eight (the
+/// compiler keeps that loop in 128-bit halves, converting two values at a time: 2.3× slower
+/// than the `f64` rows it should beat), so the same sums in the same order.
+#[inline]
+fn dot_f32(a: &[f32], b: &[f64]) -> f64 {
+    #[cfg(target_arch = "x86_64")]
+    if crate::simd::avx512() {
+        // SAFETY: the CPU has AVX-512F (`simd::avx512` detected it).
+        #[allow(unsafe_code)]
+        return unsafe { dot_f32_avx512(a, b) };
+    }
+    dot_f32_portable(a, b)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+#[allow(unsafe_code)]
+fn dot_f32_avx512(a: &[f32], b: &[f64]) -> f64 {
+    use std::arch::x86_64::*;
+    let n = a.len().min(b.len());
+    let body = n - n % 8;
+    let mut acc = _mm512_setzero_pd();
+    for k in (0..body).step_by(8) {
+        // SAFETY: k + 8 ≤ body ≤ the length of both slices.
+        let (x, y) = unsafe {
+            (
+                _mm512_cvtps_pd(_mm256_loadu_ps(a.as_ptr().add(k))),
+                _mm512_loadu_pd(b.as_ptr().add(k)),
+            )
+        };
+        // Multiply, then add: no fused multiply-add, as in the portable loop.
+        acc = _mm512_add_pd(acc, _mm512_mul_pd(x, y));
+    }
+    let mut lanes = [0.0f64; 8];
+    // SAFETY: `lanes` holds eight f64.
+    unsafe { _mm512_storeu_pd(lanes.as_mut_ptr(), acc) };
+    let mut tail = 0.0;
+    for (&x, &y) in a[body..n].iter().zip(&b[body..n]) {
+        tail += f64::from(x) * y;
+    }
+    (lanes[0] + lanes[4])
+        + (lanes[1] + lanes[5])
+        + (lanes[2] + lanes[6])
+        + (lanes[3] + lanes[7])
+        + tail
+}
+crate::simd::multiversion! { avx512;
+    /// ‖a‖² of an `f32` row, in `f64`.
+    fn sq_norm_f32(a: &[f32]) -> f64 {
+        crate::kernel::dot::sq_norm_f32(a)
+    }
+}
+crate::simd::multiversion! { avx512;
+    /// w ← w + a·x for a dense `f64` row.
+    fn axpy_f64(a: f64, x: &[f64], w: &mut [f64]) {
+        for (wj, &xj) in w.iter_mut().zip(x) {
+            *wj += a * xj;
+        }
+    }
+}
+crate::simd::multiversion! { avx512;
+    /// w ← w + a·x for an `f32` row, in `f64`.
+    fn axpy_f32(a: f64, x: &[f32], w: &mut [f64]) {
+        for (wj, &xj) in w.iter_mut().zip(x) {
+            *wj += a * f64::from(xj);
+        }
+    }
+}
 
 /// Rows a linear solver reads one at a time against `f64` vectors (all arithmetic in `f64`).
 pub trait LinearRows: Sync {
@@ -51,11 +137,11 @@ pub struct DenseF32View<'a> {
 }
 
 impl<'a> DenseF32View<'a> {
-    /// `n_rows` × `n_cols` values, row-major.
+    /// `n_rows` × `n_cols` values, row-major (not checked for NaN, as [`super::DenseView`]:
+    /// see [`Self::check_finite`]).
     ///
     /// # Errors
-    /// [`FwsvmError::InvalidInput`] if the length differs from `n_rows · n_cols`,
-    /// [`FwsvmError::NonFinite`] for a NaN or infinite value (naming its row).
+    /// [`FwsvmError::InvalidInput`] if the length differs from `n_rows · n_cols`.
     pub fn new(data: &'a [f32], n_rows: usize, n_cols: usize) -> Result<Self> {
         if n_rows.checked_mul(n_cols) != Some(data.len()) {
             return Err(FwsvmError::InvalidInput(format!(
@@ -63,17 +149,25 @@ impl<'a> DenseF32View<'a> {
                 data.len()
             )));
         }
-        if let Some(k) = data.iter().position(|v| !v.is_finite()) {
-            return Err(FwsvmError::NonFinite {
-                what: "X",
-                row: k / n_cols.max(1),
-            });
-        }
         Ok(DenseF32View {
             data,
             n_rows,
             n_cols,
         })
+    }
+
+    /// `Err` naming the first row with a NaN or infinite value.
+    ///
+    /// # Errors
+    /// [`FwsvmError::NonFinite`].
+    pub fn check_finite(&self) -> Result<()> {
+        match self.data.iter().position(|v| !v.is_finite()) {
+            Some(k) => Err(FwsvmError::NonFinite {
+                what: "X",
+                row: k / self.n_cols.max(1),
+            }),
+            None => Ok(()),
+        }
     }
 
     /// Row `i`.
@@ -92,13 +186,11 @@ impl LinearRows for DenseF32View<'_> {
     }
     #[inline]
     fn row_dot(&self, i: usize, w: &[f64]) -> f64 {
-        dense_dot_f32(self.row(i), &w[..self.n_cols])
+        dot_f32(self.row(i), &w[..self.n_cols])
     }
     #[inline]
     fn row_axpy(&self, i: usize, a: f64, w: &mut [f64]) {
-        for (wj, &xj) in w.iter_mut().zip(self.row(i)) {
-            *wj += a * f64::from(xj);
-        }
+        axpy_f32(a, self.row(i), w);
     }
     #[inline]
     fn row_sq_norm(&self, i: usize) -> f64 {
@@ -113,7 +205,7 @@ impl Features<'_> {
         match self {
             Features::Dense(d) => {
                 let row = d.row(i);
-                dense_dot(row, &w[..row.len()])
+                dot_f64(row, &w[..row.len()])
             }
             Features::Sparse(s) => {
                 let (idx, val) = s.row(i);
@@ -126,11 +218,7 @@ impl Features<'_> {
     #[inline]
     pub(crate) fn row_axpy(&self, i: usize, a: f64, w: &mut [f64]) {
         match self {
-            Features::Dense(d) => {
-                for (wj, &xj) in w.iter_mut().zip(d.row(i)) {
-                    *wj += a * xj;
-                }
-            }
+            Features::Dense(d) => axpy_f64(a, d.row(i), w),
             Features::Sparse(s) => {
                 let (idx, val) = s.row(i);
                 for (&j, &v) in idx.iter().zip(val) {
@@ -146,6 +234,28 @@ impl Features<'_> {
         match self {
             Features::Dense(d) => sq_norm(d.row(i)),
             Features::Sparse(s) => sq_norm(s.row(i).1),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The dispatched `f32` inner product (AVX-512 where the CPU has it) sums in the portable
+    /// loop's order: the same bits, at every length (whole blocks of eight and tails).
+    #[test]
+    fn the_f32_inner_product_is_the_portable_one_bit_for_bit() {
+        let mut rng = crate::random::SplitMix64::new(9);
+        for n in [0, 1, 7, 8, 9, 100, 1003] {
+            let a: Vec<f32> = (0..n).map(|_| rng.normal() as f32).collect();
+            let b: Vec<f64> = (0..n).map(|_| rng.normal()).collect();
+            let want = crate::kernel::dot::dense_dot_f32(&a, &b);
+            assert_eq!(dot_f32(&a, &b).to_bits(), want.to_bits(), "length {n}");
+            assert_eq!(
+                sq_norm_f32(&a).to_bits(),
+                crate::kernel::dot::sq_norm_f32(&a).to_bits()
+            );
         }
     }
 }

@@ -28,7 +28,7 @@ fn lane_sum<A: Copy + Into<f64>>(a: &[A], b: &[f64], term: impl Fn(f64, f64) -> 
 }
 
 /// ⟨a, b⟩ for equally long dense slices.
-#[inline]
+#[inline(always)]
 pub(crate) fn dense_dot(a: &[f64], b: &[f64]) -> f64 {
     debug_assert_eq!(a.len(), b.len());
     lane_sum(a, b, |x, y| x * y)
@@ -36,14 +36,14 @@ pub(crate) fn dense_dot(a: &[f64], b: &[f64]) -> f64 {
 
 /// ⟨a, b⟩ for an `f32` slice (a float32 feature map's row) and an equally long `f64` one, in
 /// `f64`.
-#[inline]
+#[inline(always)]
 pub(crate) fn dense_dot_f32(a: &[f32], b: &[f64]) -> f64 {
     debug_assert_eq!(a.len(), b.len());
     lane_sum(a, b, |x, y| x * y)
 }
 
 /// ‖a‖² of an `f32` slice, in `f64`.
-#[inline]
+#[inline(always)]
 pub(crate) fn sq_norm_f32(a: &[f32]) -> f64 {
     let mut acc = [0.0f64; LANES];
     let mut chunks = a.chunks_exact(LANES);

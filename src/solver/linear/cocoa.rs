@@ -608,10 +608,12 @@ mod tests {
         );
         let mut bad = single.clone();
         bad[13 * 7 + 2] = f32::NAN;
+        let bad = crate::data::DenseF32View::new(&bad, 500, 13).unwrap();
         assert!(matches!(
-            crate::data::DenseF32View::new(&bad, 500, 13),
+            bad.check_finite(),
             Err(FwsvmError::NonFinite { row: 7, .. })
         ));
+        assert!(rows32.check_finite().is_ok());
         assert!(crate::data::DenseF32View::new(&single, 499, 13).is_err());
     }
 }
