@@ -104,6 +104,40 @@ def test_float32_and_float64_maps_reach_the_same_model(client, data) -> None:
                                          normalization_=single.nystroem_.normalization_), dtype="float16")
 
 
+def test_a_rank_below_the_landmarks(client, data) -> None:
+    from fwsvm.kernel_approximation import inverse_sqrt, top_inverse_sqrt
+
+    X, y = data
+    kw = dict(C=2.0, n_components=30, tol=1e-4, max_rounds=20_000, client=client, random_state=0)
+    full = DaskApproxSVC(**kw).fit(da.from_array(X, chunks=(100, 5)), y)
+    low = DaskApproxSVC(rank=10, **kw).fit(da.from_array(X, chunks=(100, 5)), y)
+    assert low.nystroem_.normalization_.shape == (30, 10) and low.coef_.shape == (1, 10)
+    np.testing.assert_array_equal(low.nystroem_.component_indices_, full.nystroem_.component_indices_)
+    assert low.convergence_["exit_reason"] == "converged"
+    assert_certified_on_the_map(low, X, y, 2.0)
+    assert low.score(X, y) > 0.8
+    # At full rank the map's Gram matrix is the full map's: the same kernel approximation.
+    K = full.nystroem_._kernel(full.nystroem_.components_, full.nystroem_.components_)
+    S = full.nystroem_._kernel(X[:50], full.nystroem_.components_)
+    top, sym = S @ top_inverse_sqrt(K, 30), S @ inverse_sqrt(K)
+    np.testing.assert_allclose(top @ top.T, sym @ sym.T, rtol=1e-6, atol=1e-8)
+    # The leading directions: the rank-10 Gram matrix is the best rank-10 part of the full one.
+    low_map = S @ top_inverse_sqrt(K, 10)
+    assert np.linalg.matrix_rank(low_map) == 10
+    with pytest.raises(ValueError, match="rank"):
+        DaskApproxSVC(rank=0, client=client).fit(da.from_array(X, chunks=(100, 5)), y)
+
+
+def assert_certified_on_the_map(model, X, y, C):
+    """The reported primal is P(w) on the model's own features."""
+    Z, y_pm = mapped(model, X, y)
+    w = np.r_[model.coef_[0], model.intercept_[0]]
+    primal = linear_hinge_objective(Z, y_pm, np.full(len(y), C), w)
+    assert primal == pytest.approx(model.convergence_["primal"][0], rel=1e-9)
+    ref = in_process_optimum(Z, y_pm, C)
+    assert model.convergence_["dual"][0] - 1e-9 * ref["primal"] <= ref["primal"] <= primal + 1e-9 * ref["primal"]
+
+
 def test_dense_sparse_and_dataframe_chunks(client, data) -> None:
     import dask.dataframe as dd
     import pandas as pd

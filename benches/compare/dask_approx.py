@@ -71,7 +71,7 @@ def _warm() -> None:
 def approx_params(args) -> dict:
     return dict(n_components=args.components, gamma=args.gamma, C=args.C, tol=args.tol, landmarks=args.landmarks,
                 local_passes=args.passes, random_state=0, max_rounds=args.max_rounds, aggregation=args.aggregation,
-                map_dtype=args.map_dtype)
+                map_dtype=args.map_dtype, rank=args.rank)
 
 
 def fit_approx(client, X, y, args, chunk: int):
@@ -129,7 +129,7 @@ def tradeoff(args) -> None:
         model, t = fit_approx(client, X, y, args, args.chunk)
         acc = model.score(Xt, yt)
         rec = record(model, t, args.rows, 2, acc)
-        print(f"| DaskApproxSVC, 2 workers × 1 thread ({args.components} {args.landmarks} landmarks, "
+        print(f"| DaskApproxSVC, 2 workers × 1 thread ({args.components} {args.landmarks} landmarks, rank {args.rank}, "
               f"{args.map_dtype} map, γ {args.gamma}, "
               f"C {args.C}, tol {args.tol}) | {t:.1f} | {acc:.4f} | {rec['rounds']} rounds; "
               f"check {rec['check']:.1f} s, "
@@ -325,6 +325,7 @@ def main() -> None:
     p.add_argument("--gamma", default=1.0, type=lambda v: v if v == "scale" else float(v),
                    help="γ of the approximate model ('scale' or a number)")
     p.add_argument("--C", type=float, default=1.0)
+    p.add_argument("--rank", type=int, default=None, help="DaskApproxSVC's rank (None: all components)")
     p.add_argument("--map-dtype", choices=["float32", "float64"], default="float32",
                    help="DaskApproxSVC's map_dtype (float64: the map before 2026-11-27)")
     p.add_argument("--tol", type=float, default=1e-2)

@@ -59,7 +59,7 @@ import dask.dataframe as dd
 
 from fwsvm import _core, _dfw
 from fwsvm._parameters import parameters
-from fwsvm.kernel_approximation import Nystroem, coreset_indices, inverse_sqrt
+from fwsvm.kernel_approximation import Nystroem, coreset_indices, inverse_sqrt, top_inverse_sqrt
 
 __all__ = ["DaskApproxSVC", "LinearShard", "linear_hinge_objective"]
 
@@ -220,6 +220,12 @@ class DaskApproxSVC(ClassifierMixin, BaseEstimator):
         None: 10 × ``n_components``.
     class_weight : dict, "balanced" or None, default=None
         Multiplies C per class (``"balanced"``: n / (n_classes · count), from the check pass).
+    rank : int or None, default=None
+        Mapped features: the ``rank`` leading eigen-directions of the landmarks' kernel matrix
+        (z(x) = Λ_r^{−1/2} U_rᵀ k_S(x), the best rank-r approximation of the ``n_components``-
+        landmark map); None: all (``n_components`` features). Many landmarks at a lower rank
+        span the data better than ``rank`` landmarks, at ``rank / n_components`` of the full
+        map's product and rounds of ``rank`` features.
     map_dtype : {"float32", "float64"}, default="float32"
         Precision of the mapped features the workers hold (n × ``n_components`` values) and of
         the map's matrix product: float32 halves their memory and the bytes every round reads
@@ -251,7 +257,7 @@ class DaskApproxSVC(ClassifierMixin, BaseEstimator):
     classes_ : ndarray
     nystroem_ : fwsvm.Nystroem
         The fitted map (its ``component_indices_`` are global rows).
-    coef_ : ndarray of shape (1 or n_classes, n_components)
+    coef_ : ndarray of shape (1 or n_classes, n_components or rank)
     intercept_ : ndarray of shape (1 or n_classes,)
     convergence_ : dict
         ``exit_reason``, ``primal``, ``dual``, ``gap``, ``relative_gap`` (per problem arrays),
@@ -455,7 +461,9 @@ class DaskApproxSVC(ClassifierMixin, BaseEstimator):
         nystroem.n_features_in_ = V.shape[1]
         nystroem.component_indices_ = index[keep]
         nystroem.components_ = V[keep]
-        nystroem.normalization_ = inverse_sqrt(nystroem._kernel(nystroem.components_, nystroem.components_))
+        K = nystroem._kernel(nystroem.components_, nystroem.components_)
+        rank = self.rank if self.rank is not None and self.rank < k else None
+        nystroem.normalization_ = inverse_sqrt(K) if rank is None else top_inverse_sqrt(K, rank)
         return nystroem
 
     def _rounds(self, client: Any, groups: list[tuple[int, int]], make_shard: Any, n_problems: int, width: int,

@@ -60,6 +60,18 @@ def inverse_sqrt(K: np.ndarray) -> np.ndarray:
     return (vectors[:, keep] / np.sqrt(values[keep])) @ vectors[:, keep].T
 
 
+def top_inverse_sqrt(K: np.ndarray, rank: int) -> np.ndarray:
+    """U_r Λ_r^{−1/2} (m × r) of the ``rank`` largest eigenpairs of K (at most those above 1e-12
+    of the largest): the rank-r Nyström map's normalization, z(x)ᵀz(x′) = k_S(x)ᵀ U_r Λ_r^{−1}
+    U_rᵀ k_S(x′) — the best rank-r approximation of K⁺ — at r/m of the full map's product."""
+    K = 0.5 * (K + K.T)
+    values, vectors = np.linalg.eigh(K)
+    top = values.max() if values.size else 0.0
+    order = np.argsort(values)[::-1][:rank]
+    order = order[values[order] > 1e-12 * top] if top > 0 else order[:0]
+    return np.ascontiguousarray(vectors[:, order] / np.sqrt(values[order]))
+
+
 def _start_fit(transformer: Any, X: Any) -> tuple[Any, np.random.RandomState]:
     """A map's fit begins: parameters and X checked, ``gamma_`` resolved; X and the generator."""
     transformer._validate_params()

@@ -258,6 +258,7 @@ const ESTIMATORS: &[(&str, &[&[Param]])] = &[
         &[p("n_components", Value::Int(300), &[AT_LEAST_ONE])],
         &[p("landmarks", Str("coreset"), &[Options(&["uniform", "coreset"])])],
         &[p("coreset_C", Float(1.0), &[POSITIVE]), CORESET_SAMPLE, CLASS_WEIGHT],
+        &[p("rank", Value::None, &[AT_LEAST_ONE, NONE])],
         &[p("map_dtype", Str("float32"), &[Options(&["float32", "float64"])])],
         &[p("tol", Float(1e-2), &[POSITIVE])],
         &[p("max_rounds", Value::Int(500), &[AT_LEAST_ONE])],
