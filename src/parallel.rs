@@ -56,7 +56,9 @@ mod pools {
     /// At most this many idle pools are kept; more are dropped when returned.
     const MAX_IDLE: usize = 8;
 
-    static IDLE: Mutex<Vec<(Option<usize>, rayon::ThreadPool)>> = Mutex::new(Vec::new());
+    /// Idle pools: the process that built them (a child forked from it has none of their
+    /// threads: lending it one would hang its first parallel loop), their size, the pool.
+    static IDLE: Mutex<Vec<(u32, Option<usize>, rayon::ThreadPool)>> = Mutex::new(Vec::new());
 
     /// A pool lent by [`take`], returned to the idle list when dropped (also on a panic).
     pub(super) struct Lent {
@@ -77,16 +79,22 @@ mod pools {
             if let (Some(pool), Ok(mut idle)) = (self.pool.take(), IDLE.lock())
                 && idle.len() < MAX_IDLE
             {
-                idle.push((self.threads, pool));
+                idle.push((std::process::id(), self.threads, pool));
             }
         }
     }
 
     /// An idle pool of `threads` threads (`None`: rayon's default), or a new one.
     pub(super) fn take(threads: Option<usize>) -> Result<Lent> {
+        let pid = std::process::id();
         let reused = IDLE.lock().ok().and_then(|mut idle| {
-            let k = idle.iter().position(|(t, _)| *t == threads)?;
-            Some(idle.swap_remove(k).1)
+            // A forked child's inherited pools have no threads: forget them (dropping one would
+            // signal threads that are not there).
+            for (_, _, pool) in idle.extract_if(.., |(p, _, _)| *p != pid) {
+                std::mem::forget(pool);
+            }
+            let k = idle.iter().position(|(_, t, _)| *t == threads)?;
+            Some(idle.swap_remove(k).2)
         });
         let pool = match reused {
             Some(pool) => pool,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import _thread
+import os
 import signal
 import threading
 import time
@@ -131,3 +132,30 @@ def test_n_jobs_zero_outside_an_estimator_is_a_value_error_naming_it(tmp_path) -
     with pytest.raises(ValueError, match="n_jobs"):
         load_svmlight_file(str(path), n_jobs=0)
     assert load_svmlight_file(str(path), n_jobs=-1)[0].shape == (2, 2)
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="os.fork is POSIX-only")
+def test_a_forked_child_fits_and_predicts() -> None:
+    """multiprocessing's fork start method: the child inherits the parent's idle thread pools
+    and call threads but none of their threads; it must build its own, not wait on them."""
+    X, y = make_classification(n_samples=2000, n_features=10, random_state=0)
+    model = SVC(n_jobs=2).fit(X, y)  # leaves an idle pool and a call thread behind
+    pid = os.fork()
+    if pid == 0:  # the child: exit 0 only if both calls return
+        code = 1
+        try:
+            SVC(n_jobs=2).fit(X, y)
+            model.predict(X)
+            code = 0
+        finally:
+            os._exit(code)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            assert os.waitstatus_to_exitcode(status) == 0
+            return
+        time.sleep(0.05)
+    os.kill(pid, 9)
+    os.waitpid(pid, 0)
+    pytest.fail("the forked child's fit did not return within 60 s")
