@@ -2,6 +2,16 @@
 
 use crate::error::{FwsvmError, Result};
 
+/// `Err` unless `len` values make `n_rows` × `n_cols` (row-major dense data).
+pub(super) fn check_shape(len: usize, n_rows: usize, n_cols: usize) -> Result<()> {
+    if n_rows.checked_mul(n_cols) != Some(len) {
+        return Err(FwsvmError::InvalidInput(format!(
+            "dense data of length {len} does not have shape ({n_rows}, {n_cols})"
+        )));
+    }
+    Ok(())
+}
+
 /// A borrowed dense matrix in row-major (C) order.
 #[derive(Clone, Copy, Debug)]
 pub struct DenseView<'a> {
@@ -16,12 +26,7 @@ impl<'a> DenseView<'a> {
     /// # Errors
     /// [`FwsvmError::InvalidInput`] if the length does not match the shape.
     pub fn new(data: &'a [f64], n_rows: usize, n_cols: usize) -> Result<Self> {
-        if n_rows.checked_mul(n_cols) != Some(data.len()) {
-            return Err(FwsvmError::InvalidInput(format!(
-                "dense data of length {} does not have shape ({n_rows}, {n_cols})",
-                data.len()
-            )));
-        }
+        check_shape(data.len(), n_rows, n_cols)?;
         Ok(DenseView {
             data,
             n_rows,

@@ -143,12 +143,7 @@ impl<'a> DenseF32View<'a> {
     /// # Errors
     /// [`FwsvmError::InvalidInput`] if the length differs from `n_rows · n_cols`.
     pub fn new(data: &'a [f32], n_rows: usize, n_cols: usize) -> Result<Self> {
-        if n_rows.checked_mul(n_cols) != Some(data.len()) {
-            return Err(FwsvmError::InvalidInput(format!(
-                "{} values are not {n_rows} rows × {n_cols} columns",
-                data.len()
-            )));
-        }
+        super::dense::check_shape(data.len(), n_rows, n_cols)?;
         Ok(DenseF32View {
             data,
             n_rows,

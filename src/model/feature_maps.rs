@@ -168,19 +168,21 @@ pub fn landmark_normalization(kernel: Kernel, components: Features<'_>) -> Resul
 }
 
 /// z(x) = k(x, S)·N for every row of `x`: `components` S (m rows), `normalization` N
-/// (m × `width`, row-major); an n × `width` row-major array.
+/// (m × `width`, row-major); an n × `width` row-major array of `T`, `f64` or `f32`
+/// ([`MapValue`]).
 ///
 /// # Errors
 /// [`FwsvmError::InvalidInput`] for a normalization of the wrong size or `x` with another
 /// feature count than S, [`FwsvmError::NonFinite`] for NaN or infinite rows.
-pub fn nystroem_features(
+pub fn nystroem_features<T: MapValue>(
     kernel: Kernel,
     x: Features<'_>,
     components: Features<'_>,
     normalization: &[f64],
     width: usize,
-) -> Result<Vec<f64>> {
+) -> Result<Vec<T>> {
     let m = components.n_rows();
+    let n = T::matrix(normalization);
     nystroem_map(
         kernel,
         x,
@@ -188,40 +190,41 @@ pub fn nystroem_features(
         normalization.len(),
         width,
         |k, rows| {
-            gemm(matrixmultiply::dgemm, k, normalization, rows, m, width);
+            T::product(k, &n, rows, m, width);
         },
     )
 }
 
-/// [`nystroem_features`] in `f32` (half the memory; the product in single precision): the
-/// kernel values are computed in `f64`, rounded, and multiplied by N rounded to `f32`. N =
-/// K_SS^{−1/2} of nearby landmarks has large entries of both signs, so the product loses digits
-/// to cancellation: values differ from the `f64` map's by up to about 1e-4 of the largest
-/// (measured on coreset landmarks; 1e-6 on well-spread ones) — far below the Nyström
-/// approximation's own error.
-///
-/// # Errors
-/// As [`nystroem_features`].
-pub fn nystroem_features_f32(
-    kernel: Kernel,
-    x: Features<'_>,
-    components: Features<'_>,
-    normalization: &[f64],
-    width: usize,
-) -> Result<Vec<f32>> {
-    let m = components.n_rows();
-    let n32: Vec<f32> = normalization.iter().map(|&v| v as f32).collect();
-    nystroem_map(
-        kernel,
-        x,
-        components,
-        normalization.len(),
-        width,
-        |k, rows| {
-            let k32: Vec<f32> = k.iter().map(|&v| v as f32).collect();
-            gemm(matrixmultiply::sgemm, &k32, &n32, rows, m, width);
-        },
-    )
+/// The value type of a Nyström map: `f64`, or `f32` (half the memory; the product in single
+/// precision: the kernel values are computed in `f64`, rounded, and multiplied by N rounded to
+/// `f32`. N = K_SS^{−1/2} of nearby landmarks has large entries of both signs, so the product
+/// loses digits to cancellation: values differ from the `f64` map's by up to about 1e-4 of the
+/// largest — measured on coreset landmarks; 1e-6 on well-spread ones —, far below the
+/// Nyström approximation's own error).
+pub trait MapValue: Copy + Default + Send + Sync + From<u8> + 'static {
+    /// N in this type.
+    fn matrix(normalization: &[f64]) -> Vec<Self>;
+    /// `out` = k·N for row-major kernel values `k` (rows × m) and N (m × width).
+    fn product(k: &[f64], n: &[Self], out: &mut [Self], m: usize, width: usize);
+}
+
+impl MapValue for f64 {
+    fn matrix(normalization: &[f64]) -> Vec<f64> {
+        normalization.to_vec()
+    }
+    fn product(k: &[f64], n: &[f64], out: &mut [f64], m: usize, width: usize) {
+        gemm(matrixmultiply::dgemm, k, n, out, m, width);
+    }
+}
+
+impl MapValue for f32 {
+    fn matrix(normalization: &[f64]) -> Vec<f32> {
+        normalization.iter().map(|&v| v as f32).collect()
+    }
+    fn product(k: &[f64], n: &[f32], out: &mut [f32], m: usize, width: usize) {
+        let k32: Vec<f32> = k.iter().map(|&v| v as f32).collect();
+        gemm(matrixmultiply::sgemm, &k32, n, out, m, width);
+    }
 }
 
 /// The map's frame: checks, the kernel values k(x, S), and `multiply(k rows, out rows)` over
@@ -669,8 +672,8 @@ mod tests {
         let landmarks = Features::Dense(DenseView::new(&data[..k * d], k, d).unwrap());
         let kernel = Kernel::rbf(0.2);
         let normalization = landmark_normalization(kernel, landmarks).unwrap();
-        let z64 = nystroem_features(kernel, x, landmarks, &normalization, k).unwrap();
-        let z32 = nystroem_features_f32(kernel, x, landmarks, &normalization, k).unwrap();
+        let z64: Vec<f64> = nystroem_features(kernel, x, landmarks, &normalization, k).unwrap();
+        let z32: Vec<f32> = nystroem_features(kernel, x, landmarks, &normalization, k).unwrap();
         assert_eq!(z64.len(), z32.len());
         for (r64, r32) in z64.chunks(k).zip(z32.chunks(k)) {
             let scale = r64.iter().fold(1e-12_f64, |m, v| m.max(v.abs()));
@@ -678,6 +681,6 @@ mod tests {
                 assert!((a - f64::from(b)).abs() <= 1e-5 * scale, "{a} vs {b}");
             }
         }
-        assert!(nystroem_features_f32(kernel, x, landmarks, &normalization[1..], k).is_err());
+        assert!(nystroem_features::<f32>(kernel, x, landmarks, &normalization[1..], k).is_err());
     }
 }

@@ -12,8 +12,8 @@ use super::convert::{FeaturesArg, KernelArgs};
 use crate::Svc;
 use crate::error::FwsvmError;
 use crate::model::feature_maps::{
-    FourierKernel, RandomFourierMap, coreset_landmarks, nystroem_features, nystroem_features_f32,
-    random_fourier_features, uniform_landmarks,
+    FourierKernel, RandomFourierMap, coreset_landmarks, nystroem_features, random_fourier_features,
+    uniform_landmarks,
 };
 use crate::parallel::with_threads;
 use crate::random::legacy::LegacyRandomState;
@@ -212,7 +212,7 @@ pub(crate) enum FittedMap<'py> {
 
 /// z(x) for every row of `x` (see [`nystroem_features`] and [`random_fourier_features`]), as
 /// `dtype` `"float64"` or `"float32"` (a Nyström map then multiplies in single precision:
-/// [`nystroem_features_f32`]).
+/// [`nystroem_features`]).
 #[pyfunction]
 #[pyo3(signature = (x, map, *, dtype="float64"))]
 pub(crate) fn transform_features<'py>(
@@ -246,7 +246,7 @@ pub(crate) fn transform_features<'py>(
             if single {
                 let z = py.detach(|| {
                     with_threads(n_threads, || {
-                        nystroem_features_f32(kernel, x, components, &normalization, width)
+                        nystroem_features::<f32>(kernel, x, components, &normalization, width)
                     })
                 })??;
                 return Ok(matrix(py, z, x.n_rows(), width)?.into_any());
