@@ -248,7 +248,7 @@ mod call_threads {
     use std::sync::Mutex;
     use std::sync::mpsc::{self, Receiver, Sender, SyncSender};
 
-    /// A call's work, its borrows erased (see [`run`]).
+    /// A call's work, its borrows erased (see [`scope`]).
     type Job = Box<dyn FnOnce() + Send + 'static>;
 
     /// At most this many idle threads are kept; more end when their call does.
