@@ -577,7 +577,8 @@ class DaskApproxSVC(ClassifierMixin, BaseEstimator):
 
     # ---------------------------------------------------------------- predict
     def _decision_block(self, X: Any) -> np.ndarray:
-        Z = self.nystroem_._map(_as_block(X), self.map_dtype)
+        # A model pickled before map_dtype existed was fitted on a float64 map.
+        Z = self.nystroem_._map(_as_block(X), getattr(self, "map_dtype", "float64"))
         return Z @ self.coef_.T + self.intercept_
 
     def decision_function(self, X: Any) -> Any:
