@@ -5,17 +5,12 @@
 
 use super::Features;
 use crate::error::{FwsvmError, Result};
-use crate::kernel::dot::{sparse_dense_dot, sq_norm};
+use crate::kernel::dot::{dense_dot, sparse_dense_dot, sq_norm};
 
-// The dense rows' loops of the linear solvers, also compiled with AVX2 / AVX-512 and chosen at
-// run time (`crate::simd`): the same sums in the same order as the baseline build, so the
-// same results on every machine. A shard's round is two to three sweeps of these per row.
-crate::simd::multiversion! { avx512;
-    /// ⟨a, b⟩ of dense `f64` rows (`dot::dense_dot`'s lanes).
-    fn dot_f64(a: &[f64], b: &[f64]) -> f64 {
-        crate::kernel::dot::dense_dot(a, b)
-    }
-}
+// The `f32` rows' loops (a float32 feature map's shard), also compiled with AVX2 / AVX-512 and
+// chosen at run time (`crate::simd`): the same sums in the same order as the baseline build,
+// so the same results on every machine. (The `f64` rows' loops stay baseline: a sweep over
+// them is bound by memory, not by the instructions.)
 crate::simd::multiversion! {
     /// ⟨a, b⟩ of an `f32` row and `f64` weights, in `f64` (the portable and AVX2 builds).
     fn dot_f32_portable(a: &[f32], b: &[f64]) -> f64 {
@@ -74,14 +69,6 @@ crate::simd::multiversion! { avx512;
     /// ‖a‖² of an `f32` row, in `f64`.
     fn sq_norm_f32(a: &[f32]) -> f64 {
         crate::kernel::dot::sq_norm_f32(a)
-    }
-}
-crate::simd::multiversion! { avx512;
-    /// w ← w + a·x for a dense `f64` row.
-    fn axpy_f64(a: f64, x: &[f64], w: &mut [f64]) {
-        for (wj, &xj) in w.iter_mut().zip(x) {
-            *wj += a * xj;
-        }
     }
 }
 crate::simd::multiversion! { avx512;
@@ -200,7 +187,7 @@ impl Features<'_> {
         match self {
             Features::Dense(d) => {
                 let row = d.row(i);
-                dot_f64(row, &w[..row.len()])
+                dense_dot(row, &w[..row.len()])
             }
             Features::Sparse(s) => {
                 let (idx, val) = s.row(i);
@@ -213,7 +200,11 @@ impl Features<'_> {
     #[inline]
     pub(crate) fn row_axpy(&self, i: usize, a: f64, w: &mut [f64]) {
         match self {
-            Features::Dense(d) => axpy_f64(a, d.row(i), w),
+            Features::Dense(d) => {
+                for (wj, &xj) in w.iter_mut().zip(d.row(i)) {
+                    *wj += a * xj;
+                }
+            }
             Features::Sparse(s) => {
                 let (idx, val) = s.row(i);
                 for (&j, &v) in idx.iter().zip(val) {

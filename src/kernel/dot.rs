@@ -28,7 +28,7 @@ fn lane_sum<A: Copy + Into<f64>>(a: &[A], b: &[f64], term: impl Fn(f64, f64) -> 
 }
 
 /// ⟨a, b⟩ for equally long dense slices.
-#[inline(always)]
+#[inline]
 pub(crate) fn dense_dot(a: &[f64], b: &[f64]) -> f64 {
     debug_assert_eq!(a.len(), b.len());
     lane_sum(a, b, |x, y| x * y)

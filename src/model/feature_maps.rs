@@ -9,6 +9,8 @@
 //! Their random draws are NumPy's ([`LegacyRandomState`]), so a map drawn here from
 //! `RandomState(seed)` is the one Python draws with `random_state=seed`.
 
+use std::borrow::Cow;
+
 use crate::Samples;
 use std::cmp::Ordering;
 
@@ -202,15 +204,15 @@ pub fn nystroem_features<T: MapValue>(
 /// largest — measured on coreset landmarks; 1e-6 on well-spread ones —, far below the
 /// Nyström approximation's own error).
 pub trait MapValue: Copy + Default + Send + Sync + From<u8> + 'static {
-    /// N in this type.
-    fn matrix(normalization: &[f64]) -> Vec<Self>;
+    /// N in this type (borrowed when it already is).
+    fn matrix(normalization: &[f64]) -> Cow<'_, [Self]>;
     /// `out` = k·N for row-major kernel values `k` (rows × m) and N (m × width).
     fn product(k: &[f64], n: &[Self], out: &mut [Self], m: usize, width: usize);
 }
 
 impl MapValue for f64 {
-    fn matrix(normalization: &[f64]) -> Vec<f64> {
-        normalization.to_vec()
+    fn matrix(normalization: &[f64]) -> Cow<'_, [f64]> {
+        Cow::Borrowed(normalization)
     }
     fn product(k: &[f64], n: &[f64], out: &mut [f64], m: usize, width: usize) {
         gemm(matrixmultiply::dgemm, k, n, out, m, width);
@@ -218,8 +220,8 @@ impl MapValue for f64 {
 }
 
 impl MapValue for f32 {
-    fn matrix(normalization: &[f64]) -> Vec<f32> {
-        normalization.iter().map(|&v| v as f32).collect()
+    fn matrix(normalization: &[f64]) -> Cow<'_, [f32]> {
+        Cow::Owned(normalization.iter().map(|&v| v as f32).collect())
     }
     fn product(k: &[f64], n: &[f32], out: &mut [f32], m: usize, width: usize) {
         let k32: Vec<f32> = k.iter().map(|&v| v as f32).collect();
