@@ -38,7 +38,7 @@ def mapped(model, X, y):
 
 
 def in_process_optimum(Z, y_pm, C):
-    return _core.fit_linear_hinge(np.ascontiguousarray(Z), y_pm * C, dict(tol=1e-9, max_rounds=200_000, seed=0))
+    return _core.fit_linear_hinge((np.ascontiguousarray(Z), y_pm * C), dict(tol=1e-9, max_rounds=200_000, seed=0))
 
 
 def test_same_optimum_as_the_in_process_dcd_and_the_certificate_from_the_model(client, data) -> None:

@@ -28,7 +28,7 @@ def data():
 
 
 def optimum(Z, y_pm, C, **kw):
-    return _core.fit_linear_hinge(np.ascontiguousarray(Z), y_pm * C, dict(tol=1e-9, max_rounds=200_000, seed=0, **kw))
+    return _core.fit_linear_hinge((np.ascontiguousarray(Z), y_pm * C), dict(tol=1e-9, max_rounds=200_000, seed=0, **kw))
 
 
 def assert_certified(model, X, y, C):
@@ -50,14 +50,14 @@ def test_in_process_shards_reach_the_dcd_optimum_with_fewer_rounds(data) -> None
     ref = optimum(Z, y, 1.0)
     rounds = {}
     for agg in ("add", "line_search"):
-        out = _core.fit_linear_hinge(Z, y, dict(tol=1e-6, max_rounds=100_000, seed=1, shards=8, aggregation=agg))
+        out = _core.fit_linear_hinge((Z, y), dict(tol=1e-6, max_rounds=100_000, seed=1, shards=8, aggregation=agg))
         assert out["relative_gap"] <= 1e-6
         assert out["dual"] - 1e-9 <= ref["primal"] <= out["primal"] + 1e-9
         assert np.all((out["steps"] >= 0) & (out["steps"] <= 1))
         rounds[agg] = out["rounds"]
     assert rounds["line_search"] < rounds["add"]
     with pytest.raises(ValueError, match="aggregation"):
-        _core.fit_linear_hinge(Z, y, dict(tol=1e-3, max_rounds=10, seed=0, shards=2, aggregation="mean"))
+        _core.fit_linear_hinge((Z, y), dict(tol=1e-3, max_rounds=10, seed=0, shards=2, aggregation="mean"))
 
 
 @pytest.mark.parametrize("aggregation", ["line_search", "add"])

@@ -43,7 +43,7 @@ def test_ctrl_c_stops_a_running_fit_and_the_gil_is_released() -> None:
     try:
         threading.Thread(target=tick_then_interrupt, daemon=True).start()
         with pytest.raises(KeyboardInterrupt):
-            _core.fit_svc_model(X, y_pm, _fit_kwargs())
+            _core.fit_svc_model((X, y_pm), _fit_kwargs())
     finally:
         signal.signal(signal.SIGINT, previous)
     assert len(ticks) == 20
@@ -54,7 +54,7 @@ def test_a_fit_on_another_thread_returns_its_model() -> None:
     X, y = make_classification(n_samples=200, n_features=5, random_state=0)
     out = {}
     worker = threading.Thread(target=lambda: out.update(
-        model=_core.fit_svc_model(X, np.where(y == 1, 1.0, -1.0), _fit_kwargs(c=1.0, tol=1e-3))))
+        model=_core.fit_svc_model((X, np.where(y == 1, 1.0, -1.0)), _fit_kwargs(c=1.0, tol=1e-3))))
     worker.start()
     worker.join(60)
     assert out["model"].statistics()["exit_reason"] == ["converged"]
@@ -63,7 +63,7 @@ def test_a_fit_on_another_thread_returns_its_model() -> None:
 def test_time_limit_stops_with_a_warning() -> None:
     X, y = make_classification(n_samples=2000, n_features=10, random_state=0, flip_y=0.2)
     y_pm = np.where(y == 1, 1.0, -1.0)
-    out = _core.fit_svc_model(X, y_pm, _fit_kwargs(time_limit=0.2)).statistics()
+    out = _core.fit_svc_model((X, y_pm), _fit_kwargs(time_limit=0.2)).statistics()
     assert out["exit_reason"] == ["time_limit"]
     assert out["seconds"][0] < 5
 
@@ -72,7 +72,7 @@ def test_history_is_recorded_and_objective_is_monotone() -> None:
     X, y = make_classification(n_samples=300, n_features=5, random_state=1)
     y_pm = np.where(y == 1, 1.0, -1.0)
     for algorithm in ["fw", "mfw", "swap", "swap2o"]:
-        out = _core.fit_svc_model(X, y_pm, _fit_kwargs(c=1.0, algorithm=algorithm, tol=1e-3,
+        out = _core.fit_svc_model((X, y_pm), _fit_kwargs(c=1.0, algorithm=algorithm, tol=1e-3,
                                                                   stopping="gap", max_iter=5000,
                                                                   record_history=True)).statistics()
         h = out["history"][0]

@@ -88,7 +88,7 @@ def test_a_long_fit_draws_a_live_line_on_a_terminal() -> None:
     from sklearn.datasets import make_classification
     from fwsvm import _core
     X, y = make_classification(n_samples=3000, n_features=10, random_state=0, flip_y=0.2)
-    out = _core.fit_svc_model(X, np.where(y == 1, 1.0, -1.0), dict(c=1e4, kernel="rbf", gamma=0.5,
+    out = _core.fit_svc_model((X, np.where(y == 1, 1.0, -1.0)), dict(c=1e4, kernel="rbf", gamma=0.5,
         degree=3, coef0=0.0, algorithm="fw", tol=1e-12, stopping="absolute_gap", max_iter=-1,
         cache_size=50.0, init="random", seed=0, n_threads=1, time_limit=3.0, verbose=1))
     assert out.statistics()["exit_reason"] == ["time_limit"]
@@ -216,7 +216,7 @@ def test_a_notebook_display_updates_in_place_and_is_closed_before_the_summary(mo
                   stopping="absolute_gap", max_iter=-1, cache_size=50.0, init="random", seed=0, n_threads=1,
                   time_limit=2.6, verbose=1)
     with contextlib.redirect_stderr(buffer):
-        out = _core.fit_svc_model(X, np.where(y == 1, 1.0, -1.0), params)
+        out = _core.fit_svc_model((X, np.where(y == 1, 1.0, -1.0)), params)
     assert out.statistics()["exit_reason"] == ["time_limit"]
     kinds = [kind for kind, _ in _RecordingBar.events]
     assert kinds[0] == "open" and kinds[-1] == "close" and "status" in kinds, kinds
@@ -259,7 +259,7 @@ import numpy as np
 from sklearn.datasets import make_classification
 from fwsvm import _core
 X, y = make_classification(n_samples=3000, n_features=10, random_state=0, flip_y=0.2)
-out = _core.fit_svc_model(X, np.where(y == 1, 1.0, -1.0), dict(c=1e4, kernel="rbf",
+out = _core.fit_svc_model((X, np.where(y == 1, 1.0, -1.0)), dict(c=1e4, kernel="rbf",
     gamma=0.5, degree=3, coef0=0.0, algorithm="fw", tol=1e-12, stopping="absolute_gap", max_iter=-1,
     cache_size=50.0, init="random", seed=0, n_threads=1, time_limit=2.5, verbose=1))
 """,

@@ -12,7 +12,7 @@ from fwsvm import _core
 STUB = Path(fwsvm.__file__).with_name("_core.pyi")
 
 # Type aliases and TypedDicts the stub defines for its signatures (not part of the module).
-_STUB_ONLY = {"Features", "KernelParams", "FitParams", "NumpyState", "CocoaShard"}
+_STUB_ONLY = {"Features", "Samples", "KernelParams", "FitParams", "NumpyState", "CocoaShard"}
 
 
 def _stub_names() -> dict[str, ast.AST]:

@@ -62,7 +62,7 @@ def main() -> None:
         "SVC(C=2.0)": best(lambda: fwsvm.SVC(C=2.0), 20000),
         "decision_values, 1 row": best(lambda: run_interruptible(_core.decision_values, row, sv, coef, 0.0,
                                                                  dict(kernel="rbf", gamma=0.1)), 5000),
-        "fit_svc_model 200 x 10": best(lambda: run_interruptible(_core.fit_svc_model, X, y_pm, params), 300),
+        "fit_svc_model 200 x 10": best(lambda: run_interruptible(_core.fit_svc_model, (X, y_pm), params), 300),
         "SVC().fit 200 x 10": best(lambda: fwsvm.SVC().fit(X, y), 300),
         "SVC().fit heart_scale": best(lambda: fwsvm.SVC().fit(Xh, yh), 300),
         "predict 1 row": best(lambda: model.predict(X[:1]), 2000),

@@ -170,7 +170,7 @@ def shards(args) -> None:
         rounds = {"add": {"rounds": "–"}, "line_search": {"rounds": "–", "steps": [1.0]}}
         for agg in args.compare:
             t0 = time.perf_counter()
-            out = _core.fit_linear_hinge(Z, y * args.C, dict(tol=args.tol, max_rounds=args.max_rounds, seed=0,
+            out = _core.fit_linear_hinge((Z, y * args.C), dict(tol=args.tol, max_rounds=args.max_rounds, seed=0,
                                                                shards=K, aggregation=agg, passes=args.passes))
             rounds[agg] = out
             rec = dict(kind="shards", n=args.rows, K=K, aggregation=agg, passes=args.passes, rounds=int(out["rounds"]),
@@ -289,7 +289,7 @@ def solver(args) -> None:
     w = np.r_[m.coef_[0], m.intercept_[0]]
     cc = m.convergence_
     t0 = time.perf_counter()
-    ref = _core.fit_linear_hinge(Z, y * args.C, dict(tol=args.solver_tol, max_rounds=100_000, seed=0))
+    ref = _core.fit_linear_hinge((Z, y * args.C), dict(tol=args.solver_tol, max_rounds=100_000, seed=0))
     t_ref = time.perf_counter() - t0
     t0 = time.perf_counter()
     lin = LinearSVC(loss="hinge", C=args.C, tol=1e-6, max_iter=100_000, intercept_scaling=1.0).fit(Z, y)

@@ -41,7 +41,7 @@ def checkerboard(m: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
 
 def fit(X: np.ndarray, y: np.ndarray, tol: float) -> dict:
     """The engine's solution: support, alpha, and the statistics (n_iter, quadratic, ...)."""
-    model = _core.fit_svc_model(np.ascontiguousarray(X), np.ascontiguousarray(y), dict(
+    model = _core.fit_svc_model((np.ascontiguousarray(X), np.ascontiguousarray(y)), dict(
         c=C, algorithm="swap", tol=tol, stopping="gap", max_iter=-1, cache_size=200.0, init="random", seed=0,
         n_threads=1, loss="squared_hinge", **KERNEL))
     stats = {key: value[0] for key, value in model.statistics().items() if key not in ("steps", "history")}

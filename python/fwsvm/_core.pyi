@@ -13,6 +13,12 @@ __version__: str
 # (data, indices, indptr, n_features) with indices and indptr of any int32/int64/uint32/uint64.
 # Every "n_threads" entry below follows scikit-learn's n_jobs (None, -1 all cores, -2 all but one).
 Features = Any  # any of the above: SciPy's sparse types are not ArrayLike
+# Training samples: (x, y) or (x, y, sample_weight), one float64 target (a classifier's class
+# index 0..K as a float) and weight per row; sample_weight None: all 1.
+Samples = (
+    tuple[Features, npt.NDArray[np.float64]]
+    | tuple[Features, npt.NDArray[np.float64], npt.NDArray[np.float64] | None]
+)
 
 # Every long call (fits, queries, loads, cli_main) runs its work on a thread of its own: Ctrl-C
 # stops it (KeyboardInterrupt) and, when sys.stderr is redirected, its progress is written there
@@ -88,20 +94,12 @@ def save_libsvm_model(estimator: Any, path: str | os.PathLike[str]) -> None: ...
 # (scale, rho): a fitted one-class or regression estimator in LIBSVM's form Σ coef k − ρ.
 def libsvm_expansion_form(estimator: Any) -> tuple[float, float]: ...
 def fit_svc_model(
-    x: Features,
-    y: npt.NDArray[np.float64],  # class indices 0..K as floats
-    params: FitParams,
-    *,
-    sample_weight: npt.NDArray[np.float64] | None = None,
-    warm_start: npt.NDArray[np.float64] | None = None,
+    samples: Samples, params: FitParams, *, warm_start: npt.NDArray[np.float64] | None = None
 ) -> SvcModel: ...
 def svc_model_from_pairs(
-    x: Features,
-    y: npt.NDArray[np.float64],
+    samples: Samples,
     pairs: dict[str, Any],  # columns i, j, offsets, support, coef, intercept
     params: FitParams,
-    *,
-    sample_weight: npt.NDArray[np.float64] | None = None,
 ) -> SvcModel: ...
 # LIBSVM's one-class, ε-SVR or ν-SVR (params["dual"]), or the L2 models ("l2_svr", "ball").
 def fit_dual(
@@ -148,14 +146,11 @@ def dump_svmlight(
     options: dict[str, Any],  # zero_based, comment, query_id, multilabel
 ) -> None: ...
 def fit_crammer_singer(
-    x: Features, y: npt.NDArray[np.float64], params: FitParams, n_classes: int
+    samples: Samples, params: FitParams, n_classes: int
 ) -> tuple[KernelExpansion, dict[str, Any]]: ...
 def fit_sgd_svc(
-    x: Features,
-    y: npt.NDArray[np.float64],
+    samples: Samples,
     params: dict[str, Any],  # SGDSVC.get_params() with seed, n_threads, verbose, n_classes
-    *,
-    sample_weight: npt.NDArray[np.float64] | None = None,
 ) -> dict[str, Any]: ...
 def cli_main(command: str, argv: list[str], prog: str, out: Any, err: Any) -> int: ...
 
@@ -177,11 +172,8 @@ def restore_model(
 ) -> Any: ...
 def write_model_file(path: str | os.PathLike[str], estimator: Any, fwsvm_version: str) -> None: ...
 def sgd_objective(
-    x: Features,
-    y: npt.NDArray[np.float64],
+    samples: Samples,  # y: class indices, −1 for a label of no class
     model: dict[str, Any],  # loss, C, coef_, intercept_
-    *,
-    sample_weight: npt.NDArray[np.float64] | None = None,
 ) -> npt.NDArray[np.float64]: ...
 
 NumpyState = tuple[str, npt.NDArray[np.uint32], int, int, float]  # RandomState.get_state()
@@ -195,8 +187,8 @@ def fit_nystroem(
 ) -> tuple[npt.NDArray[np.int64], NumpyState]: ...
 # The Frank-Wolfe coreset's landmarks (rows) for Nystroem(landmarks="coreset").
 def coreset_rows(
-    x: Features, y: npt.NDArray[np.float64] | None, params: dict[str, Any], state: NumpyState
-) -> tuple[npt.NDArray[np.int64], NumpyState]: ...
+    samples: Samples, params: dict[str, Any], state: NumpyState
+) -> tuple[npt.NDArray[np.int64] | None, NumpyState]: ...
 def transform_features(
     x: Features,
     map: dict[str, Any],  # kernel_args, components_ (Features), normalization_; or random_weights_, random_offset_
@@ -216,4 +208,4 @@ def cocoa_gap_pieces(shard: CocoaShard) -> dict[str, Any]: ...
 def cocoa_shard_weights(
     x: Features, yc: npt.NDArray[np.float64], alpha: npt.NDArray[np.float64]
 ) -> npt.NDArray[np.float64]: ...
-def fit_linear_hinge(x: Features, yc: npt.NDArray[np.float64], params: dict[str, Any]) -> dict[str, Any]: ...
+def fit_linear_hinge(samples: Samples, params: dict[str, Any]) -> dict[str, Any]: ...  # samples (x, y·C)

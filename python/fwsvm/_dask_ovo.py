@@ -34,7 +34,7 @@ def _fit_pair(data: Any, rows_i: np.ndarray, rows_j: np.ndarray, weights: np.nda
     sub = data[np.ix_(rows, rows)] if gram else data[rows]
     y_pm = np.concatenate([np.ones(len(rows_i)), -np.ones(len(rows_j))])
     w = None if weights is None else np.ascontiguousarray(weights[rows])
-    model = _core.fit_svc_model(sub, y_pm, kwargs, sample_weight=w)
+    model = _core.fit_svc_model((sub, y_pm, w), kwargs)
     local = np.asarray(model.part("support"), dtype=np.int64)
     coef = np.asarray(model.part("dual_coef")[0], dtype=np.float64)
     support = rows[local]
@@ -106,7 +106,7 @@ def fit(estimator: SVC, X: Any, y: Any, sample_weight: Any, client: Any) -> SVC:
             return SVC._fit_core(self, X_core, y_index, n_classes, kwargs, weights, warm)
         stats = fit_pairs(self, X, y_index, n_classes, dict(kwargs, sample_weight=weights), client)
         columns = {key: stats.pop(key) for key in ("i", "j", "offsets", "support", "coef", "intercept")}
-        model = _core.svc_model_from_pairs(X_core, y_index.astype(np.float64), columns, kwargs, sample_weight=weights)
+        model = _core.svc_model_from_pairs((X_core, y_index.astype(np.float64), weights), columns, kwargs)
         return model, stats
 
     estimator._fit_core = types.MethodType(pairs_on_dask, estimator)  # type: ignore[method-assign]

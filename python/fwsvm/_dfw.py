@@ -278,7 +278,7 @@ class Shard:
             # One class (or none): no local problem; the shard's rows join as candidates.
             return {"index": np.zeros(0, dtype=np.intp), "alpha": np.zeros(0), "vectors": self.X[:0],
                     "n_iter": 0, "seconds": time.perf_counter() - t0}
-        model = _core.fit_svc_model(self.X, self.y, dict(
+        model = _core.fit_svc_model((self.X, self.y), dict(
             c=1.0 / self.inv_c, algorithm="swap", tol=float(tol), stopping=stopping, max_iter=-1,
             cache_size=ENGINE_CACHE_MB, init="random", seed=int(seed), n_threads=self.n_threads,
             loss="squared_hinge", **_kernel_args(self.kernel_kw)))
@@ -615,7 +615,7 @@ def _inner_solve(V: np.ndarray, yw: np.ndarray, a_old: np.ndarray, C: float, ker
     if one_class:
         inner = _core.fit_one_class(_matrix(V), common, warm_start=warm)
     else:
-        model = _core.fit_svc_model(_matrix(V), np.ascontiguousarray(yw), dict(common, loss="squared_hinge"),
+        model = _core.fit_svc_model((_matrix(V), np.ascontiguousarray(yw)), dict(common, loss="squared_hinge"),
                                     warm_start=warm)
         inner = {"support": model.part("support"), "alpha": model.part("alpha"), "n_iter": model.statistics()["n_iter"][0]}
     a_new = np.zeros(len(a_old))

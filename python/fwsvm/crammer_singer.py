@@ -88,7 +88,7 @@ class CrammerSingerSVC(ClassifierMixin, _KernelSVM):
             raise ValueError(f"The number of classes has to be greater than one; got {len(classes)} class")
         X_core, kernel = self._prepare(X)
         model, result = _core.fit_crammer_singer(
-            X_core, y_index.astype(np.float64),
+            (X_core, y_index.astype(np.float64)),
             dict(c=float(self.C), kernel=kernel, gamma=self._gamma, degree=int(self.degree),
                  coef0=float(self.coef0), tol=float(self.tol), max_iter=int(self.max_iter),
                  cache_size=float(self.cache_size), seed=_seed(self.random_state), n_threads=self.n_jobs,

@@ -43,7 +43,7 @@ def coreset_indices(X: Any, y: np.ndarray, k: int, size: int, svc_params: dict[s
     Rust (``fwsvm::model::feature_maps::coreset_landmarks``) on ``rng``'s stream."""
     labels = np.unique(y, return_inverse=True)[1].astype(np.float64)
     params = dict(svc_params, n_threads=svc_params.get("n_jobs"), k=int(k), size=int(size))
-    chosen = _drawing(rng, _core.coreset_rows, X, labels, params)
+    chosen = _drawing(rng, _core.coreset_rows, (X, labels), params)
     if chosen is None:
         raise ValueError("the coreset subsample holds a single class; use landmarks='uniform'")
     return chosen

@@ -124,11 +124,11 @@ class SGDSVC(SaveMixin, SparseInputMixin, LinearClassifierMixin, BaseEstimator):
         classes, y_index = np.unique(y, return_inverse=True)
         _, weights = fit_weights(sample_weight, X, self.class_weight, classes, y, y_index)
         # Two classes: one problem; more: one-vs-rest side by side in Rust, problem k seeded seed + k.
+        weights = None if weights is None else np.ascontiguousarray(weights, dtype=np.float64)
         fitted = _core.fit_sgd_svc(
-            X, y_index.astype(np.float64),
+            (X, y_index.astype(np.float64), weights),
             dict(self.get_params(), seed=_seed(self.random_state), n_threads=self.n_jobs,
                  verbose=_verbosity(self.verbose), n_classes=len(classes)),
-            sample_weight=None if weights is None else np.ascontiguousarray(weights, dtype=np.float64),
         )
         self.classes_ = classes
         for name, value in fitted.items():  # coef_, intercept_, n_iter_, objective_, converged_, eta0_
@@ -151,5 +151,5 @@ class SGDSVC(SaveMixin, SparseInputMixin, LinearClassifierMixin, BaseEstimator):
         index = np.searchsorted(self.classes_, y).clip(max=len(self.classes_) - 1)
         index = np.where(self.classes_[index] == y, index, -1).astype(np.float64)
         weights = None if sample_weight is None else np.ascontiguousarray(sample_weight, dtype=np.float64)
-        values = _core.sgd_objective(X, index, self.__dict__ | self.get_params(), sample_weight=weights)
+        values = _core.sgd_objective((X, index, weights), self.__dict__ | self.get_params())
         return float(values[0]) if len(values) == 1 else values

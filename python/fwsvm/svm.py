@@ -562,7 +562,7 @@ class SVC(ClassifierMixin, PersistenceMixin, _KernelSVM):
         """The fitted Rust model (``_core.SvcModel``: one-vs-one pairs solved in parallel) and
         its solves' statistics as columns. :func:`fwsvm.dask.fit` overrides it to solve the
         pairs as tasks on a Dask cluster."""
-        model = _core.fit_svc_model(X_core, y_index.astype(np.float64), kwargs, sample_weight=sample_weight,
+        model = _core.fit_svc_model((X_core, y_index.astype(np.float64), sample_weight), kwargs,
                                     warm_start=warm)
         return model, model.statistics()
 

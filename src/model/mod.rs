@@ -94,7 +94,7 @@ pub use ovo::{ovo_decision_values, ovo_votes};
 pub use row_blocks::{TARGET_BLOCK_SECONDS, by_row_blocks, row_cost};
 pub use svc::SvcModel;
 #[cfg(feature = "python")]
-pub(crate) use svc::{CHUNK_VALUES, Query};
+pub(crate) use svc::{Pass, Query};
 pub use svr::SvrModel;
 
 /// A query matrix for prediction: converted (an `ndarray` view must be row-major) and checked

@@ -156,7 +156,7 @@ impl SvcModel {
         &self,
         x: impl TryInto<Features<'x>, Error: Into<FwsvmError>>,
     ) -> Result<Vec<f64>> {
-        self.proba_until(super::query(x)?, Query::Features, &|| false, CHUNK_VALUES)
+        self.proba_until(super::query(x)?, Pass::PLAIN)
     }
 
     /// Decision values: for two classes f(x) for every row (positive: `classes()[1]`); for
@@ -171,17 +171,13 @@ impl SvcModel {
         &self,
         x: impl TryInto<Features<'x>, Error: Into<FwsvmError>>,
     ) -> Result<Vec<f64>> {
-        self.values_until(super::query(x)?, Query::Features, &|| false)
+        self.values_until(super::query(x)?, Pass::PLAIN)
     }
 
-    /// [`Self::decision_function`] of `x` as `query` says its columns are, in row blocks that
-    /// `stop` can end ([`FwsvmError::Interrupted`]).
-    pub(crate) fn values_until(
-        &self,
-        x: Features<'_>,
-        query: Query,
-        stop: &dyn Fn() -> bool,
-    ) -> Result<Vec<f64>> {
+    /// [`Self::decision_function`] of `x` as `pass.query` says its columns are, in row blocks
+    /// that `pass.stop` can end ([`FwsvmError::Interrupted`]).
+    pub(crate) fn values_until(&self, x: Features<'_>, pass: Pass<'_>) -> Result<Vec<f64>> {
+        let Pass { query, stop, .. } = pass;
         let n_sv = self.support.len();
         let unit;
         let (kernel, vectors) = match query {
@@ -287,19 +283,13 @@ impl SvcModel {
     }
 
     /// Predicted classes as indices into [`Self::classes`] (votes of the pairs for K > 2,
-    /// ties to the class listed first in the label order), in row blocks `stop` can end, with
-    /// at most `budget` one-vs-one values at once ([`CHUNK_VALUES`]).
-    pub(crate) fn predict_until(
-        &self,
-        x: Features<'_>,
-        query: Query,
-        stop: &dyn Fn() -> bool,
-        budget: usize,
-    ) -> Result<Vec<usize>> {
+    /// ties to the class listed first in the label order), in row blocks `pass.stop` can end,
+    /// with at most `pass.budget` one-vs-one values at once.
+    pub(crate) fn predict_until(&self, x: Features<'_>, pass: Pass<'_>) -> Result<Vec<usize>> {
         let k = self.classes.len();
         let mut out = Vec::with_capacity(x.n_rows());
-        for_row_chunks(x, k, budget, |rows| {
-            let values = self.values_until(rows, query, stop)?;
+        for_row_chunks(x, k, pass.budget, |rows| {
+            let values = self.values_until(rows, pass)?;
             if k == 2 {
                 out.extend(values.iter().map(|&f| usize::from(f >= 0.0)));
             } else {
@@ -310,15 +300,9 @@ impl SvcModel {
         Ok(out)
     }
 
-    /// Class probabilities (see [`Self::predict_proba`]) in row blocks `stop` can end, with at
-    /// most `budget` one-vs-one values at once.
-    pub(crate) fn proba_until(
-        &self,
-        x: Features<'_>,
-        query: Query,
-        stop: &dyn Fn() -> bool,
-        budget: usize,
-    ) -> Result<Vec<f64>> {
+    /// Class probabilities (see [`Self::predict_proba`]) in row blocks `pass.stop` can end, with
+    /// at most `pass.budget` one-vs-one values at once.
+    pub(crate) fn proba_until(&self, x: Features<'_>, pass: Pass<'_>) -> Result<Vec<f64>> {
         if self.prob_a.is_empty() {
             return Err(FwsvmError::InvalidInput(
                 "this model has no probabilities: fit it with probability enabled".into(),
@@ -334,8 +318,8 @@ impl SvcModel {
         )?;
         let mut pairwise = vec![0.0; n_pairs];
         let mut probs = vec![0.0; k];
-        for_row_chunks(x, k, budget, |rows| {
-            let values = self.values_until(rows, query, stop)?;
+        for_row_chunks(x, k, pass.budget, |rows| {
+            let values = self.values_until(rows, pass)?;
             for row in values.chunks(n_pairs) {
                 for (p, r) in pairwise.iter_mut().enumerate() {
                     // Pair values positive for the pair's first class (two classes: −f).
@@ -358,8 +342,7 @@ impl SvcModel {
         &self,
         x: impl TryInto<Features<'x>, Error: Into<FwsvmError>>,
     ) -> Result<Vec<f64>> {
-        let classes =
-            self.predict_until(super::query(x)?, Query::Features, &|| false, CHUNK_VALUES)?;
+        let classes = self.predict_until(super::query(x)?, Pass::PLAIN)?;
         Ok(classes.into_iter().map(|c| self.classes[c]).collect())
     }
 }
@@ -379,7 +362,29 @@ pub(crate) enum Query {
 
 /// The one-vs-one decision values prediction holds at once, at most (128 MB): 1,000 classes
 /// have 499,500 pairs, and 2,000 rows' values were 8 GB in one piece.
-pub(crate) const CHUNK_VALUES: usize = 1 << 24;
+const CHUNK_VALUES: usize = 1 << 24;
+
+/// How a query is evaluated: what its columns hold, what can stop it between row blocks
+/// ([`FwsvmError::Interrupted`]) and how many one-vs-one values it holds at once.
+#[derive(Clone, Copy)]
+pub(crate) struct Pass<'a> {
+    pub query: Query,
+    pub stop: &'a dyn Fn() -> bool,
+    pub budget: usize,
+}
+
+fn never() -> bool {
+    false
+}
+
+impl Pass<'_> {
+    /// Features, never stopped, [`CHUNK_VALUES`] at once.
+    pub(crate) const PLAIN: Pass<'static> = Pass {
+        query: Query::Features,
+        stop: &never,
+        budget: CHUNK_VALUES,
+    };
+}
 
 /// `f(rows)` over consecutive row ranges of `x` small enough that their one-vs-one values
 /// (K(K−1)/2 per row) stay below `budget` (at least one row).
@@ -456,19 +461,24 @@ mod tests {
             .fit(rows, &y)
             .unwrap();
         let q = Features::Dense(rows);
-        let never = || false;
-        let whole = model
-            .predict_until(q, Query::Features, &never, usize::MAX)
-            .unwrap();
-        let chunked = model
-            .predict_until(q, Query::Features, &never, 500)
-            .unwrap();
-        assert_eq!(whole, chunked);
-        let whole = model
-            .proba_until(q, Query::Features, &never, usize::MAX)
-            .unwrap();
-        let chunked = model.proba_until(q, Query::Features, &never, 500).unwrap();
-        assert_eq!(whole, chunked);
+        let (whole, chunked) = (
+            Pass {
+                budget: usize::MAX,
+                ..Pass::PLAIN
+            },
+            Pass {
+                budget: 500,
+                ..Pass::PLAIN
+            },
+        );
+        assert_eq!(
+            model.predict_until(q, whole).unwrap(),
+            model.predict_until(q, chunked).unwrap()
+        );
+        assert_eq!(
+            model.proba_until(q, whole).unwrap(),
+            model.proba_until(q, chunked).unwrap()
+        );
     }
 
     #[test]

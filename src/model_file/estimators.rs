@@ -383,21 +383,12 @@ fn svc_from(archive: &ModelArchive, name: &str) -> Result<SvcModel> {
 }
 
 fn svr_archive(model: &SvrModel, mut archive: ModelArchive) -> ModelArchive {
-    archive.arrays.insert(
-        "intercept_".into(),
-        NpyArray::from_f64(vec![1], &[model.intercept]),
-    );
-    put_single_solve(
-        &mut archive,
-        &model.dual_coef,
-        &[
-            ("y_mean_", model.y_mean),
-            ("y_scale_", model.y_scale),
-            ("epsilon_", model.epsilon),
-            ("_nu", model.nu),
-        ],
-        model.fit.stats.as_ref(),
-    );
+    let intercept = NpyArray::from_f64(vec![1], &[model.intercept]);
+    archive.arrays.insert("intercept_".into(), intercept);
+    let values = [model.y_mean, model.y_scale, model.epsilon, model.nu];
+    let names = ["y_mean_", "y_scale_", "epsilon_", "_nu"];
+    let scalars = names.into_iter().zip(values);
+    put_single_solve(&mut archive, &model.fit, &model.dual_coef, scalars);
     archive
 }
 
@@ -417,38 +408,31 @@ fn svr_from(archive: &ModelArchive, name: &str) -> Result<SvrModel> {
 }
 
 fn one_class_archive(model: &OneClassModel, mut archive: ModelArchive) -> ModelArchive {
-    put_single_solve(
-        &mut archive,
-        &model.alpha,
-        &[
-            ("_C", model.c),
-            ("_score_constant", model.score_constant),
-            ("radius_", model.radius),
-            ("offset_", model.offset),
-        ],
-        model.fit.stats.as_ref(),
-    );
+    let values = [model.c, model.score_constant, model.radius, model.offset];
+    let names = ["_C", "_score_constant", "radius_", "offset_"];
+    let scalars = names.into_iter().zip(values);
+    put_single_solve(&mut archive, &model.fit, &model.alpha, scalars);
     archive
 }
 
 /// What a single-solve model (SVR, one-class) adds: its coefficients (a 1 × n_SV `dual_coef_`),
 /// the numbers it keeps as scalars and, for a fitted (not loaded) model, its solver's step count
 /// and `convergence_`.
-fn put_single_solve(
+fn put_single_solve<'a>(
     archive: &mut ModelArchive,
+    fit: &SingleFit,
     dual_coef: &[f64],
-    values: &[(&str, f64)],
-    stats: Option<&SolverStats>,
+    values: impl IntoIterator<Item = (&'a str, f64)>,
 ) {
     archive.arrays.insert(
         "dual_coef_".into(),
         NpyArray::from_f64(vec![1, dual_coef.len()], dual_coef),
     );
     let scalars = &mut archive.scalars;
-    for &(key, value) in values {
+    for (key, value) in values {
         scalars.insert(key.into(), value.into());
     }
-    if let Some(stats) = stats {
+    if let Some(stats) = &fit.stats {
         scalars.insert("n_iter_".into(), stats.n_iter.into());
         scalars.insert("convergence_".into(), Value::Object(convergence(stats)));
     }

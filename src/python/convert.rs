@@ -26,6 +26,51 @@ pub(crate) enum FeaturesArg<'py> {
     },
 }
 
+/// Training samples as Python passes them: the tuple `(x, y)` or `(x, y, sample_weight)`
+/// (`sample_weight` may be `None`): rows as [`FeaturesArg`], one float64 target per row.
+pub(crate) struct SamplesArg<'py> {
+    pub(crate) x: FeaturesArg<'py>,
+    y: PyReadonlyArray1<'py, f64>,
+    weights: Option<PyReadonlyArray1<'py, f64>>,
+}
+
+impl<'py> FromPyObject<'_, 'py> for SamplesArg<'py> {
+    type Error = PyErr;
+
+    fn extract(ob: Borrowed<'_, 'py, PyAny>) -> PyResult<Self> {
+        let t = ob
+            .cast::<PyTuple>()
+            .ok()
+            .filter(|t| matches!(t.len(), 2 | 3));
+        let Some(t) = t else {
+            return Err(pyo3::exceptions::PyTypeError::new_err(
+                "samples must be a tuple (x, y) or (x, y, sample_weight)",
+            ));
+        };
+        Ok(SamplesArg {
+            x: t.get_item(0)?.extract()?,
+            y: t.get_item(1)?.extract()?,
+            weights: match t.len() {
+                3 => t.get_item(2)?.extract()?,
+                _ => None,
+            },
+        })
+    }
+}
+
+impl<'py> SamplesArg<'py> {
+    /// The interpreter the samples came from.
+    pub(crate) fn py(&self) -> Python<'py> {
+        self.y.py()
+    }
+
+    /// The borrowed rows, targets and weights.
+    pub(crate) fn view(&self) -> PyResult<crate::Samples<'_>> {
+        let weights = self.weights.as_ref().map(|w| w.as_slice()).transpose()?;
+        Ok(crate::Samples::new(self.x.view()?, self.y.as_slice()?).weighted(weights))
+    }
+}
+
 impl<'py> FromPyObject<'_, 'py> for FeaturesArg<'py> {
     type Error = PyErr;
 

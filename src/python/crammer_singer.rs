@@ -1,14 +1,14 @@
 //! The Crammer–Singer joint multiclass SVM for `fwsvm.CrammerSingerSVC`.
 
-use numpy::PyReadonlyArray1;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
-use super::convert::FeaturesArg;
+use super::convert::SamplesArg;
 use super::expansion_model::ExpansionHandle;
 use super::interrupt::Interruptible;
 use super::svc::FitArgs;
 use super::svc::{fit_monitor, put_stats, put_warnings};
+use crate::Samples;
 use crate::error::FwsvmError;
 use crate::kernel::KernelMatrix;
 use crate::parallel::with_threads;
@@ -16,25 +16,24 @@ use crate::params::Loss;
 use crate::progress::GapMeasure;
 use crate::solver::solve_crammer_singer;
 
-/// Fits the kernelised Crammer–Singer SVM; `y` holds class indices 0..K as floats. Returns the
+/// Fits the kernelised Crammer–Singer SVM on `samples` `(x, y)`, `y` class indices 0..K as
+/// floats. Returns the
 /// model, one expansion per class over the support (the rows with a non-zero coefficient in
 /// some class), and the statistics.
 #[pyfunction]
 pub(crate) fn fit_crammer_singer<'py>(
-    py: Python<'py>,
-    x: FeaturesArg<'py>,
-    y: PyReadonlyArray1<'py, f64>,
+    samples: SamplesArg<'py>,
     params: FitArgs,
     n_classes: usize,
 ) -> PyResult<(ExpansionHandle, Bound<'py, PyDict>)> {
+    let py = samples.py();
     let (c, verbose, n_threads) = (params.c, params.verbose, params.n_threads);
     // The solver settings every fit takes (its stopping rule: the relative gap).
     let checked = params.params(None)?;
     let (kernel, params) = (checked.kernel(), checked.solver().clone());
-    let features = x.view()?;
+    let Samples { x: features, y, .. } = samples.view()?;
     features.check_finite("X")?;
     let labels: Vec<usize> = y
-        .as_slice()?
         .iter()
         .map(|&v| {
             if v >= 0.0 && v.fract() == 0.0 && (v as usize) < n_classes {

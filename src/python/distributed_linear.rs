@@ -11,7 +11,8 @@ use numpy::{IntoPyArray, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMetho
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
-use super::convert::FeaturesArg;
+use super::convert::{FeaturesArg, SamplesArg};
+use crate::Samples;
 use crate::data::{DenseF32View, LinearRows};
 use crate::error::{FwsvmError, Result};
 use crate::solver::cocoa::{self, Aggregation, LocalParams};
@@ -202,18 +203,17 @@ pub(crate) fn cocoa_shard_weights<'py>(
     Ok(w.into_pyarray(py))
 }
 
-/// The in-process solve (one shard: the hinge-loss dual coordinate descent; more: the
-/// distributed rounds simulated): `alpha`, `w`, `primal`, `dual`, `gap`, `relative_gap`,
-/// `rounds` and `steps` (γ per round).
+/// The in-process solve on `samples` `(x, yc)`, yc_i = y_i·C_i (one shard: the hinge-loss dual
+/// coordinate descent; more: the distributed rounds simulated): `alpha`, `w`, `primal`,
+/// `dual`, `gap`, `relative_gap`, `rounds` and `steps` (γ per round).
 #[pyfunction]
 pub(crate) fn fit_linear_hinge<'py>(
-    py: Python<'py>,
-    x: FeaturesArg<'py>,
-    yc: PyReadonlyArray1<'py, f64>,
+    samples: SamplesArg<'py>,
     params: SolveArgs,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let (y, c) = split(yc.as_slice()?)?;
-    let x = x.view()?;
+    let py = samples.py();
+    let Samples { x, y: yc, .. } = samples.view()?;
+    let (y, c) = split(yc)?;
     let (shards, aggregation, local) = params.local()?;
     let (alpha, w, cert, steps) = py.detach(|| {
         let (tol, max_rounds) = (params.tol, params.max_rounds);

@@ -156,9 +156,9 @@ impl ExpansionHandle {
             )));
         }
         let n_sv = self.support.len();
-        let columns = QueryOptions::of(options)?.run(py, &x, |x, query, stop| {
+        let columns = QueryOptions::of(options)?.run(py, &x, |x, pass| {
             let unit;
-            let (kernel, vectors) = match query {
+            let (kernel, vectors) = match pass.query {
                 Query::Features if self.kernel != Kernel::Precomputed => {
                     (self.kernel, &self.vectors)
                 }
@@ -183,7 +183,7 @@ impl ExpansionHandle {
                     let vectors = vectors.view();
                     crate::model::check_query_features(&x, &vectors)?;
                     let cost = crate::model::row_cost(&vectors);
-                    by_row_blocks(x, 1, cost, stop, |rows| {
+                    by_row_blocks(x, 1, cost, pass.stop, |rows| {
                         decision_values(kernel, vectors, coef, 0.0, rows)
                     })
                 })

@@ -8,7 +8,8 @@ use numpy::{
 };
 use pyo3::prelude::*;
 
-use super::convert::{FeaturesArg, KernelArgs};
+use super::convert::{FeaturesArg, KernelArgs, SamplesArg};
+use crate::Samples;
 use crate::Svc;
 use crate::error::FwsvmError;
 use crate::model::feature_maps::{
@@ -156,27 +157,26 @@ pub(crate) struct CoresetArgs {
 }
 
 /// The Frank-Wolfe coreset's landmarks (see [`coreset_landmarks`]; `None`: the subsample held
-/// a single class) for class indices `y`, `params` the kernel's and [`CoresetArgs`]' entries,
-/// and the generator's state.
+/// a single class) for `samples` `(x, y)`, `y` class indices, `params` the kernel's and
+/// [`CoresetArgs`]' entries, and the generator's state.
 #[pyfunction]
 #[allow(clippy::type_complexity)]
 pub(crate) fn coreset_rows<'py>(
-    py: Python<'py>,
-    x: FeaturesArg<'py>,
-    y: PyReadonlyArray1<'py, f64>,
+    samples: SamplesArg<'py>,
     params: Bound<'py, PyAny>,
     state: NumpyState<'py>,
 ) -> PyResult<(
     Option<Bound<'py, PyArray1<i64>>>,
     (&'static str, Bound<'py, PyArray1<u32>>, usize, i64, f64),
 )> {
+    let py = samples.py();
     let (kernel, args): (KernelArgs, CoresetArgs) = (params.extract()?, params.extract()?);
     let n_threads = kernel.n_threads;
     let svc = Svc::params()
         .kernel(kernel.kernel()?)
         .c(args.c)
         .n_threads(n_threads);
-    let (x, y) = (x.view()?, y.as_slice()?);
+    let Samples { x, y, .. } = samples.view()?;
     let mut rng = generator(&state)?;
     let rows = py.detach(|| {
         with_threads(n_threads, || {

@@ -5,8 +5,9 @@ use numpy::{IntoPyArray, PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1, P
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
-use super::convert::{FeaturesArg, KernelArgs};
+use super::convert::{FeaturesArg, KernelArgs, SamplesArg};
 use super::interrupt::Interruptible;
+use crate::Samples;
 use crate::error::FwsvmError;
 use crate::estimators::sgd::{fit_sgd_one_vs_rest, sgd_problems};
 use crate::kernel::cross_kernel;
@@ -97,24 +98,24 @@ impl SgdArgs {
     }
 }
 
-/// Fits `fwsvm.SGDSVC` by mini-batch SGD on class indices `y` (0..K as floats; see
+/// Fits `fwsvm.SGDSVC` by mini-batch SGD on `samples` `(x, y[, sample_weight])`, `y` class
+/// indices (0..K as floats; see
 /// [`fit_sgd_one_vs_rest`]). Returns its fitted attributes by name, one row or entry per
 /// problem: `coef_` (n_problems × n_features), `intercept_`, `n_iter_` (epochs), `objective_`
 /// (the per-epoch objectives, a list), `converged_` and `eta0_`.
 #[pyfunction]
-#[pyo3(signature = (x, y, params, *, sample_weight=None))]
 pub(crate) fn fit_sgd_svc<'py>(
-    py: Python<'py>,
-    x: FeaturesArg<'py>,
-    y: PyReadonlyArray1<'py, f64>,
+    samples: SamplesArg<'py>,
     params: SgdArgs,
-    sample_weight: Option<PyReadonlyArray1<'py, f64>>,
 ) -> PyResult<Bound<'py, PyDict>> {
+    let py = samples.py();
     let (n_threads, n_classes) = (params.n_threads, params.n_classes);
     let params = params.params()?;
-    let features = x.view()?;
-    let y = y.as_slice()?;
-    let weights = sample_weight.as_ref().map(|w| w.as_slice()).transpose()?;
+    let Samples {
+        x: features,
+        y,
+        weights,
+    } = samples.view()?;
     // The epochs' log (verbose) goes where this thread's progress goes: Python's sys.stderr when
     // that is redirected (the problems log from pool threads, so the sinks are taken here).
     let call = Interruptible::start(py)?;
@@ -160,22 +161,21 @@ pub(crate) struct LinearModelArgs<'py> {
     intercept: PyReadonlyArray1<'py, f64>,
 }
 
-/// The primal objective of each problem of a fitted `fwsvm.SGDSVC` on rows `x` with class
-/// indices `y` (−1: a label of no class); see [`crate::estimators::sgd::sgd_objective`].
+/// The primal objective of each problem of a fitted `fwsvm.SGDSVC` on `samples`
+/// `(x, y[, sample_weight])`, `y` class indices (−1: a label of no class); see
+/// [`crate::estimators::sgd::sgd_objective`].
 #[pyfunction]
-#[pyo3(signature = (x, y, model, *, sample_weight=None))]
 pub(crate) fn sgd_objective<'py>(
-    py: Python<'py>,
-    x: FeaturesArg<'py>,
-    y: PyReadonlyArray1<'py, f64>,
+    samples: SamplesArg<'py>,
     model: LinearModelArgs<'py>,
-    sample_weight: Option<PyReadonlyArray1<'py, f64>>,
 ) -> PyResult<Bound<'py, PyArray1<f64>>> {
+    let py = samples.py();
     let coef = model.coef.as_array().iter().copied().collect::<Vec<_>>();
+    let Samples { x, y, weights } = samples.view()?;
     let values = crate::estimators::sgd::sgd_objective(
-        x.view()?,
-        y.as_slice()?,
-        sample_weight.as_ref().map(|w| w.as_slice()).transpose()?,
+        x,
+        y,
+        weights,
         model.loss.parse::<Loss>()?,
         model.c,
         &coef,

@@ -48,10 +48,8 @@ pub(super) fn fit_monitor(
 /// optional weights and warm start; Ctrl-C stops it.
 pub(super) fn fit_model(
     py: Python<'_>,
-    x: &FeaturesArg<'_>,
-    y: &[f64],
+    samples: Samples<'_>,
     params: FitArgs,
-    sample_weight: Option<PyReadonlyArray1<'_, f64>>,
     warm_start: Option<PyReadonlyArray1<'_, f64>>,
 ) -> PyResult<crate::SvcModel> {
     let warm = warm_start
@@ -59,14 +57,10 @@ pub(super) fn fit_model(
         .transpose()?;
     let (verbose, names) = (params.verbose, params.class_names.clone());
     let params = params.params(warm)?;
-    let features = x.view()?;
-    let weights = sample_weight.as_ref().map(|w| w.as_slice()).transpose()?;
     let call = Interruptible::start(py)?;
     let mut monitor = fit_monitor(&call, verbose, params.solver(), params.loss())
         .with_class_names(names.unwrap_or_default());
-    let model = call.run(py, || {
-        params.fit_weighted(Samples::new(features, y).weighted(weights), &mut monitor)
-    })??;
+    let model = call.run(py, || params.fit_weighted(samples, &mut monitor))??;
     if let [only] = model.stats() {
         monitor.finish(only);
     }

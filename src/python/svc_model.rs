@@ -7,20 +7,19 @@
 //! arrays (the index arrays are converted copies). Classes are indices 0..K: Python maps
 //! them to its labels.
 
-use crate::Samples;
 use numpy::ndarray::{ArrayView1, ArrayView2};
 use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1};
 
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
 
-use super::convert::{FeaturesArg, KernelArgs};
+use super::convert::{FeaturesArg, KernelArgs, SamplesArg};
 use super::expansion_model::empty_rows;
 use super::interrupt::{Interruptible, interruptible};
 use super::svc::{FitArgs, fit_model, fit_monitor, stats_table};
 use crate::data::{CsrMatrix, FeatureMatrix, Features};
 use crate::kernel::Kernel;
-use crate::model::{CHUNK_VALUES, Query, SvcModel};
+use crate::model::{Pass, Query, SvcModel};
 use crate::parallel::with_threads;
 use crate::solver::SolverStats;
 
@@ -113,40 +112,38 @@ pub(crate) struct PairColumns {
     intercept: Vec<f64>,
 }
 
-/// Fits `fwsvm.SVC`/`NuSVC` on class indices `y` (0..K as floats): one binary model for two
-/// classes, one-vs-one for more, Platt's probabilities when `params["probability"]`.
+/// Fits `fwsvm.SVC`/`NuSVC` on `samples` `(x, y[, sample_weight])`, `y` class indices (0..K
+/// as floats): one binary model for two classes, one-vs-one for more, Platt's probabilities
+/// when `params["probability"]`.
 #[pyfunction]
-#[pyo3(signature = (x, y, params, *, sample_weight=None, warm_start=None))]
+#[pyo3(signature = (samples, params, *, warm_start=None))]
 pub(crate) fn fit_svc_model<'py>(
-    py: Python<'py>,
-    x: FeaturesArg<'py>,
-    y: PyReadonlyArray1<'py, f64>,
+    samples: SamplesArg<'py>,
     params: FitArgs,
-    sample_weight: Option<PyReadonlyArray1<'py, f64>>,
     warm_start: Option<PyReadonlyArray1<'py, f64>>,
 ) -> PyResult<SvcHandle> {
-    let model = fit_model(py, &x, y.as_slice()?, params, sample_weight, warm_start)?;
+    let py = samples.py();
+    let model = fit_model(py, samples.view()?, params, warm_start)?;
     Ok(SvcHandle {
         model: drop_gram_rows(model),
     })
 }
 
 /// The model of one-vs-one pairs solved elsewhere (`fwsvm.dask.fit`), assembled as the
-/// in-process fit assembles its own: `x` the training rows (or Gram matrix), `y` class indices;
-/// Platt's probabilities fitted here when `params["probability"]`.
+/// in-process fit assembles its own: `samples` `(x, y[, sample_weight])`, `x` the training
+/// rows (or Gram matrix), `y` class indices; Platt's probabilities fitted here when
+/// `params["probability"]`.
 #[pyfunction]
-#[pyo3(signature = (x, y, pairs, params, *, sample_weight=None))]
 pub(crate) fn svc_model_from_pairs<'py>(
-    py: Python<'py>,
-    x: FeaturesArg<'py>,
-    y: PyReadonlyArray1<'py, f64>,
+    samples: SamplesArg<'py>,
     pairs: PairColumns,
     params: FitArgs,
-    sample_weight: Option<PyReadonlyArray1<'py, f64>>,
 ) -> PyResult<SvcHandle> {
+    let py = samples.py();
     let verbose = params.verbose;
     let params = params.params(None)?;
-    let y = y.as_slice()?;
+    let data = samples.view()?;
+    let y = data.y;
     let n_pairs = pairs.i.len();
     if [pairs.j.len(), pairs.intercept.len(), pairs.offsets.len()]
         != [n_pairs, n_pairs, n_pairs + 1]
@@ -177,15 +174,13 @@ pub(crate) fn svc_model_from_pairs<'py>(
             })
             .collect(),
     };
-    let features = x.view()?;
-    let mut model = fit.into_model(features, y, &params)?;
+    let mut model = fit.into_model(data.x, y, &params)?;
     if params.probability() {
-        let weights = sample_weight.as_ref().map(|w| w.as_slice()).transpose()?;
         let call = Interruptible::start(py)?;
         let mut monitor = fit_monitor(&call, verbose, params.solver(), params.loss());
         let (a, b) = call.run(py, || {
             with_threads(params.n_threads(), || {
-                params.fit_probability(Samples::new(features, y).weighted(weights), 5, &mut monitor)
+                params.fit_probability(data, 5, &mut monitor)
             })
         })???;
         model.prob_a = a;
@@ -224,20 +219,25 @@ impl QueryOptions {
         Ok(out)
     }
 
-    /// `work(rows, query, stop)` on the checked rows of `x` without the GIL, in the asked
-    /// threads; Ctrl-C stops it.
+    /// `work(rows, pass)` on the checked rows of `x` without the GIL, in the asked threads;
+    /// Ctrl-C stops it (`pass.stop`).
     pub(super) fn run<T: Send>(
         self,
         py: Python<'_>,
         x: &FeaturesArg<'_>,
-        work: impl Fn(Features<'_>, Query, &dyn Fn() -> bool) -> crate::Result<T> + Send + Sync,
+        work: impl Fn(Features<'_>, Pass<'_>) -> crate::Result<T> + Send + Sync,
     ) -> PyResult<T> {
         let query = query_of(self.columns.as_deref().unwrap_or("features"))?;
         let x = x.view()?;
         let out = interruptible(py, |stop| {
             with_threads(self.n_threads, || {
                 x.check_finite("X")?;
-                work(x, query, stop)
+                let pass = Pass {
+                    query,
+                    stop,
+                    ..Pass::PLAIN
+                };
+                work(x, pass)
             })
         })???;
         Ok(out)
@@ -292,7 +292,7 @@ impl SvcHandle {
         let run = QueryOptions::of(options)?;
         Ok(match what {
             "decision_function" => {
-                let values = run.run(py, &x, |x, q, stop| m.values_until(x, q, stop))?;
+                let values = run.run(py, &x, |x, pass| m.values_until(x, pass))?;
                 let array = PyArray1::from_vec(py, values);
                 if k == 2 {
                     array.into_any()
@@ -301,14 +301,11 @@ impl SvcHandle {
                 }
             }
             "predict" => {
-                let classes = run.run(py, &x, |x, q, stop| {
-                    m.predict_until(x, q, stop, CHUNK_VALUES)
-                })?;
+                let classes = run.run(py, &x, |x, pass| m.predict_until(x, pass))?;
                 PyArray1::from_iter(py, classes.into_iter().map(|c| c as i64)).into_any()
             }
             "predict_proba" => {
-                let probs =
-                    run.run(py, &x, |x, q, stop| m.proba_until(x, q, stop, CHUNK_VALUES))?;
+                let probs = run.run(py, &x, |x, pass| m.proba_until(x, pass))?;
                 PyArray1::from_vec(py, probs).reshape([n, k])?.into_any()
             }
             other => {

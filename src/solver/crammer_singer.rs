@@ -29,7 +29,7 @@
 
 use super::engine::Totals;
 use super::monitor::Monitor;
-use super::tracker::Tracker;
+use super::tracker::{Standing, Tracker};
 use super::{ExitReason, SolverParams, SolverStats, StepCounts, StepKind};
 use crate::error::{FwsvmError, Result};
 use crate::kernel::KernelMatrix;
@@ -102,9 +102,13 @@ pub fn solve_crammer_singer(
         }
         let mut moved = false;
         for &i in &order {
-            if let Some(reason) =
-                tracker.checkpoint(monitor, dual, gap, m, cache.columns_computed())?
-            {
+            let now = Standing {
+                objective: dual,
+                gap,
+                coreset_size: m,
+                columns: cache.columns_computed(),
+            };
+            if let Some(reason) = tracker.checkpoint(monitor, now)? {
                 break 'passes reason;
             }
             // Pairwise step inside block i: weight moves from the away class (the active class

@@ -20,6 +20,17 @@ pub(crate) fn relative(gap: f64, objective: f64) -> f64 {
 /// How often (in steps) the clock is read for time limits, progress and interrupts.
 const CLOCK_EVERY: u64 = 64;
 
+/// Where a solve stands before a step: what [`Tracker::checkpoint`] reports and prints.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Standing {
+    pub objective: f64,
+    pub gap: f64,
+    /// Support vectors (or active slots) of the iterate.
+    pub coreset_size: usize,
+    /// Kernel columns computed so far.
+    pub columns: u64,
+}
+
 /// Limits, progress and history of one solve.
 pub(crate) struct Tracker<'p> {
     params: &'p SolverParams,
@@ -51,7 +62,7 @@ impl<'p> Tracker<'p> {
         self.start.elapsed().as_secs_f64()
     }
 
-    /// Called before each step with the iterate's objective, gap and coreset size: returns the
+    /// Called before each step with where the iterate stands: returns the
     /// exit reason if `max_iter` or the time limit is reached; polls the monitor about every
     /// 0.1 s and prints a progress line every second when verbose.
     ///
@@ -60,10 +71,7 @@ impl<'p> Tracker<'p> {
     pub fn checkpoint(
         &mut self,
         monitor: &mut (dyn Monitor + Send),
-        objective: f64,
-        gap: f64,
-        coreset_size: usize,
-        columns: u64,
+        now: Standing,
     ) -> Result<Option<ExitReason>> {
         let iteration = self.steps_taken;
         if self.params.max_iter.is_some_and(|k| iteration >= k) {
@@ -72,7 +80,7 @@ impl<'p> Tracker<'p> {
         if !iteration.is_multiple_of(CLOCK_EVERY) {
             return Ok(None);
         }
-        self.poll(monitor, objective, gap, coreset_size, columns)
+        self.poll(monitor, now)
     }
 
     /// The clock part of [`Tracker::checkpoint`], at any step: the time limit, the monitor's
@@ -83,11 +91,14 @@ impl<'p> Tracker<'p> {
     pub fn poll(
         &mut self,
         monitor: &mut (dyn Monitor + Send),
-        objective: f64,
-        gap: f64,
-        coreset_size: usize,
-        columns: u64,
+        now: Standing,
     ) -> Result<Option<ExitReason>> {
+        let Standing {
+            objective,
+            gap,
+            coreset_size,
+            columns,
+        } = now;
         let seconds = self.seconds();
         let iteration = self.steps_taken;
         if self

@@ -21,7 +21,7 @@ use super::monitor::Monitor;
 use super::smo::{
     Extremes, Gain, add_training_expansion, pair_step, partner_with_gain, pass, step_kind,
 };
-use super::tracker::Tracker;
+use super::tracker::{Standing, Tracker};
 use super::{ExitReason, HistoryEntry, SolverParams, SolverStats, StepCounts};
 use crate::error::Result;
 use crate::kernel::{CachePrecision, Column, Kernel, KernelMatrix, Terms};
@@ -411,13 +411,13 @@ fn run(state: &mut State<'_, '_>, ctx: &mut Ctx<'_, '_>) -> Result<ExitReason> {
         let Some((i, j, _)) = pick else {
             break ExitReason::Converged;
         };
-        if let Some(reason) = ctx.tracker.checkpoint(
-            ctx.monitor,
+        let now = Standing {
             objective,
-            violation,
-            n_sv,
-            cache.columns_computed(),
-        )? {
+            gap: violation,
+            coreset_size: n_sv,
+            columns: cache.columns_computed(),
+        };
+        if let Some(reason) = ctx.tracker.checkpoint(ctx.monitor, now)? {
             break reason;
         }
         if ctx.shrinks_left > 0 && ctx.tracker.steps_taken >= next_shrink {

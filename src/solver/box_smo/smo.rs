@@ -23,7 +23,7 @@
 
 use super::engine::Totals;
 use super::monitor::Monitor;
-use super::tracker::Tracker;
+use super::tracker::{Standing, Tracker};
 use super::{ExitReason, HistoryEntry, SolverParams, SolverStats, StepCounts, StepKind};
 use crate::error::Result;
 use crate::kernel::{
@@ -490,10 +490,14 @@ impl Level {
         let Some(violation) = self.violation(ctx.params.tol) else {
             return Ok(Opened::Stop(ExitReason::Converged));
         };
-        let columns = self.cache.columns_computed();
+        let now = Standing {
+            objective,
+            gap: violation,
+            coreset_size: n_sv,
+            columns: self.cache.columns_computed(),
+        };
         let limit = if !round {
-            ctx.tracker
-                .checkpoint(ctx.monitor, objective, violation, n_sv, columns)?
+            ctx.tracker.checkpoint(ctx.monitor, now)?
         } else if ctx
             .params
             .max_iter
@@ -501,8 +505,7 @@ impl Level {
         {
             Some(ExitReason::MaxIterations)
         } else {
-            ctx.tracker
-                .poll(ctx.monitor, objective, violation, n_sv, columns)?
+            ctx.tracker.poll(ctx.monitor, now)?
         };
         if let Some(reason) = limit {
             return Ok(Opened::Stop(reason));

@@ -15,7 +15,7 @@
 //! give, Δ(α)/|g(α)| ≤ `tol`.
 
 use super::monitor::Monitor;
-use super::tracker::{Tracker, relative};
+use super::tracker::{Standing, Tracker, relative};
 use super::{ExitReason, HistoryEntry, Solution, SolverParams, SolverStats, StepCounts, StepKind};
 use crate::data::{Features, LinearRows};
 use crate::error::{FwsvmError, Result};
@@ -134,7 +134,13 @@ pub fn solve(
                 active: usize| {
         tracker.steps_taken = steps;
         let (objective, gap) = last.map_or((f64::NAN, f64::INFINITY), |c| (c.objective(), c.gap));
-        tracker.poll(monitor, objective, gap, active, 0)
+        let now = Standing {
+            objective,
+            gap,
+            coreset_size: active,
+            columns: 0,
+        };
+        tracker.poll(monitor, now)
     };
     let mut rng = SplitMix64::new(params.seed);
     let mut order: Vec<usize> = (0..m).collect();

@@ -92,13 +92,12 @@ pub fn solve(
             &mut steps,
         )?;
         if params.verbose {
+            let (steps, coreset, evaluations) =
+                (phase.steps, phase.support.len(), phase.evaluations);
+            let (seconds, then) = (tracker.seconds(), phase.handoff.describe());
             monitor.log(&format!(
-                "sampled phase ({r} random slots per step): {} steps, coreset {}, {} kernel evaluations, {:.3} s; full passes from here ({})",
-                phase.steps,
-                phase.support.len(),
-                phase.evaluations,
-                tracker.seconds(),
-                phase.handoff.describe()
+                "sampled phase ({r} random slots per step): {steps} steps, coreset {coreset}, \
+                 {evaluations} kernel evaluations, {seconds:.3} s; full passes from here ({then})"
             ));
         }
         if let sampled::Handoff::Stop(reason) = phase.handoff {

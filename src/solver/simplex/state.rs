@@ -1,7 +1,7 @@
 //! The iterate and its caches.
 
 use super::monitor::Monitor;
-use super::tracker::Tracker;
+use super::tracker::{Standing, Tracker};
 use super::{ExitReason, StepKind};
 use crate::error::Result;
 use crate::kernel::{CachePrecision, ColumnCache, KernelMatrix, Terms};
@@ -45,7 +45,13 @@ impl Tracker<'_> {
         gap: f64,
         columns: u64,
     ) -> Result<Option<ExitReason>> {
-        self.checkpoint(monitor, objective, gap, state.active.len(), columns)
+        let now = Standing {
+            objective,
+            gap,
+            coreset_size: state.active.len(),
+            columns,
+        };
+        self.checkpoint(monitor, now)
     }
 
     /// [`Tracker::record`] of a step of `kind` that led to `state` from a point with the given
