@@ -203,6 +203,9 @@ def kernel_values(x: Features, columns: Features, kernel: KernelParams) -> npt.N
 def kernel_diagonal(x: Features, kernel: KernelParams) -> npt.NDArray[np.float64]: ...
 CocoaShard = tuple[Features, npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64]]
 
+# params: sigma, passes, seed, and optionally reach (the last round's next_reach) and start (default w);
+# returns the round (alpha, delta_w, delta_alpha_sum, steps, next_reach) and the gap's pieces at w
+# (alpha_sum, loss, violations).
 def cocoa_local_round(shard: CocoaShard, params: dict[str, Any]) -> dict[str, Any]: ...
 def cocoa_gap_pieces(shard: CocoaShard) -> dict[str, Any]: ...
 def cocoa_shard_weights(

@@ -12,13 +12,19 @@ The fit, on a dask array (dense or scipy-sparse chunks), a dask DataFrame or in-
    of its rows and sends its support vectors with the largest weights, about
    ``2 · n_components`` candidates in all; the driver runs the same selection once on the
    candidates (merge and reduce) and keeps ``n_components`` landmarks S.
-3. **The map**: z(x) = K_SS^{−1/2} k(S, x) (:class:`fwsvm.Nystroem`'s), applied block by block
-   with ``map_blocks``, the fitted map one node of the graph.
+3. **The map**: z(x) = L⁻¹ k(S, x) with K_SS = L Lᵀ the landmarks' pivoted Cholesky
+   factorisation (:func:`fwsvm.kernel_approximation.triangular_inverse`; landmarks in the
+   others' span are dropped): :class:`fwsvm.Nystroem`'s K_SS^{−1/2} k(S, x) up to a rotation,
+   which the linear SVM does not see, at half the matrix product (``rank``: the leading
+   eigen-directions instead). Applied block by block with ``map_blocks``, the fitted map one
+   node of the graph.
 4. **CoCoA rounds** (Ma et al. 2015): the mapped rows stay on K shards (Dask actors, one per
    worker by default). Per round the driver sends w (one vector of ``n_components + 1``
-   numbers per class); each shard computes its pieces of the duality gap at w, then takes
-   ``local_passes`` sweeps of dual coordinate steps on its local subproblem and returns Δw_k
-   and Σ_{i∈k} Δα_i. With ``aggregation="line_search"`` the subproblems have
+   numbers per class); each shard reads its rows once in storage order — its pieces of the
+   duality gap at w, and which rows can move: a weight at a bound whose margin is further from
+   1 than the shard's last round moved a row's margin (LIBLINEAR's shrinking) is skipped —,
+   then takes ``local_passes`` sweeps of dual coordinate steps on its local subproblem over
+   the other rows, in a random order, and returns Δw_k and Σ_{i∈k} Δα_i. With ``aggregation="line_search"`` the subproblems have
    σ′ = 1 and the driver sets w ← w + γ Σ_k Δw_k with γ ∈ [0, 1] the exact maximiser of the
    dual along the combined update (a one-dimensional concave quadratic whose coefficients are
    ‖Σ_k Δw_k‖², ⟨w, Σ_k Δw_k⟩ and Σ Δα_i: no extra message); the shards scale their update by
@@ -59,7 +65,7 @@ import dask.dataframe as dd
 
 from fwsvm import _core, _dfw
 from fwsvm._parameters import parameters
-from fwsvm.kernel_approximation import Nystroem, coreset_indices, inverse_sqrt, top_inverse_sqrt
+from fwsvm.kernel_approximation import Nystroem, coreset_indices, top_inverse_sqrt, triangular_inverse
 
 __all__ = ["DaskApproxSVC", "LinearShard", "linear_hinge_objective"]
 
@@ -135,6 +141,8 @@ class LinearShard:
         pen = [penalties[i] for i in index]
         self.yc = [[np.where(np.asarray(y) == p, 1.0, -1.0) * c for y, c in zip(labels, pen)] for p in positive]
         self.alpha = [[np.zeros(b.shape[0]) for b in self.blocks] for _ in positive]
+        # Per problem and block: the screening reach its last round measured (inf: visit every row).
+        self.reach = [[np.inf] * len(self.blocks) for _ in positive]
         self.pending: list[list[np.ndarray]] | None = None
         self.n_rows = int(sum(b.shape[0] for b in self.blocks))
 
@@ -157,20 +165,19 @@ class LinearShard:
         pieces = np.zeros((n_problems, 3))
         steps = 0
         pending = []
-        params = dict(sigma=float(sigma), passes=int(passes), seed=0)
+        params: dict[str, Any] = dict(sigma=float(sigma), passes=int(passes))
         rng = np.random.RandomState(int(seed) % (2**32))
         for j in range(n_problems):
             w = np.array(W[j], dtype=np.float64)  # a copy of its own: aligned
-            for Z, yc, a in zip(self.blocks, self.yc[j], self.alpha[j]):
-                p = _core.cocoa_gap_pieces((Z, yc, a, w))
-                pieces[j] += (p["alpha_sum"], p["loss"], p["violations"])
             new: list[Any] = [None] * len(self.blocks)
             # The shard's subproblem swept block after block, the blocks in a random order: block
-            # b starts from w + σ′·(the shard's Δw so far), the point of its gradient.
+            # b starts from w + σ′·(the shard's Δw so far), the point of its gradient; the same
+            # sweep sums the block's pieces of the gap at w.
             for b in rng.permutation(len(self.blocks)):
-                start = w + sigma * delta[j]
-                params["seed"] = int(rng.randint(2**62))
-                out = _core.cocoa_local_round((self.blocks[b], self.yc[j][b], self.alpha[j][b], start), params)
+                params.update(seed=int(rng.randint(2**62)), reach=self.reach[j][b], start=w + sigma * delta[j])
+                out = _core.cocoa_local_round((self.blocks[b], self.yc[j][b], self.alpha[j][b], w), params)
+                pieces[j] += (out["alpha_sum"], out["loss"], out["violations"])
+                self.reach[j][b] = out["next_reach"]
                 delta[j] += out["delta_w"]
                 grow[j] += out["delta_alpha_sum"]
                 steps += int(out["steps"])
@@ -257,7 +264,9 @@ class DaskApproxSVC(ClassifierMixin, BaseEstimator):
     classes_ : ndarray
     nystroem_ : fwsvm.Nystroem
         The fitted map (its ``component_indices_`` are global rows).
-    coef_ : ndarray of shape (1 or n_classes, n_components or rank)
+    coef_ : ndarray of shape (1 or n_classes, n_features_mapped)
+        One weight per mapped feature: ``rank`` features, or one per kept landmark (at most
+        ``n_components``: the triangular map drops landmarks in the others' span).
     intercept_ : ndarray of shape (1 or n_classes,)
     convergence_ : dict
         ``exit_reason``, ``primal``, ``dual``, ``gap``, ``relative_gap`` (per problem arrays),
@@ -459,11 +468,15 @@ class DaskApproxSVC(ClassifierMixin, BaseEstimator):
                             n_components=k, landmarks=self.landmarks, C=float(self.coreset_C), n_jobs=1)
         nystroem.gamma_ = gamma
         nystroem.n_features_in_ = V.shape[1]
+        K = nystroem._kernel(V[keep], V[keep])
+        if self.rank is not None and self.rank < k:
+            nystroem.normalization_ = top_inverse_sqrt(K, self.rank)
+        else:
+            # The triangular map (the same model as K^{-1/2}'s, half its product).
+            kept, nystroem.normalization_ = triangular_inverse(K)
+            keep = keep[kept]
         nystroem.component_indices_ = index[keep]
         nystroem.components_ = V[keep]
-        K = nystroem._kernel(nystroem.components_, nystroem.components_)
-        rank = self.rank if self.rank is not None and self.rank < k else None
-        nystroem.normalization_ = inverse_sqrt(K) if rank is None else top_inverse_sqrt(K, rank)
         return nystroem
 
     def _rounds(self, client: Any, groups: list[tuple[int, int]], make_shard: Any, n_problems: int, width: int,

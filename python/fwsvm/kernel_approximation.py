@@ -66,6 +66,27 @@ def top_inverse_sqrt(K: np.ndarray, rank: int) -> np.ndarray:
     return np.ascontiguousarray(vectors / np.sqrt(values))
 
 
+def triangular_inverse(K: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(kept, N) for the landmarks' kernel matrix K: their pivoted Cholesky factorisation
+    (LAPACK's ``dpstrf``) keeps the landmarks ``kept`` (positions in pivot order; it stops where
+    the rest's Schur complement falls below 1e-12 of K's largest diagonal: those lie in the kept
+    ones' span), K_kk = L Lᵀ, and N = L⁻ᵀ is upper triangular. z(x) = k_kept(x) N gives
+    z(x)ᵀz(x′) = k(x)ᵀ K_kk⁻¹ k(x′): :func:`inverse_sqrt`'s map up to a rotation, so a linear
+    SVM on it fits the same model, and the map's product (which skips N's zeros) costs half."""
+    from scipy.linalg import lapack, solve_triangular
+
+    K = np.ascontiguousarray(0.5 * (K + K.T))
+    top = float(np.max(np.diag(K))) if K.size else 0.0
+    if top <= 0.0:
+        return np.zeros(0, dtype=np.intp), np.zeros((0, 0))
+    c, piv, rank, info = lapack.dpstrf(K, lower=1, tol=1e-12 * top)
+    if info < 0:
+        raise ValueError(f"the landmarks' kernel matrix could not be factorised (dpstrf info {info})")
+    L = np.tril(c[:rank, :rank])
+    N = np.triu(solve_triangular(L, np.eye(rank), lower=True).T)
+    return np.asarray(piv[:rank], dtype=np.intp) - 1, np.ascontiguousarray(N)
+
+
 def _leading_eigenpairs(K: np.ndarray, rank: int) -> tuple[np.ndarray, np.ndarray]:
     """The ``rank`` largest eigenpairs of the symmetrised K above 1e-12 of the largest (none
     when no eigenvalue is positive), largest first."""

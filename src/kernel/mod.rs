@@ -19,6 +19,7 @@ mod tile_avx512;
 pub use block::BLOCK as COLUMN_BLOCK;
 pub use cache::{CachePrecision, Column, ColumnCache};
 pub(crate) use matrix::Terms;
+pub(crate) use matrix::cross_kernel_blocks;
 pub use matrix::{KernelMatrix, QueryScratch, cross_kernel};
 
 use crate::error::{FwsvmError, Result};

@@ -171,7 +171,8 @@ pub fn landmark_normalization(kernel: Kernel, components: Features<'_>) -> Resul
 
 /// z(x) = k(x, S)·N for every row of `x`: `components` S (m rows), `normalization` N
 /// (m × `width`, row-major); an n × `width` row-major array of `T`, `f64` or `f32`
-/// ([`MapValue`]).
+/// ([`MapValue`]). The product skips the zero rows at the bottom of N's column blocks: an
+/// upper-triangular N (the inverse of a Cholesky factor, z = L⁻¹k) costs half a full one.
 ///
 /// # Errors
 /// [`FwsvmError::InvalidInput`] for a normalization of the wrong size or `x` with another
@@ -185,16 +186,44 @@ pub fn nystroem_features<T: MapValue>(
 ) -> Result<Vec<T>> {
     let m = components.n_rows();
     let n = T::matrix(normalization);
+    let blocks = (normalization.len() == m * width).then(|| column_blocks(normalization, m, width));
     nystroem_map(
         kernel,
         x,
         components,
         normalization.len(),
         width,
-        |k, rows| {
-            T::product(k, &n, rows, m, width);
+        |k, rows| match blocks.as_deref() {
+            Some(blocks) if blocks.iter().any(|b| b.depth < m) => {
+                T::product_blocks(k, &n, rows, m, width, blocks);
+            }
+            _ => T::product(k, &n, rows, m, width),
         },
     )
+}
+
+/// Columns `lo..hi` of a Nyström normalization N whose rows from `depth` on are zero (see
+/// [`nystroem_features`]; built there, read by [`MapValue::product_blocks`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ColumnBlock {
+    lo: usize,
+    hi: usize,
+    depth: usize,
+}
+
+/// N's columns in blocks of 128 with the depth of each (the rows below it are zero).
+fn column_blocks(n: &[f64], m: usize, width: usize) -> Vec<ColumnBlock> {
+    (0..width)
+        .step_by(128)
+        .map(|lo| {
+            let hi = (lo + 128).min(width);
+            let depth = (0..m)
+                .rev()
+                .find(|&l| n[l * width + lo..l * width + hi].iter().any(|&v| v != 0.0))
+                .map_or(0, |l| l + 1);
+            ColumnBlock { lo, hi, depth }
+        })
+        .collect()
 }
 
 /// The value type of a Nyström map: `f64`, or `f32` (half the memory; the product in single
@@ -208,6 +237,15 @@ pub trait MapValue: Copy + Default + Send + Sync + From<u8> + 'static {
     fn matrix(normalization: &[f64]) -> Cow<'_, [Self]>;
     /// `out` = k·N for row-major kernel values `k` (rows × m) and N (m × width).
     fn product(k: &[f64], n: &[Self], out: &mut [Self], m: usize, width: usize);
+    /// The same product by N's column `blocks`, each over the rows above its depth.
+    fn product_blocks(
+        k: &[f64],
+        n: &[Self],
+        out: &mut [Self],
+        m: usize,
+        width: usize,
+        blocks: &[ColumnBlock],
+    );
 }
 
 impl MapValue for f64 {
@@ -217,6 +255,16 @@ impl MapValue for f64 {
     fn product(k: &[f64], n: &[f64], out: &mut [f64], m: usize, width: usize) {
         gemm(matrixmultiply::dgemm, k, n, out, m, width);
     }
+    fn product_blocks(
+        k: &[f64],
+        n: &[f64],
+        out: &mut [f64],
+        m: usize,
+        width: usize,
+        blocks: &[ColumnBlock],
+    ) {
+        gemm_blocks(matrixmultiply::dgemm, k, n, out, m, width, blocks);
+    }
 }
 
 impl MapValue for f32 {
@@ -224,13 +272,30 @@ impl MapValue for f32 {
         Cow::Owned(normalization.iter().map(|&v| v as f32).collect())
     }
     fn product(k: &[f64], n: &[f32], out: &mut [f32], m: usize, width: usize) {
-        let k32: Vec<f32> = k.iter().map(|&v| v as f32).collect();
-        gemm(matrixmultiply::sgemm, &k32, n, out, m, width);
+        rounded(k, |k32| gemm(matrixmultiply::sgemm, k32, n, out, m, width));
+    }
+    fn product_blocks(
+        k: &[f64],
+        n: &[f32],
+        out: &mut [f32],
+        m: usize,
+        width: usize,
+        blocks: &[ColumnBlock],
+    ) {
+        rounded(k, |k32| {
+            gemm_blocks(matrixmultiply::sgemm, k32, n, out, m, width, blocks);
+        });
     }
 }
 
+/// `f(k as f32)`.
+fn rounded(k: &[f64], f: impl FnOnce(&[f32])) {
+    let k32: Vec<f32> = k.iter().map(|&v| v as f32).collect();
+    f(&k32);
+}
+
 /// The map's frame: checks, the kernel values k(x, S), and `multiply(k rows, out rows)` over
-/// blocks of 256 output rows (in parallel where it pays).
+/// blocks of 2,048 output rows (in parallel where it pays).
 fn nystroem_map<T: Copy + Default + Send>(
     kernel: Kernel,
     x: Features<'_>,
@@ -245,7 +310,6 @@ fn nystroem_map<T: Copy + Default + Send>(
             "the normalization has {normalization_len} entries, not {m} × {width} for {m} landmarks"
         )));
     }
-    let k = cross_kernel(kernel, x, components)?;
     let mut out = try_filled(
         x.n_rows().saturating_mul(width),
         T::default(),
@@ -254,12 +318,9 @@ fn nystroem_map<T: Copy + Default + Send>(
     if m == 0 || width == 0 {
         return Ok(out);
     }
-    let work = out.len().saturating_mul(m);
-    for_each_chunk(&mut out, 256 * width, work, |lo, rows| {
-        let first = lo / width;
-        let n = rows.len() / width;
-        multiply(&k[first * m..(first + n) * m], rows);
-    });
+    // 2,048 rows at a time: their kernel values, then their product (a few calls of the
+    // matrix product per block: each call allocates its own packing buffers).
+    crate::kernel::cross_kernel_blocks(kernel, x, components, &mut out, width, 2048, multiply)?;
     Ok(out)
 }
 
@@ -313,6 +374,56 @@ fn gemm<T: Copy + From<u8>>(raw: RawGemm<T>, a: &[T], b: &[T], c: &mut [T], k: u
             rn,
             1,
         );
+    }
+}
+
+/// C = A·B as [`gemm`] (A rows × `k`, B `k` × `n`, C rows × `n`), by B's column `blocks`:
+/// block j's columns of C from A's first `depth` columns and B's first `depth` rows.
+fn gemm_blocks<T: Copy + From<u8>>(
+    raw: RawGemm<T>,
+    a: &[T],
+    b: &[T],
+    c: &mut [T],
+    k: usize,
+    n: usize,
+    blocks: &[ColumnBlock],
+) {
+    if n == 0 {
+        return;
+    }
+    let rows = c.len() / n;
+    assert!(a.len() == rows * k && b.len() == k * n && c.len() == rows * n);
+    let (one, zero) = (T::from(1), T::from(0));
+    for block in blocks {
+        assert!(block.lo <= block.hi && block.hi <= n && block.depth <= k);
+        if block.depth == 0 {
+            for row in c.chunks_exact_mut(n) {
+                row[block.lo..block.hi].fill(zero);
+            }
+            continue;
+        }
+        #[allow(unsafe_code)]
+        // SAFETY: A's first `depth` columns (row stride k), B's rows 0..depth and columns
+        // lo..hi (row stride n) and C's columns lo..hi (row stride n) lie inside the three
+        // slices (the dimensions are checked above); `c` is borrowed mutably, apart from both.
+        unsafe {
+            raw(
+                rows,
+                block.depth,
+                block.hi - block.lo,
+                one,
+                a.as_ptr(),
+                k as isize,
+                1,
+                b.as_ptr().add(block.lo),
+                n as isize,
+                1,
+                zero,
+                c.as_mut_ptr().add(block.lo),
+                n as isize,
+                1,
+            );
+        }
     }
 }
 
@@ -663,15 +774,24 @@ mod tests {
         }
     }
 
+    /// n × d standard normal values, row-major.
+    fn normal_rows(seed: u64, n: usize, d: usize) -> Vec<f64> {
+        let mut rng = crate::random::SplitMix64::new(seed);
+        (0..n * d).map(|_| rng.normal()).collect()
+    }
+
+    /// The first n rows of `data` (d values each) as features.
+    fn rows(data: &[f64], n: usize, d: usize) -> Features<'_> {
+        Features::Dense(DenseView::new(&data[..n * d], n, d).unwrap())
+    }
+
     /// The float32 map is the float64 map rounded: each value within 1e-5 of it (relative to
     /// the row's largest), on landmarks that are not the rows themselves.
     #[test]
     fn the_float32_map_is_the_float64_map_rounded() {
-        let mut rng = crate::random::SplitMix64::new(5);
         let (n, d, k) = (300, 6, 40);
-        let data: Vec<f64> = (0..n * d).map(|_| rng.normal()).collect();
-        let x = Features::Dense(DenseView::new(&data, n, d).unwrap());
-        let landmarks = Features::Dense(DenseView::new(&data[..k * d], k, d).unwrap());
+        let data = normal_rows(5, n, d);
+        let (x, landmarks) = (rows(&data, n, d), rows(&data, k, d));
         let kernel = Kernel::rbf(0.2);
         let normalization = landmark_normalization(kernel, landmarks).unwrap();
         let z64: Vec<f64> = nystroem_features(kernel, x, landmarks, &normalization, k).unwrap();
@@ -684,5 +804,40 @@ mod tests {
             }
         }
         assert!(nystroem_features::<f32>(kernel, x, landmarks, &normalization[1..], k).is_err());
+    }
+
+    /// A normalization with zero rows at the bottom of its columns (an upper-triangular one,
+    /// and one whose last columns are zero) maps as the full product does, to rounding, in
+    /// float64 and float32; the blocks skip the zero rows.
+    #[test]
+    fn triangular_normalizations_take_the_blocked_product() {
+        let (n, d, m) = (300, 5, 290);
+        let mut upper = normal_rows(9, m, m);
+        for l in 0..m {
+            for j in 0..m {
+                if l > j || j >= m - 20 {
+                    upper[l * m + j] = 0.0;
+                }
+            }
+        }
+        let data = normal_rows(8, n, d);
+        let (x, landmarks) = (rows(&data, n, d), rows(&data, m, d));
+        let kernel = Kernel::rbf(0.3);
+        let blocks = column_blocks(&upper, m, m);
+        assert_eq!(blocks.len(), 3);
+        assert_eq!(
+            blocks.iter().map(|b| b.depth).collect::<Vec<_>>(),
+            vec![128, 256, 270]
+        );
+        let k = cross_kernel(kernel, x, landmarks).unwrap();
+        let mut full = vec![0.0; n * m];
+        f64::product(&k, &upper, &mut full, m, m);
+        let z64: Vec<f64> = nystroem_features(kernel, x, landmarks, &upper, m).unwrap();
+        let z32: Vec<f32> = nystroem_features(kernel, x, landmarks, &upper, m).unwrap();
+        let top = full.iter().fold(0.0f64, |a, v| a.max(v.abs()));
+        for ((a, b), c) in full.iter().zip(&z64).zip(&z32) {
+            assert!((a - b).abs() <= 1e-12 * top, "{a} {b}");
+            assert!((a - f64::from(*c)).abs() <= 1e-5 * top, "{a} {c}");
+        }
     }
 }

@@ -17,13 +17,19 @@ use crate::data::{DenseF32View, LinearRows};
 use crate::error::{FwsvmError, Result};
 use crate::solver::cocoa::{self, Aggregation, LocalParams};
 
-/// How a shard solves its subproblem (`σ′`, sweeps, seed).
+/// How a shard solves its subproblem (`σ′`, sweeps, seed and, optionally, the `reach` its
+/// last round returned as `next_reach` — absent: every row is visited — and the round's
+/// `start` — absent: w).
 #[derive(FromPyObject)]
 #[pyo3(from_item_all)]
-pub(crate) struct LocalArgs {
+pub(crate) struct LocalArgs<'py> {
     sigma: f64,
     passes: usize,
     seed: u64,
+    #[pyo3(default)]
+    reach: Option<f64>,
+    #[pyo3(default)]
+    start: Option<PyReadonlyArray1<'py, f64>>,
 }
 
 /// The in-process solve's settings: `tol`, `max_rounds`, `seed`, and optionally `shards`
@@ -65,6 +71,7 @@ impl SolveArgs {
             sigma: aggregation.sigma(shards),
             passes: self.passes.unwrap_or(1),
             seed: self.seed,
+            reach: f64::INFINITY,
         };
         Ok((shards, aggregation, local))
     }
@@ -145,27 +152,35 @@ impl ShardArgs<'_> {
     }
 }
 
-/// One CoCoA round on a shard `(x, yc, alpha, w)`: returns `alpha` (the shard's new weights), `delta_w`
-/// (d + 1 numbers), `delta_alpha_sum` (Σ Δα_i) and `steps`.
+/// One CoCoA round on a shard `(x, yc, alpha, w)` from `params["start"]` (default w; see
+/// [`cocoa::gap_and_round`]): returns `alpha` (the shard's new weights), `delta_w` (d + 1
+/// numbers), `delta_alpha_sum` (Σ Δα_i), `steps`, `next_reach`, and the shard's pieces of the
+/// gap at w, `alpha_sum`, `loss` and `violations`.
 #[pyfunction]
 pub(crate) fn cocoa_local_round<'py>(
     py: Python<'py>,
     shard: ShardArgs<'py>,
-    params: LocalArgs,
+    params: LocalArgs<'py>,
 ) -> PyResult<Bound<'py, PyDict>> {
+    let start = params.start.as_ref().map(|s| s.as_slice()).transpose()?;
     let params = LocalParams {
         sigma: params.sigma,
         passes: params.passes,
         seed: params.seed,
+        reach: params.reach.unwrap_or(f64::INFINITY),
     };
-    let update = shard.run(py, |x, y, c, a, w| {
-        cocoa::local_round(x, y, c, a, w, &params)
+    let (p, update) = shard.run(py, |x, y, c, a, w| {
+        cocoa::gap_and_round(x, y, c, a, w, start.unwrap_or(w), &params)
     })?;
     py_dict!(py,
         "alpha" => update.alpha.into_pyarray(py),
         "delta_w" => update.delta_w.into_pyarray(py),
         "delta_alpha_sum" => update.delta_alpha_sum,
         "steps" => update.steps,
+        "next_reach" => update.next_reach,
+        "alpha_sum" => p.alpha_sum,
+        "loss" => p.loss,
+        "violations" => p.violations,
     )
 }
 
