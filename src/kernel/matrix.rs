@@ -846,27 +846,28 @@ impl KernelMatrix<'_> {
 pub fn cross_kernel(kernel: Kernel, x: Features<'_>, columns: Features<'_>) -> Result<Vec<f64>> {
     let s = columns.n_rows();
     let mut out = crate::error::try_filled(x.n_rows().saturating_mul(s), 0.0, "kernel values")?;
-    cross_kernel_blocks(kernel, x, columns, &mut out, s, 64, |k, rows| {
+    cross_kernel_blocks(kernel, x, columns, &mut out, s, 64, |k, rows, ()| {
         rows.copy_from_slice(k);
     })?;
     Ok(out)
 }
 
-/// `f(k, out rows)` for consecutive blocks of at most `block_rows` rows of `x`: k the block's
-/// kernel values against every row of `columns` (row-major, block rows × `columns.n_rows()`),
-/// `out`'s matching rows of `width` values each. Parallel over the blocks; a block's values
+/// `f(k, out rows, scratch)` for consecutive blocks of at most `block_rows` rows of `x`: k the
+/// block's kernel values against every row of `columns` (row-major, block rows ×
+/// `columns.n_rows()`), `out`'s matching rows of `width` values each, and a `S::default()`
+/// scratch value kept across the blocks of one task. Parallel over the rows; a block's values
 /// exist only while `f` runs (a map of many rows never holds all its kernel values).
 ///
 /// # Errors
 /// As [`cross_kernel`] (`out` must hold `x.n_rows()` rows of `width`).
-pub(crate) fn cross_kernel_blocks<T: Send>(
+pub(crate) fn cross_kernel_blocks<T: Send, S: Default>(
     kernel: Kernel,
     x: Features<'_>,
     columns: Features<'_>,
     out: &mut [T],
     width: usize,
     block_rows: usize,
-    f: impl Fn(&[f64], &mut [T]) + Sync,
+    f: impl Fn(&[f64], &mut [T], &mut S) + Sync,
 ) -> Result<()> {
     let s = columns.n_rows();
     if out.len() != x.n_rows().saturating_mul(width) {
@@ -889,9 +890,9 @@ pub(crate) fn cross_kernel_blocks<T: Send>(
         .n_rows()
         .saturating_mul(s)
         .saturating_mul(x.n_cols().max(1) + width);
-    // One task per thread, each with one buffer for its blocks: a fresh buffer per block would
-    // be fresh pages per block where the allocator returns freed memory at once (Dask's
-    // workers set MALLOC_TRIM_THRESHOLD_; 1.4× the map's time there).
+    // One task per thread, each with one buffer (and scratch) for all its blocks: no fresh
+    // pages per block where the allocator returns freed memory at once (Dask's workers set
+    // MALLOC_TRIM_THRESHOLD_).
     let block_rows = block_rows.max(1);
     let per_task = x
         .n_rows()
@@ -900,13 +901,14 @@ pub(crate) fn cross_kernel_blocks<T: Send>(
     crate::parallel::for_each_chunk(out, per_task * width, work, |lo, rows| {
         let mut k = vec![0.0; block_rows.min(rows.len() / width) * s];
         let mut scratch = QueryScratch::new();
+        let mut own = S::default();
         for (b, rows) in rows.chunks_mut(block_rows * width).enumerate() {
             let first = lo / width + b * block_rows;
             let k = &mut k[..rows.len() / width * s];
             for (r, row) in k.chunks_mut(s).enumerate() {
                 matrix.query_range(&x, first + r, 0, row, &mut scratch);
             }
-            f(k, rows);
+            f(k, rows, &mut own);
         }
     });
     Ok(())

@@ -186,18 +186,29 @@ pub fn nystroem_features<T: MapValue>(
 ) -> Result<Vec<T>> {
     let m = components.n_rows();
     let n = T::matrix(normalization);
-    let blocks = (normalization.len() == m * width).then(|| column_blocks(normalization, m, width));
+    // One block for a full N (one product call, as before), else the column blocks.
+    let blocks = if normalization.len() != m * width {
+        Vec::new()
+    } else {
+        let blocks = column_blocks(normalization, m, width);
+        if blocks.iter().all(|b| b.depth == m) {
+            vec![ColumnBlock {
+                lo: 0,
+                hi: width,
+                depth: m,
+            }]
+        } else {
+            blocks
+        }
+    };
     nystroem_map(
         kernel,
         x,
         components,
         normalization.len(),
         width,
-        |k, rows| match blocks.as_deref() {
-            Some(blocks) if blocks.iter().any(|b| b.depth < m) => {
-                T::product_blocks(k, &n, rows, m, width, blocks);
-            }
-            _ => T::product(k, &n, rows, m, width),
+        |k, rows, buffer: &mut Vec<T>| {
+            T::product(T::rounded(k, buffer), &n, rows, m, width, &blocks);
         },
     )
 }
@@ -235,11 +246,13 @@ fn column_blocks(n: &[f64], m: usize, width: usize) -> Vec<ColumnBlock> {
 pub trait MapValue: Copy + Default + Send + Sync + From<u8> + 'static {
     /// N in this type (borrowed when it already is).
     fn matrix(normalization: &[f64]) -> Cow<'_, [Self]>;
-    /// `out` = k·N for row-major kernel values `k` (rows × m) and N (m × width).
-    fn product(k: &[f64], n: &[Self], out: &mut [Self], m: usize, width: usize);
-    /// The same product by N's column `blocks`, each over the rows above its depth.
-    fn product_blocks(
-        k: &[f64],
+    /// Kernel values in this type: `k` itself, or `k` rounded into `buffer` (kept by the
+    /// caller across blocks of rows: no fresh allocation per block).
+    fn rounded<'a>(k: &'a [f64], buffer: &'a mut Vec<Self>) -> &'a [Self];
+    /// `out` = k·N for row-major kernel values `k` (rows × m) and N (m × width) by N's column
+    /// `blocks`, each over the rows above its depth.
+    fn product(
+        k: &[Self],
         n: &[Self],
         out: &mut [Self],
         m: usize,
@@ -252,10 +265,10 @@ impl MapValue for f64 {
     fn matrix(normalization: &[f64]) -> Cow<'_, [f64]> {
         Cow::Borrowed(normalization)
     }
-    fn product(k: &[f64], n: &[f64], out: &mut [f64], m: usize, width: usize) {
-        gemm(matrixmultiply::dgemm, k, n, out, m, width);
+    fn rounded<'a>(k: &'a [f64], _: &'a mut Vec<f64>) -> &'a [f64] {
+        k
     }
-    fn product_blocks(
+    fn product(
         k: &[f64],
         n: &[f64],
         out: &mut [f64],
@@ -271,38 +284,32 @@ impl MapValue for f32 {
     fn matrix(normalization: &[f64]) -> Cow<'_, [f32]> {
         Cow::Owned(normalization.iter().map(|&v| v as f32).collect())
     }
-    fn product(k: &[f64], n: &[f32], out: &mut [f32], m: usize, width: usize) {
-        rounded(k, |k32| gemm(matrixmultiply::sgemm, k32, n, out, m, width));
+    fn rounded<'a>(k: &'a [f64], buffer: &'a mut Vec<f32>) -> &'a [f32] {
+        buffer.clear();
+        buffer.extend(k.iter().map(|&v| v as f32));
+        buffer
     }
-    fn product_blocks(
-        k: &[f64],
+    fn product(
+        k: &[f32],
         n: &[f32],
         out: &mut [f32],
         m: usize,
         width: usize,
         blocks: &[ColumnBlock],
     ) {
-        rounded(k, |k32| {
-            gemm_blocks(matrixmultiply::sgemm, k32, n, out, m, width, blocks);
-        });
+        gemm_blocks(matrixmultiply::sgemm, k, n, out, m, width, blocks);
     }
 }
 
-/// `f(k as f32)`.
-fn rounded(k: &[f64], f: impl FnOnce(&[f32])) {
-    let k32: Vec<f32> = k.iter().map(|&v| v as f32).collect();
-    f(&k32);
-}
-
-/// The map's frame: checks, the kernel values k(x, S), and `multiply(k rows, out rows)` over
-/// blocks of 2,048 output rows (in parallel where it pays).
+/// The map's frame: checks, the kernel values k(x, S), and `multiply(k rows, out rows, a
+/// buffer of the task's)` over blocks of 4,096 output rows (in parallel where it pays).
 fn nystroem_map<T: Copy + Default + Send>(
     kernel: Kernel,
     x: Features<'_>,
     components: Features<'_>,
     normalization_len: usize,
     width: usize,
-    multiply: impl Fn(&[f64], &mut [T]) + Sync,
+    multiply: impl Fn(&[f64], &mut [T], &mut Vec<T>) + Sync,
 ) -> Result<Vec<T>> {
     let m = components.n_rows();
     if normalization_len != m * width {
@@ -318,9 +325,9 @@ fn nystroem_map<T: Copy + Default + Send>(
     if m == 0 || width == 0 {
         return Ok(out);
     }
-    // 2,048 rows at a time: their kernel values, then their product (a few calls of the
+    // 4,096 rows at a time: their kernel values, then their product (a few calls of the
     // matrix product per block: each call allocates its own packing buffers).
-    crate::kernel::cross_kernel_blocks(kernel, x, components, &mut out, width, 2048, multiply)?;
+    crate::kernel::cross_kernel_blocks(kernel, x, components, &mut out, width, 4096, multiply)?;
     Ok(out)
 }
 
@@ -344,41 +351,8 @@ type RawGemm<T> = unsafe fn(
 );
 
 /// C = A·B for row-major A (C's rows × `k`), B (`k` × `n`) and C, by `matrixmultiply`'s
-/// `raw` (dgemm or sgemm: blocked, with the CPU's vector instructions).
-fn gemm<T: Copy + From<u8>>(raw: RawGemm<T>, a: &[T], b: &[T], c: &mut [T], k: usize, n: usize) {
-    if n == 0 || k == 0 {
-        c.fill(T::from(0));
-        return;
-    }
-    let rows = c.len() / n;
-    assert!(a.len() == rows * k && b.len() == k * n && c.len() == rows * n);
-    let (one, zero) = (T::from(1), T::from(0));
-    let (rk, rn) = (k as isize, n as isize);
-    #[allow(unsafe_code)]
-    // SAFETY: the three slices hold exactly the row-major matrices the dimensions and strides
-    // describe (checked above), and `c` is borrowed mutably, apart from `a` and `b`.
-    unsafe {
-        raw(
-            rows,
-            k,
-            n,
-            one,
-            a.as_ptr(),
-            rk,
-            1,
-            b.as_ptr(),
-            rn,
-            1,
-            zero,
-            c.as_mut_ptr(),
-            rn,
-            1,
-        );
-    }
-}
-
-/// C = A·B as [`gemm`] (A rows × `k`, B `k` × `n`, C rows × `n`), by B's column `blocks`:
-/// block j's columns of C from A's first `depth` columns and B's first `depth` rows.
+/// `raw` (dgemm or sgemm: blocked, with the CPU's vector instructions), by B's column
+/// `blocks`: a block's columns of C from A's first `depth` columns and B's first `depth` rows.
 fn gemm_blocks<T: Copy + From<u8>>(
     raw: RawGemm<T>,
     a: &[T],
@@ -831,7 +805,12 @@ mod tests {
         );
         let k = cross_kernel(kernel, x, landmarks).unwrap();
         let mut full = vec![0.0; n * m];
-        f64::product(&k, &upper, &mut full, m, m);
+        let whole = [ColumnBlock {
+            lo: 0,
+            hi: m,
+            depth: m,
+        }];
+        gemm_blocks(matrixmultiply::dgemm, &k, &upper, &mut full, m, m, &whole);
         let z64: Vec<f64> = nystroem_features(kernel, x, landmarks, &upper, m).unwrap();
         let z32: Vec<f32> = nystroem_features(kernel, x, landmarks, &upper, m).unwrap();
         let top = full.iter().fold(0.0f64, |a, v| a.max(v.abs()));
