@@ -214,7 +214,7 @@ pub fn nystroem_features<T: MapValue>(
 }
 
 /// Columns `lo..hi` of a Nyström normalization N whose rows from `depth` on are zero (see
-/// [`nystroem_features`]; built there, read by [`MapValue::product_blocks`]).
+/// [`nystroem_features`]; built there, read by [`MapValue::product`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ColumnBlock {
     lo: usize,
