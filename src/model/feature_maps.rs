@@ -208,15 +208,16 @@ pub fn nystroem_features<T: MapValue>(
         normalization.len(),
         width,
         |k, rows, buffer: &mut Vec<T>| {
-            T::product(T::rounded(k, buffer), &n, rows, m, width, &blocks);
+            // out = k·N by N's column blocks, each over the rows above its depth.
+            gemm_blocks(T::GEMM, T::rounded(k, buffer), &n, rows, m, width, &blocks);
         },
     )
 }
 
 /// Columns `lo..hi` of a Nyström normalization N whose rows from `depth` on are zero (see
-/// [`nystroem_features`]; built there, read by [`MapValue::product`]).
+/// [`nystroem_features`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ColumnBlock {
+pub(crate) struct ColumnBlock {
     lo: usize,
     hi: usize,
     depth: usize,
@@ -249,16 +250,9 @@ pub trait MapValue: Copy + Default + Send + Sync + From<u8> + 'static {
     /// Kernel values in this type: `k` itself, or `k` rounded into `buffer` (kept by the
     /// caller across blocks of rows: no fresh allocation per block).
     fn rounded<'a>(k: &'a [f64], buffer: &'a mut Vec<Self>) -> &'a [Self];
-    /// `out` = k·N for row-major kernel values `k` (rows × m) and N (m × width) by N's column
-    /// `blocks`, each over the rows above its depth.
-    fn product(
-        k: &[Self],
-        n: &[Self],
-        out: &mut [Self],
-        m: usize,
-        width: usize,
-        blocks: &[ColumnBlock],
-    );
+    /// `matrixmultiply`'s product in this type (dgemm or sgemm).
+    #[doc(hidden)]
+    const GEMM: RawGemm<Self>;
 }
 
 impl MapValue for f64 {
@@ -268,16 +262,7 @@ impl MapValue for f64 {
     fn rounded<'a>(k: &'a [f64], _: &'a mut Vec<f64>) -> &'a [f64] {
         k
     }
-    fn product(
-        k: &[f64],
-        n: &[f64],
-        out: &mut [f64],
-        m: usize,
-        width: usize,
-        blocks: &[ColumnBlock],
-    ) {
-        gemm_blocks(matrixmultiply::dgemm, k, n, out, m, width, blocks);
-    }
+    const GEMM: RawGemm<f64> = matrixmultiply::dgemm;
 }
 
 impl MapValue for f32 {
@@ -289,16 +274,7 @@ impl MapValue for f32 {
         buffer.extend(k.iter().map(|&v| v as f32));
         buffer
     }
-    fn product(
-        k: &[f32],
-        n: &[f32],
-        out: &mut [f32],
-        m: usize,
-        width: usize,
-        blocks: &[ColumnBlock],
-    ) {
-        gemm_blocks(matrixmultiply::sgemm, k, n, out, m, width, blocks);
-    }
+    const GEMM: RawGemm<f32> = matrixmultiply::sgemm;
 }
 
 /// The map's frame: checks, the kernel values k(x, S), and `multiply(k rows, out rows, a
