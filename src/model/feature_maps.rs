@@ -185,33 +185,32 @@ pub fn nystroem_features<T: MapValue>(
     width: usize,
 ) -> Result<Vec<T>> {
     let m = components.n_rows();
-    let n = T::matrix(normalization);
-    // One block for a full N (one product call, as before), else the column blocks.
-    let blocks = if normalization.len() != m * width {
-        Vec::new()
-    } else {
-        let blocks = column_blocks(normalization, m, width);
-        if blocks.iter().all(|b| b.depth == m) {
-            vec![ColumnBlock {
-                lo: 0,
-                hi: width,
-                depth: m,
-            }]
-        } else {
-            blocks
-        }
+    if normalization.len() != m * width {
+        return Err(FwsvmError::InvalidInput(format!(
+            "the normalization has {} entries, not {m} × {width} for {m} landmarks",
+            normalization.len()
+        )));
+    }
+    let mut out = try_filled(
+        x.n_rows().saturating_mul(width),
+        T::default(),
+        "feature map",
+    )?;
+    if m == 0 || width == 0 {
+        return Ok(out);
+    }
+    let (n, blocks) = (
+        T::matrix(normalization),
+        column_blocks(normalization, m, width),
+    );
+    // 4,096 rows at a time (in parallel where it pays): their kernel values, then out = k·N
+    // by N's column blocks, each over the rows above its depth (a few calls of the matrix
+    // product per block of rows: each call allocates its own packing buffers).
+    let multiply = |k: &[f64], rows: &mut [T], buffer: &mut Vec<T>| {
+        gemm_blocks(T::GEMM, T::rounded(k, buffer), &n, rows, m, width, &blocks);
     };
-    nystroem_map(
-        kernel,
-        x,
-        components,
-        normalization.len(),
-        width,
-        |k, rows, buffer: &mut Vec<T>| {
-            // out = k·N by N's column blocks, each over the rows above its depth.
-            gemm_blocks(T::GEMM, T::rounded(k, buffer), &n, rows, m, width, &blocks);
-        },
-    )
+    crate::kernel::cross_kernel_blocks(kernel, x, components, &mut out, width, 4096, multiply)?;
+    Ok(out)
 }
 
 /// Columns `lo..hi` of a Nyström normalization N whose rows from `depth` on are zero (see
@@ -223,9 +222,10 @@ pub(crate) struct ColumnBlock {
     depth: usize,
 }
 
-/// N's columns in blocks of 128 with the depth of each (the rows below it are zero).
+/// N's columns in blocks of 128 with the depth of each (the rows below it are zero); one block
+/// of all columns when no depth is short of m (a full N: one product call).
 fn column_blocks(n: &[f64], m: usize, width: usize) -> Vec<ColumnBlock> {
-    (0..width)
+    let blocks: Vec<ColumnBlock> = (0..width)
         .step_by(128)
         .map(|lo| {
             let hi = (lo + 128).min(width);
@@ -235,7 +235,15 @@ fn column_blocks(n: &[f64], m: usize, width: usize) -> Vec<ColumnBlock> {
                 .map_or(0, |l| l + 1);
             ColumnBlock { lo, hi, depth }
         })
-        .collect()
+        .collect();
+    if blocks.iter().all(|b| b.depth == m) {
+        return vec![ColumnBlock {
+            lo: 0,
+            hi: width,
+            depth: m,
+        }];
+    }
+    blocks
 }
 
 /// The value type of a Nyström map: `f64`, or `f32` (half the memory; the product in single
@@ -275,36 +283,6 @@ impl MapValue for f32 {
         buffer
     }
     const GEMM: RawGemm<f32> = matrixmultiply::sgemm;
-}
-
-/// The map's frame: checks, the kernel values k(x, S), and `multiply(k rows, out rows, a
-/// buffer of the task's)` over blocks of 4,096 output rows (in parallel where it pays).
-fn nystroem_map<T: Copy + Default + Send>(
-    kernel: Kernel,
-    x: Features<'_>,
-    components: Features<'_>,
-    normalization_len: usize,
-    width: usize,
-    multiply: impl Fn(&[f64], &mut [T], &mut Vec<T>) + Sync,
-) -> Result<Vec<T>> {
-    let m = components.n_rows();
-    if normalization_len != m * width {
-        return Err(FwsvmError::InvalidInput(format!(
-            "the normalization has {normalization_len} entries, not {m} × {width} for {m} landmarks"
-        )));
-    }
-    let mut out = try_filled(
-        x.n_rows().saturating_mul(width),
-        T::default(),
-        "feature map",
-    )?;
-    if m == 0 || width == 0 {
-        return Ok(out);
-    }
-    // 4,096 rows at a time: their kernel values, then their product (a few calls of the
-    // matrix product per block: each call allocates its own packing buffers).
-    crate::kernel::cross_kernel_blocks(kernel, x, components, &mut out, width, 4096, multiply)?;
-    Ok(out)
 }
 
 /// `matrixmultiply`'s dgemm or sgemm: (m, k, n, α, A, row and column strides, B, strides, β,

@@ -746,6 +746,9 @@ mod tests {
             (&a.alpha, &a.delta_w, a.steps),
             (&b.alpha, &b.delta_w, b.steps)
         );
+        // The round's sweep sums gap_pieces' numbers.
+        let (pieces, _) = gap_and_round(&xv, &y, &c, &alpha, &w, &w, &plain).unwrap();
+        assert_eq!(pieces, gap_pieces(&xv, &y, &c, &alpha, &w).unwrap());
         // A zero reach still visits the rows whose step is not zero at w.
         let zero = LocalParams {
             reach: 0.0,
