@@ -5,7 +5,8 @@ BENCHMARKS.md, "Approximate kernel SVM on Dask").
     # the trade-off at 10⁶ rows: exact SVC (hinge, C 1, γ scale, 2 threads) vs DaskApproxSVC on a
     # 2-worker LocalCluster (1 thread each), the checkerboard of peers.py (20,000 test rows)
     python benches/compare/dask_approx.py tradeoff --rows 1000000 --exact
-    # the scale-model runs: 1, 2 and 4 workers on the same rows (JSON lines appended to --out)
+    # the scale-model runs: 1, 2 and 4 workers on the same rows (JSON lines appended to --out);
+    # `--data dense20 --gamma scale --components 1000` for the dense 20-feature set (scale, shards)
     python benches/compare/dask_approx.py scale --rows 1000000 --workers 1 2 4 --out /tmp/scale.jsonl
     # rounds against the number of shards K, both aggregations (simulated in process by the
     # Rust solver on the mapped rows: the local solver, the gap and the combination of the fit)
@@ -108,8 +109,13 @@ def dense20(n: int):
     return X[:n], X[n:], y[:n], y[n:]
 
 
+def data(args):
+    """The training and test rows of `--data` at `--rows` rows."""
+    return checkerboard(args.rows) if args.data == "checkerboard" else dense20(args.rows)
+
+
 def tradeoff(args) -> None:
-    X, Xt, y, yt = checkerboard(args.rows) if args.data == "checkerboard" else dense20(args.rows)
+    X, Xt, y, yt = data(args)
     print(f"# {args.data} {args.rows} rows, test {len(yt)}; {load()}", flush=True)
     print("| model | fit s | test accuracy | detail |\n|---|---|---|---|", flush=True)
     if args.exact:
@@ -140,7 +146,7 @@ def tradeoff(args) -> None:
 
 
 def scale(args) -> None:
-    X, Xt, y, yt = checkerboard(args.rows)
+    X, Xt, y, yt = data(args)
     for p in args.workers:
         c, client = cluster(p)
         with client:
@@ -159,10 +165,13 @@ def shards(args) -> None:
     import fwsvm
     from fwsvm import _core
 
-    X, Xt, y, yt = checkerboard(args.rows)
-    ny = fwsvm.Nystroem(n_components=args.components, gamma=args.gamma, landmarks=args.landmarks, C=1.0,
+    X, Xt, y, yt = data(args)
+    gamma = 1.0 / (X.shape[1] * X.var()) if args.gamma == "scale" else args.gamma  # DaskApproxSVC's "scale"
+    ny = fwsvm.Nystroem(n_components=args.components, gamma=gamma, landmarks=args.landmarks, C=1.0,
                         random_state=0).fit(X[:20 * args.components], y[:20 * args.components])
-    Z = np.ascontiguousarray(ny.transform(X))
+    # the rows mapped as the fit maps them (--map-dtype), 100,000 at a time
+    Z = np.concatenate([ny._map(np.ascontiguousarray(X[i:i + 100_000]), args.map_dtype)
+                        for i in range(0, len(X), 100_000)])
     print(f"# {args.rows} rows, {Z.shape[1]} features, C {args.C}, tol {args.tol}, {args.passes} sweep(s) a round; "
           f"{load()}")
     print("| shards K | CoCoA+ (σ′ = K, added) | σ′ = 1, line search | mean γ |\n|---|---|---|---|", flush=True)
@@ -207,12 +216,11 @@ def model(args) -> None:
     cores = args.cores
 
     def rounds(p: int) -> float:
-        if p in runs and p in sim:  # measured on the cluster, prefer it
+        if p in runs:  # measured on the cluster (rounds do not depend on the cores): preferred
             return runs[p]["rounds"]
-        if p in sim:
-            # the simulation's rounds scaled by the cluster/simulation ratio at the largest common p
+        if p in sim:  # simulated in process (unscaled)
             return sim[p]
-        return runs.get(p, runs[max(runs)])["rounds"]
+        return runs[max(runs)]["rounds"]
 
     def T(n: int, p: int, q: float | None = None) -> float:
         q = q or min(p, cores)
