@@ -213,8 +213,8 @@ pub fn nystroem_features<T: MapValue>(
     Ok(out)
 }
 
-/// Rows `lo..hi` of a Nyström normalization N whose columns outside `start..end` are zero
-/// (see [`nystroem_features`]).
+/// One call of the Nyström product: N's rows `lo..hi` times the kernel values' columns
+/// `lo..hi`, into the product's columns `start..end` (see [`nystroem_features`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct RowBlock {
     lo: usize,
@@ -223,19 +223,21 @@ pub(crate) struct RowBlock {
     end: usize,
 }
 
-/// Rows of N per [`RowBlock`]: one call's depth, `matrixmultiply`'s own depth of a packed panel
-/// (256 for sgemm and dgemm). An upper-triangular N's diagonal blocks are multiplied in full,
-/// so a block of b rows wastes about b/m of the product, but shallower calls each re-read
-/// their columns of the product: 100,000 rows × 2,000 landmarks in float32, one thread, took
-/// 8.1–8.4 s with 64 rows, 7.0–7.1 s with 128, 6.4–6.6 s with 256, 6.9–7.0 s with 512, and
-/// 7.5–7.8 s by 128-column blocks before (BENCHMARKS, seventh stop).
-const ROW_BLOCK: usize = 256;
+/// N's rows per [`RowBlock`] (a half of one call's depth): 128. A call multiplies a pair of
+/// halves (256 rows: `matrixmultiply`'s own depth of a packed panel, for sgemm and dgemm) over
+/// the columns both reach, and each half alone over the columns only it reaches — an
+/// upper-triangular N's diagonal blocks cost what 128-row calls would waste, the rest is
+/// multiplied 256 rows deep. 100,000 rows onto 2,000 (1,000) landmarks in float32, one thread:
+/// 6.1–6.2 s (2.0 s) paired, 6.6–8.2 s (2.0 s) with plain 256-row calls, 7.6–7.9 s
+/// (2.2–2.3 s) by 128-column blocks before; plain calls of 64, 128 and 512 rows took 8.1–8.4,
+/// 7.0–7.1 and 6.9–7.0 s at 2,000 (BENCHMARKS, seventh stop).
+const ROW_BLOCK: usize = 128;
 
-/// N's rows in blocks of [`ROW_BLOCK`] with the columns each reaches (the others are zero in
-/// every row of the block); one block of all rows and columns when every block reaches them all
-/// (a full N: one product call).
+/// The calls of the product by N: N's rows in [`ROW_BLOCK`]s with the columns each reaches
+/// (the others are zero in every row of the block), paired (see [`ROW_BLOCK`]); one call of
+/// all rows and columns when every block reaches them all (a full N).
 fn row_blocks(n: &[f64], m: usize, width: usize) -> Vec<RowBlock> {
-    let blocks: Vec<RowBlock> = (0..m)
+    let halves: Vec<RowBlock> = (0..m)
         .step_by(ROW_BLOCK)
         .map(|lo| {
             let hi = (lo + ROW_BLOCK).min(m);
@@ -251,7 +253,7 @@ fn row_blocks(n: &[f64], m: usize, width: usize) -> Vec<RowBlock> {
             RowBlock { lo, hi, start, end }
         })
         .collect();
-    if blocks.iter().all(|b| b.start == 0 && b.end == width) {
+    if halves.iter().all(|b| b.start == 0 && b.end == width) {
         return vec![RowBlock {
             lo: 0,
             hi: m,
@@ -259,7 +261,30 @@ fn row_blocks(n: &[f64], m: usize, width: usize) -> Vec<RowBlock> {
             end: width,
         }];
     }
-    blocks
+    let mut calls = Vec::with_capacity(halves.len() * 3 / 2 + 1);
+    for pair in halves.chunks(2) {
+        let (first, last) = (pair[0], pair[pair.len() - 1]);
+        // the columns both halves may reach, then each half's own columns before them
+        let shared = first.start.max(last.start);
+        let end = first.end.max(last.end);
+        calls.push(RowBlock {
+            lo: first.lo,
+            hi: last.hi,
+            start: shared,
+            end,
+        });
+        for half in pair {
+            let own_end = shared.min(half.end);
+            if half.start < own_end {
+                calls.push(RowBlock {
+                    start: half.start,
+                    end: own_end,
+                    ..*half
+                });
+            }
+        }
+    }
+    calls
 }
 
 /// The value type of a Nyström map: `f64`, or `f32` (half the memory; the product in single
@@ -773,31 +798,57 @@ mod tests {
         let (x, landmarks) = (rows(&data, n, d), rows(&data, m, d));
         let kernel = Kernel::rbf(0.3);
         let blocks = row_blocks(&upper, m, m);
-        assert!(blocks.len() > 1);
+        // rows 0..256 over columns 128..270 and rows 0..128 over 0..128; rows 256..290 over
+        // 256..270 (rows 270.. are zero)
         assert_eq!(
-            blocks.iter().map(|b| (b.start, b.end)).collect::<Vec<_>>(),
-            (0..m)
-                .step_by(ROW_BLOCK)
-                .map(|lo| (lo, 270))
-                .collect::<Vec<_>>()
+            blocks
+                .iter()
+                .map(|b| (b.lo, b.hi, b.start, b.end))
+                .collect::<Vec<_>>(),
+            vec![(0, 256, 128, 270), (0, 128, 0, 128), (256, 290, 256, 270)]
         );
         let full_n = normal_rows(3, m, m);
         assert_eq!(row_blocks(&full_n, m, m).len(), 1);
+        // and rows whose nonzero columns begin and end anywhere (a half may begin after the
+        // other, or reach nothing)
+        let mut ragged = normal_rows(4, m, m);
+        let mut rng = crate::random::SplitMix64::new(5);
+        for l in 0..m {
+            let (a, b) = (rng.below(m), rng.below(m));
+            let (lo, hi) = if l % 97 == 5 {
+                (0, 0)
+            } else {
+                (a.min(b), a.max(b) + 1)
+            };
+            for j in (0..m).filter(|j| !(lo..hi).contains(j)) {
+                ragged[l * m + j] = 0.0;
+            }
+        }
         let k = cross_kernel(kernel, x, landmarks).unwrap();
-        let mut full = vec![0.0; n * m];
         let whole = [RowBlock {
             lo: 0,
             hi: m,
             start: 0,
             end: m,
         }];
-        gemm_blocks(matrixmultiply::dgemm, &k, &upper, &mut full, m, m, &whole);
-        let z64: Vec<f64> = nystroem_features(kernel, x, landmarks, &upper, m).unwrap();
-        let z32: Vec<f32> = nystroem_features(kernel, x, landmarks, &upper, m).unwrap();
-        let top = full.iter().fold(0.0f64, |a, v| a.max(v.abs()));
-        for ((a, b), c) in full.iter().zip(&z64).zip(&z32) {
-            assert!((a - b).abs() <= 1e-12 * top, "{a} {b}");
-            assert!((a - f64::from(*c)).abs() <= 1e-5 * top, "{a} {c}");
+        for normalization in [&upper, &ragged] {
+            let mut full = vec![0.0; n * m];
+            gemm_blocks(
+                matrixmultiply::dgemm,
+                &k,
+                normalization,
+                &mut full,
+                m,
+                m,
+                &whole,
+            );
+            let z64: Vec<f64> = nystroem_features(kernel, x, landmarks, normalization, m).unwrap();
+            let z32: Vec<f32> = nystroem_features(kernel, x, landmarks, normalization, m).unwrap();
+            let top = full.iter().fold(0.0f64, |a, v| a.max(v.abs()));
+            for ((a, b), c) in full.iter().zip(&z64).zip(&z32) {
+                assert!((a - b).abs() <= 1e-12 * top, "{a} {b}");
+                assert!((a - f64::from(*c)).abs() <= 1e-5 * top, "{a} {c}");
+            }
         }
     }
 }
