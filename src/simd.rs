@@ -158,3 +158,30 @@ macro_rules! multiversion {
     ($($item:tt)*) => { $crate::simd::multiversion!(@tiers false; $($item)*); };
 }
 pub(crate) use multiversion;
+
+/// Asks the CPU to bring the first 512 bytes of `data` towards the core (a hint: no effect on
+/// any result). A sweep that visits rows in a random order calls it for the next row while it
+/// works on this one, so the row's start is not a full memory latency away; the hardware's
+/// stream prefetcher follows the rest of the row. Measured on 200,000 rows of 1,000 features:
+/// every line of a row was slower (float64 rows, an 11-round fit 1.7 → 2.0 s); the first eight
+/// lines, float32 rows: one shard's 14 rounds 1.04 → 1.00–1.03 s, 16 shards' 63 rounds
+/// 5.35–5.39 → 5.24–5.26 s.
+#[inline]
+pub(crate) fn prefetch<T>(data: &[T]) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+        let bytes = std::mem::size_of_val(data);
+        let start = data.as_ptr().cast::<i8>();
+        for offset in (0..bytes.min(512)).step_by(64) {
+            // SAFETY: a prefetch never faults and reads nothing into the program's state; the
+            // address is inside `data` (SSE, which has the instruction, is baseline x86-64).
+            #[allow(unsafe_code)]
+            unsafe {
+                _mm_prefetch::<_MM_HINT_T0>(start.add(offset));
+            }
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = data;
+}

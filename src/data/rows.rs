@@ -92,6 +92,9 @@ pub trait LinearRows: Sync {
     fn row_axpy(&self, i: usize, a: f64, w: &mut [f64]);
     /// ‖x_i‖².
     fn row_sq_norm(&self, i: usize) -> f64;
+    /// A hint that row i is read next ([`crate::simd::prefetch`]); by default none.
+    #[inline]
+    fn prefetch_row(&self, _i: usize) {}
 }
 
 impl LinearRows for Features<'_> {
@@ -112,6 +115,17 @@ impl LinearRows for Features<'_> {
     #[inline]
     fn row_sq_norm(&self, i: usize) -> f64 {
         Features::row_sq_norm(self, i)
+    }
+    #[inline]
+    fn prefetch_row(&self, i: usize) {
+        match self {
+            Features::Dense(d) => crate::simd::prefetch(d.row(i)),
+            Features::Sparse(s) => {
+                let (idx, val) = s.row(i);
+                crate::simd::prefetch(idx);
+                crate::simd::prefetch(val);
+            }
+        }
     }
 }
 
@@ -177,6 +191,10 @@ impl LinearRows for DenseF32View<'_> {
     #[inline]
     fn row_sq_norm(&self, i: usize) -> f64 {
         sq_norm_f32(self.row(i))
+    }
+    #[inline]
+    fn prefetch_row(&self, i: usize) {
+        crate::simd::prefetch(self.row(i));
     }
 }
 

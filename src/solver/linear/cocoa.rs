@@ -259,9 +259,7 @@ pub fn gap_and_round(
     // u = start + σ′ Δw: the point at which the subproblem's gradient is taken.
     let mut u = start.to_vec();
     let mut delta_w = vec![0.0; w.len()];
-    // ‖z_i‖² = ‖x_i‖² + 1 (the bias feature), and g_i when the sweep starts (at w for the
-    // first: the gap's margins).
-    let mut norms = Vec::with_capacity(m);
+    // g_i when the sweep starts (at w for the first: the gap's margins).
     let mut screen = vec![0.0; m];
     let mut pieces = GapPieces::default();
     let mut rng = SplitMix64::new(params.seed);
@@ -275,7 +273,6 @@ pub fn gap_and_round(
             let mut chunk = GapPieces::default();
             for i in lo..(lo + CHUNK).min(m) {
                 if pass == 0 {
-                    norms.push(x.row_sq_norm(i) + 1.0);
                     let at_w = margin(x, i, y[i], w);
                     chunk.add(alpha[i], c[i], at_w);
                     screen[i] = at_w - 1.0;
@@ -296,7 +293,12 @@ pub fn gap_and_round(
             }));
         }
         rng.shuffle(&mut order);
-        for &i in &order {
+        for (k, &i) in order.iter().enumerate() {
+            // The next row towards the core while this one is worked on: the random order
+            // defeats the hardware's prefetcher at every row's start.
+            if let Some(&next) = order.get(k + 1) {
+                x.prefetch_row(next);
+            }
             let g = margin(x, i, y[i], &u) - 1.0;
             moved = moved.max((g - screen[i]).abs());
             let a = alpha[i];
@@ -310,7 +312,11 @@ pub fn gap_and_round(
             if pg.abs() <= 1e-12 {
                 continue;
             }
-            let next = (a - g / (sigma * norms[i])).clamp(0.0, c[i]);
+            // The curvature σ′‖z_i‖², ‖z_i‖² = ‖x_i‖² + 1 (the bias feature), read when the row
+            // steps rather than for every row the round screens: on 200,000 rows of 1,000
+            // float32 features those norms took a quarter of a late round (65 → 48 ms), whose
+            // sweep visits 4% of the rows.
+            let next = (a - g / (sigma * (x.row_sq_norm(i) + 1.0))).clamp(0.0, c[i]);
             let delta = next - a;
             if delta == 0.0 {
                 continue;
