@@ -106,11 +106,35 @@ def test_float32_and_float64_maps_reach_the_same_model(client, data) -> None:
     del old.map_dtype
     np.testing.assert_array_equal(old.decision_function(X), double.decision_function(X))
     with pytest.raises(ValueError, match="map_dtype"):
-        DaskApproxSVC(map_dtype="float16", client=client).fit(da.from_array(X, chunks=(100, 5)), y)
+        DaskApproxSVC(map_dtype="int8", client=client).fit(da.from_array(X, chunks=(100, 5)), y)
     with pytest.raises(ValueError, match="dtype"):
         _core.transform_features(X, dict(kernel_args=single.nystroem_._kernel_args(),
                                          components_=single.nystroem_.components_,
-                                         normalization_=single.nystroem_.normalization_), dtype="float16")
+                                         normalization_=single.nystroem_.normalization_), dtype="int8")
+
+
+def test_a_float16_map_is_certified_on_its_own_features(client, data) -> None:
+    """map_dtype="float16": the float32 map's values rounded to half precision on the workers;
+    the certificate holds for those features exactly (the in-process optimum on them lies in
+    [D, P]) and the model is the float32 one up to the rounding."""
+    X, y = data
+    kw = dict(C=2.0, n_components=30, tol=1e-5, max_rounds=20_000, client=client, random_state=0)
+    half = DaskApproxSVC(map_dtype="float16", **kw).fit(da.from_array(X, chunks=(100, 5)), y)
+    single = DaskApproxSVC(**kw).fit(da.from_array(X, chunks=(100, 5)), y)
+    Z16 = half.nystroem_._map(X, "float16")
+    assert Z16.dtype == np.float16
+    np.testing.assert_array_equal(Z16, half.nystroem_._map(X, "float32").astype(np.float16))
+    assert_certified_on_the_map(half, X, y, 2.0)
+    p16, p32 = half.convergence_["primal"][0], single.convergence_["primal"][0]
+    assert abs(p16 - p32) <= 1e-2 * p32
+    assert np.mean(half.predict(X) == single.predict(X)) >= 0.98
+    # Block by block and in memory alike.
+    np.testing.assert_array_equal(half.predict(da.from_array(X, chunks=(150, 5))).compute(), half.predict(X))
+    # Values beyond float16's range are refused, naming the row and the feature.
+    big = dict(kernel_args=half.nystroem_._kernel_args(), components_=half.nystroem_.components_,
+               normalization_=1e9 * half.nystroem_.normalization_)
+    with pytest.raises(ValueError, match="float16"):
+        _core.transform_features(X, big, dtype="float16")
 
 
 def test_a_rank_below_the_landmarks(client, data) -> None:

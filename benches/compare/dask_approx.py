@@ -334,7 +334,7 @@ def main() -> None:
                    help="γ of the approximate model ('scale' or a number)")
     p.add_argument("--C", type=float, default=1.0)
     p.add_argument("--rank", type=int, default=None, help="DaskApproxSVC's rank (None: all components)")
-    p.add_argument("--map-dtype", choices=["float32", "float64"], default="float32",
+    p.add_argument("--map-dtype", choices=["float16", "float32", "float64"], default="float32",
                    help="DaskApproxSVC's map_dtype (float64: the map before 2026-11-27)")
     p.add_argument("--tol", type=float, default=1e-2)
     p.add_argument("--solver-tol", type=float, default=1e-4)

@@ -193,8 +193,8 @@ def transform_features(
     x: Features,
     map: dict[str, Any],  # kernel_args, components_ (Features), normalization_; or random_weights_, random_offset_
     *,
-    dtype: str = "float64",  # or "float32"
-) -> npt.NDArray[np.float64] | npt.NDArray[np.float32]: ...
+    dtype: str = "float64",  # or "float32", "float16"
+) -> npt.NDArray[np.float64] | npt.NDArray[np.float32] | npt.NDArray[np.float16]: ...
 def fit_random_fourier(
     params: dict[str, Any],  # kernel, gamma, n_features, n_components
     state: NumpyState,

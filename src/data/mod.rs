@@ -9,10 +9,12 @@ mod csr;
 mod dense;
 pub mod libsvm;
 mod rows;
+mod rows_f16;
 
 pub use csr::{CsrMatrix, CsrView};
 pub use dense::{DenseMatrix, DenseView};
 pub use rows::{DenseF32View, LinearRows};
+pub use rows_f16::{DenseF16View, f16_to_f64};
 
 use crate::error::{FwsvmError, Result};
 

@@ -92,7 +92,8 @@ pub trait LinearRows: Sync {
     fn row_axpy(&self, i: usize, a: f64, w: &mut [f64]);
     /// ‖x_i‖².
     fn row_sq_norm(&self, i: usize) -> f64;
-    /// A hint that row i is read next ([`crate::simd::prefetch`]); by default none.
+    /// A hint that row i is read next (the first bytes of a dense row are prefetched); by
+    /// default none.
     #[inline]
     fn prefetch_row(&self, _i: usize) {}
 }

@@ -13,7 +13,7 @@ use pyo3::types::PyDict;
 
 use super::convert::{FeaturesArg, SamplesArg};
 use crate::Samples;
-use crate::data::{DenseF32View, LinearRows};
+use crate::data::{DenseF16View, DenseF32View, LinearRows};
 use crate::error::{FwsvmError, Result};
 use crate::solver::cocoa::{self, Aggregation, LocalParams};
 
@@ -100,12 +100,13 @@ macro_rules! py_dict {
     }};
 }
 
-/// A shard's rows: a C-contiguous `float32` matrix (a float32 feature map's block: half the
-/// memory and half the bytes each sweep reads), or any features `float64` takes (dense or
-/// CSR).
+/// A shard's rows: a C-contiguous `float32` or `float16` matrix (a float32 or float16 feature
+/// map's block: a half or a quarter of the memory and of the bytes each sweep reads), or any
+/// features `float64` takes (dense or CSR).
 #[derive(FromPyObject)]
 pub(crate) enum ShardRows<'py> {
     F32(PyReadonlyArray2<'py, f32>),
+    F16(PyReadonlyArray2<'py, half::f16>),
     F64(FeaturesArg<'py>),
 }
 
@@ -120,6 +121,12 @@ impl ShardRows<'_> {
             ShardRows::F32(a) => {
                 let (n, d) = (a.shape()[0], a.shape()[1]);
                 let rows = DenseF32View::new(a.as_slice()?, n, d)?;
+                Ok(py.detach(|| f(&rows))?)
+            }
+            ShardRows::F16(a) => {
+                use half::slice::HalfFloatSliceExt;
+                let (n, d) = (a.shape()[0], a.shape()[1]);
+                let rows = DenseF16View::new(a.as_slice()?.reinterpret_cast(), n, d)?;
                 Ok(py.detach(|| f(&rows))?)
             }
             ShardRows::F64(x) => {

@@ -211,8 +211,9 @@ pub(crate) enum FittedMap<'py> {
 }
 
 /// z(x) for every row of `x` (see [`nystroem_features`] and [`random_fourier_features`]), as
-/// `dtype` `"float64"` or `"float32"` (a Nyström map then multiplies in single precision:
-/// [`nystroem_features`]).
+/// `dtype` `"float64"`, `"float32"` (a Nyström map then multiplies in single precision:
+/// [`nystroem_features`]) or `"float16"` (the `float32` values rounded to half precision: a
+/// linear solver's rows in two bytes a value).
 #[pyfunction]
 #[pyo3(signature = (x, map, *, dtype="float64"))]
 pub(crate) fn transform_features<'py>(
@@ -221,16 +222,36 @@ pub(crate) fn transform_features<'py>(
     map: FittedMap<'py>,
     dtype: &str,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let single = match dtype {
-        "float64" => false,
-        "float32" => true,
+    let (single, half) = match dtype {
+        "float64" => (false, false),
+        "float32" => (true, false),
+        "float16" => (true, true),
         other => {
             return Err(crate::FwsvmError::param(
                 "dtype",
-                format!("must be 'float64' or 'float32', got {other:?}"),
+                format!("must be 'float64', 'float32' or 'float16', got {other:?}"),
             )
             .into());
         }
+    };
+    // The f32 values as `dtype` (rounded to nearest when half).
+    let single_matrix = |z: Vec<f32>, rows: usize, width: usize| -> PyResult<Bound<'py, PyAny>> {
+        if half {
+            use half::slice::HalfFloatSliceExt;
+            let mut h = vec![half::f16::ZERO; z.len()];
+            h.convert_from_f32_slice(&z);
+            if let Some(k) = h.iter().position(|v| v.is_infinite()) {
+                return Err(crate::FwsvmError::InvalidInput(format!(
+                    "feature {} of row {} is {}: beyond float16's ±65504; use float32",
+                    k % width.max(1),
+                    k / width.max(1),
+                    z[k]
+                ))
+                .into());
+            }
+            return Ok(matrix(py, h, rows, width)?.into_any());
+        }
+        Ok(matrix(py, z, rows, width)?.into_any())
     };
     let x = x.view()?;
     let (z, width) = match map {
@@ -249,7 +270,7 @@ pub(crate) fn transform_features<'py>(
                         nystroem_features::<f32>(kernel, x, components, &normalization, width)
                     })
                 })??;
-                return Ok(matrix(py, z, x.n_rows(), width)?.into_any());
+                return single_matrix(z, x.n_rows(), width);
             }
             let z = py.detach(|| {
                 with_threads(n_threads, || {
@@ -270,7 +291,7 @@ pub(crate) fn transform_features<'py>(
     };
     if single {
         let z: Vec<f32> = z.iter().map(|&v| v as f32).collect();
-        return Ok(matrix(py, z, x.n_rows(), width)?.into_any());
+        return single_matrix(z, x.n_rows(), width);
     }
     Ok(matrix(py, z, x.n_rows(), width)?.into_any())
 }

@@ -259,7 +259,7 @@ const ESTIMATORS: &[(&str, &[&[Param]])] = &[
         &[p("landmarks", Str("coreset"), &[Options(&["uniform", "coreset"])])],
         &[p("coreset_C", Float(1.0), &[POSITIVE]), CORESET_SAMPLE, CLASS_WEIGHT],
         &[p("rank", Value::None, &[AT_LEAST_ONE, NONE])],
-        &[p("map_dtype", Str("float32"), &[Options(&["float32", "float64"])])],
+        &[p("map_dtype", Str("float32"), &[Options(&["float16", "float32", "float64"])])],
         &[p("tol", Float(1e-2), &[POSITIVE])],
         &[p("max_rounds", Value::Int(500), &[AT_LEAST_ONE])],
         &[p("local_passes", Value::Int(1), &[AT_LEAST_ONE])],
