@@ -130,23 +130,58 @@ impl LinearRows for Features<'_> {
     }
 }
 
-/// A borrowed dense row-major matrix of `f32` values (a float32 feature map's block).
+/// The values of a dense row-major view a linear solver reads (`f32`; `u16` holding IEEE
+/// `binary16` bit patterns, see `rows_f16`): its row loops, all arithmetic in `f64`.
+pub trait RowElement: Copy + Sync {
+    /// ⟨row, w⟩ (`w` exactly as long as the row).
+    fn dot(row: &[Self], w: &[f64]) -> f64;
+    /// w ← w + a·row.
+    fn axpy(a: f64, row: &[Self], w: &mut [f64]);
+    /// ‖row‖².
+    fn sq_norm(row: &[Self]) -> f64;
+    /// Whether the value is neither NaN nor infinite.
+    fn is_finite(self) -> bool;
+}
+
+impl RowElement for f32 {
+    #[inline]
+    fn dot(row: &[f32], w: &[f64]) -> f64 {
+        dot_f32(row, w)
+    }
+    #[inline]
+    fn axpy(a: f64, row: &[f32], w: &mut [f64]) {
+        axpy_f32(a, row, w);
+    }
+    #[inline]
+    fn sq_norm(row: &[f32]) -> f64 {
+        sq_norm_f32(row)
+    }
+    #[inline]
+    fn is_finite(self) -> bool {
+        f32::is_finite(self)
+    }
+}
+
+/// A borrowed dense row-major matrix of [`RowElement`] values (a feature map's block).
 #[derive(Clone, Copy, Debug)]
-pub struct DenseF32View<'a> {
-    data: &'a [f32],
+pub struct DenseRowsView<'a, T> {
+    data: &'a [T],
     n_rows: usize,
     n_cols: usize,
 }
 
-impl<'a> DenseF32View<'a> {
+/// `f32` rows (a float32 feature map's block).
+pub type DenseF32View<'a> = DenseRowsView<'a, f32>;
+
+impl<'a, T: RowElement> DenseRowsView<'a, T> {
     /// `n_rows` × `n_cols` values, row-major (not checked for NaN, as [`super::DenseView`]:
     /// see [`Self::check_finite`]).
     ///
     /// # Errors
     /// [`FwsvmError::InvalidInput`] if the length differs from `n_rows · n_cols`.
-    pub fn new(data: &'a [f32], n_rows: usize, n_cols: usize) -> Result<Self> {
+    pub fn new(data: &'a [T], n_rows: usize, n_cols: usize) -> Result<Self> {
         super::dense::check_shape(data.len(), n_rows, n_cols)?;
-        Ok(DenseF32View {
+        Ok(DenseRowsView {
             data,
             n_rows,
             n_cols,
@@ -169,12 +204,12 @@ impl<'a> DenseF32View<'a> {
 
     /// Row `i`.
     #[inline]
-    pub fn row(&self, i: usize) -> &'a [f32] {
+    pub fn row(&self, i: usize) -> &'a [T] {
         &self.data[i * self.n_cols..(i + 1) * self.n_cols]
     }
 }
 
-impl LinearRows for DenseF32View<'_> {
+impl<T: RowElement> LinearRows for DenseRowsView<'_, T> {
     fn n_rows(&self) -> usize {
         self.n_rows
     }
@@ -183,15 +218,15 @@ impl LinearRows for DenseF32View<'_> {
     }
     #[inline]
     fn row_dot(&self, i: usize, w: &[f64]) -> f64 {
-        dot_f32(self.row(i), &w[..self.n_cols])
+        T::dot(self.row(i), &w[..self.n_cols])
     }
     #[inline]
     fn row_axpy(&self, i: usize, a: f64, w: &mut [f64]) {
-        axpy_f32(a, self.row(i), w);
+        T::axpy(a, self.row(i), w);
     }
     #[inline]
     fn row_sq_norm(&self, i: usize) -> f64 {
-        sq_norm_f32(self.row(i))
+        T::sq_norm(self.row(i))
     }
     #[inline]
     fn prefetch_row(&self, i: usize) {

@@ -1,4 +1,4 @@
-//! [`LinearRows`] over dense IEEE half-precision rows ([`DenseF16View`]): a feature map's
+//! [`LinearRows`](super::LinearRows) over dense IEEE half-precision rows ([`DenseF16View`]): a feature map's
 //! shard stored in two bytes a value, half the bytes of `f32` rows for every sweep to stream
 //! (CoCoA's rounds read each shard's rows once or more per round, and are bound by memory).
 //! The values are the `binary16` bit patterns (`u16`: NumPy's `float16`); every arithmetic
@@ -11,49 +11,28 @@
 //! features, BENCHMARKS.md): the gap's pass over the rows 41.6 → 26.1 ms against `f32` rows, a
 //! late CoCoA round 54 → 34 ms, the first (every row visited in a random order) 182 → 166 ms.
 
-use super::LinearRows;
-use crate::error::{FwsvmError, Result};
+use super::rows::{DenseRowsView, RowElement};
 
-/// A dense row-major matrix of `binary16` values (bit patterns) viewed as linear rows.
-#[derive(Clone, Copy, Debug)]
-pub struct DenseF16View<'a> {
-    data: &'a [u16],
-    n_rows: usize,
-    n_cols: usize,
-}
+/// `binary16` rows (bit patterns; NumPy's `float16`), read as [`RowElement`] `u16`.
+pub type DenseF16View<'a> = DenseRowsView<'a, u16>;
 
-impl<'a> DenseF16View<'a> {
-    /// `n_rows` × `n_cols` `binary16` bit patterns, row-major.
-    ///
-    /// # Errors
-    /// [`FwsvmError::InvalidInput`] if the length differs from `n_rows · n_cols`.
-    pub fn new(data: &'a [u16], n_rows: usize, n_cols: usize) -> Result<Self> {
-        super::dense::check_shape(data.len(), n_rows, n_cols)?;
-        Ok(DenseF16View {
-            data,
-            n_rows,
-            n_cols,
-        })
-    }
-
-    /// `Err` naming the first row with a NaN or infinite value.
-    ///
-    /// # Errors
-    /// [`FwsvmError::NonFinite`].
-    pub fn check_finite(&self) -> Result<()> {
-        match self.data.iter().position(|&v| v & 0x7c00 == 0x7c00) {
-            Some(k) => Err(FwsvmError::NonFinite {
-                what: "X",
-                row: k / self.n_cols.max(1),
-            }),
-            None => Ok(()),
-        }
-    }
-
-    /// Row `i`.
+/// `u16` values are `binary16` bit patterns.
+impl RowElement for u16 {
     #[inline]
-    pub fn row(&self, i: usize) -> &'a [u16] {
-        &self.data[i * self.n_cols..(i + 1) * self.n_cols]
+    fn dot(row: &[u16], w: &[f64]) -> f64 {
+        dot_f16(row, w)
+    }
+    #[inline]
+    fn axpy(a: f64, row: &[u16], w: &mut [f64]) {
+        axpy_f16(a, row, w);
+    }
+    #[inline]
+    fn sq_norm(row: &[u16]) -> f64 {
+        sq_norm_f16(row)
+    }
+    #[inline]
+    fn is_finite(self) -> bool {
+        self & 0x7c00 != 0x7c00
     }
 }
 
@@ -329,34 +308,10 @@ mod x86 {
     }
 }
 
-impl LinearRows for DenseF16View<'_> {
-    fn n_rows(&self) -> usize {
-        self.n_rows
-    }
-    fn n_cols(&self) -> usize {
-        self.n_cols
-    }
-    #[inline]
-    fn row_dot(&self, i: usize, w: &[f64]) -> f64 {
-        dot_f16(self.row(i), &w[..self.n_cols])
-    }
-    #[inline]
-    fn row_axpy(&self, i: usize, a: f64, w: &mut [f64]) {
-        axpy_f16(a, self.row(i), w);
-    }
-    #[inline]
-    fn row_sq_norm(&self, i: usize) -> f64 {
-        sq_norm_f16(self.row(i))
-    }
-    #[inline]
-    fn prefetch_row(&self, i: usize) {
-        crate::simd::prefetch(self.row(i));
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::data::LinearRows;
 
     /// Every bit pattern converts as the `half` crate's reference conversion does (NaNs as
     /// NaNs), and the converting loops give the portable loops' results bit for bit.
@@ -398,6 +353,7 @@ mod tests {
             }
             assert_eq!(fast, plain);
             let view = DenseF16View::new(&row, 1, n).unwrap();
+
             let expect = lane_sum(n, |k| f16_to_f64(row[k]) * f16_to_f64(row[k]));
             assert_eq!(view.row_sq_norm(0).to_bits(), expect.to_bits());
         }
@@ -405,7 +361,7 @@ mod tests {
         let inf = [0x3c00, 0x7c00, 0x3c00, 0x3c00];
         assert!(matches!(
             DenseF16View::new(&inf, 2, 2).unwrap().check_finite(),
-            Err(FwsvmError::NonFinite { row: 0, .. })
+            Err(crate::FwsvmError::NonFinite { row: 0, .. })
         ));
     }
 }
