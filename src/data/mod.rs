@@ -14,7 +14,7 @@ mod rows_f16;
 pub use csr::{CsrMatrix, CsrView};
 pub use dense::{DenseMatrix, DenseView};
 pub use rows::{DenseF32View, DenseRowsView, LinearRows, RowElement};
-pub use rows_f16::{DenseF16View, f16_to_f64};
+pub use rows_f16::DenseF16View;
 
 use crate::error::{FwsvmError, Result};
 

@@ -32,27 +32,15 @@ impl RowElement for u16 {
     }
     #[inline]
     fn is_finite(self) -> bool {
-        self & 0x7c00 != 0x7c00
+        half::f16::from_bits(self).is_finite()
     }
 }
 
-/// The `binary16` value with bit pattern `h`, exactly, as `f64` (every half-precision value,
-/// subnormals included, is an `f32` and an `f64`).
+/// The `binary16` value with bit pattern `h`, exactly, as `f64` (the portable loops' and the
+/// vector loops' tails; `half`'s conversion).
 #[inline]
-pub fn f16_to_f64(h: u16) -> f64 {
-    let negative = h & 0x8000 != 0;
-    let exponent = u32::from((h >> 10) & 0x1f);
-    let mantissa = u32::from(h & 0x3ff);
-    let magnitude = match exponent {
-        // Zero and the subnormals: mantissa · 2⁻²⁴.
-        0 => f64::from(mantissa) * f64::from_bits(0x3e70_0000_0000_0000),
-        // Infinity and NaN.
-        0x1f if mantissa == 0 => f64::INFINITY,
-        0x1f => f64::NAN,
-        // Normal: the exponent re-biased (15 → 127), the mantissa's ten bits at the top.
-        _ => f64::from(f32::from_bits(((exponent + 112) << 23) | (mantissa << 13))),
-    };
-    if negative { -magnitude } else { magnitude }
+fn f16_to_f64(h: u16) -> f64 {
+    f64::from(half::f16::from_bits(h))
 }
 
 /// Sixteen-lane sums of f(k) for k < n, the lanes added as v_i = l_i + l_{i+8}, then
@@ -313,17 +301,11 @@ mod tests {
     use super::*;
     use crate::data::LinearRows;
 
-    /// Every bit pattern converts as the `half` crate's reference conversion does (NaNs as
-    /// NaNs), and the converting loops give the portable loops' results bit for bit.
+    /// The vector loops give the portable loops' results bit for bit: the default build
+    /// compares the AVX-512 loops, `FWSVM_SIMD=avx2` the AVX2 ones (CI runs both); and
+    /// infinities are found by row.
     #[test]
-    fn conversions_and_loops_agree_with_the_portable_ones() {
-        for h in 0..=u16::MAX {
-            let (ours, reference) = (f16_to_f64(h), f64::from(half::f16::from_bits(h)));
-            assert!(
-                ours.to_bits() == reference.to_bits() || (ours.is_nan() && reference.is_nan()),
-                "{h:#06x}: {ours} vs {reference}"
-            );
-        }
+    fn vector_loops_agree_with_the_portable_ones() {
         // Rows of 1 to 40 values (tails of every length), finite values of every magnitude.
         let mut state = 0x2545_f491_4f6c_dd1d_u64;
         let mut next = || {
@@ -353,7 +335,6 @@ mod tests {
             }
             assert_eq!(fast, plain);
             let view = DenseF16View::new(&row, 1, n).unwrap();
-
             let expect = lane_sum(n, |k| f16_to_f64(row[k]) * f16_to_f64(row[k]));
             assert_eq!(view.row_sq_norm(0).to_bits(), expect.to_bits());
         }
