@@ -1,5 +1,5 @@
-"""fwsvm.dask.DaskApproxSVC (coreset Nyström features + CoCoA+ linear hinge SVM) on a
-LocalCluster started by the test: the in-process optimum on the mapped features, the
+"""fwsvm.dask.DaskApproxSVC (coreset Nyström features + a linear hinge SVM by CoCoA+ or by
+Newton rounds) on a LocalCluster started by the test: the in-process optimum on the mapped features, the
 certificate recomputed from the model, a SIGKILL-ed worker, dense, sparse and DataFrame
 input, multiclass with class weights, and a NaN named by its global row."""
 
@@ -41,12 +41,15 @@ def in_process_optimum(Z, y_pm, C):
     return _core.fit_linear_hinge((np.ascontiguousarray(Z), y_pm * C), dict(tol=1e-9, max_rounds=200_000, seed=0))
 
 
-def test_same_optimum_as_the_in_process_dcd_and_the_certificate_from_the_model(client, data) -> None:
+@pytest.mark.parametrize("solver", ["cocoa", "newton"])
+def test_same_optimum_as_the_in_process_dcd_and_the_certificate_from_the_model(client, data, solver) -> None:
     X, y = data
     C = 2.0
-    model = DaskApproxSVC(C=C, n_components=30, tol=1e-4, max_rounds=20_000, client=client, random_state=0)
+    model = DaskApproxSVC(C=C, n_components=30, tol=1e-4, max_rounds=20_000, client=client, random_state=0,
+                          solver=solver)
     model.fit(da.from_array(X, chunks=(100, 5)), y)
     c = model.convergence_
+    assert model.solver_ == solver
     assert c["exit_reason"] == "converged" and c["relative_gap"][0] <= 1e-4
     assert c["n_shards"] == 2 and c["n_rounds"] > 1
     Z, y_pm = mapped(model, X, y)
@@ -70,7 +73,17 @@ def test_same_optimum_as_the_in_process_dcd_and_the_certificate_from_the_model(c
     pred = model.predict(da.from_array(X, chunks=(150, 5))).compute()
     np.testing.assert_array_equal(pred, model.predict(X))
     assert model.score(X, y) > 0.85
-    assert model.rounds_["wall"].shape == (c["n_rounds"] + 1,)
+    # CoCoA counts its updates (the last round certifies), Newton every round.
+    assert model.rounds_["wall"].shape == (c["n_rounds"] + (solver == "cocoa"),)
+
+
+def test_auto_takes_newton_where_its_hessian_costs_at_most_a_pass(client, data) -> None:
+    X, y = data  # 600 rows: Newton up to 15 (m + 1)² ≤ 600, m ≤ 5 features
+    kw = dict(tol=1e-3, client=client, random_state=0)
+    assert DaskApproxSVC(n_components=5, **kw).fit(X, y).solver_ == "newton"
+    assert DaskApproxSVC(n_components=6, **kw).fit(X, y).solver_ == "cocoa"
+    with pytest.raises(ValueError, match="solver"):
+        DaskApproxSVC(solver="lbfgs", **kw).fit(X, y)
 
 
 def test_float32_and_float64_maps_reach_the_same_model(client, data) -> None:
@@ -178,13 +191,14 @@ def assert_certified_on_the_map(model, X, y, C):
     assert model.convergence_["dual"][0] - 1e-9 * ref["primal"] <= ref["primal"] <= primal + 1e-9 * ref["primal"]
 
 
-def test_dense_sparse_and_dataframe_chunks(client, data) -> None:
+@pytest.mark.parametrize("solver", ["cocoa", "newton"])
+def test_dense_sparse_and_dataframe_chunks(client, data, solver) -> None:
     import dask.dataframe as dd
     import pandas as pd
 
     X, y = data
     y = (y == "yes").astype(np.int64)  # (string labels in a dask Series are converted with a warning)
-    kw = dict(n_components=20, tol=1e-3, max_rounds=5000, client=client, random_state=1)
+    kw = dict(n_components=20, tol=1e-3, max_rounds=5000, client=client, random_state=1, solver=solver)
     dense = DaskApproxSVC(**kw).fit(da.from_array(X, chunks=(150, 5)), y)
     sparse = DaskApproxSVC(**kw).fit(da.from_array(sp.csr_matrix(X), chunks=(150, 5), asarray=False), y)
     frame = DaskApproxSVC(**kw).fit(dd.from_pandas(pd.DataFrame(X), npartitions=4), dd.from_pandas(pd.Series(y),
@@ -201,10 +215,11 @@ def test_dense_sparse_and_dataframe_chunks(client, data) -> None:
     np.testing.assert_allclose(values, sparse.decision_function(X), rtol=1e-10, atol=1e-10)
 
 
-def test_multiclass_one_vs_rest_with_class_weights(client) -> None:
+@pytest.mark.parametrize("solver", ["cocoa", "newton"])
+def test_multiclass_one_vs_rest_with_class_weights(client, solver) -> None:
     X, y = make_classification(n_samples=900, n_features=6, n_informative=4, n_classes=3, weights=[0.6, 0.3, 0.1],
                                random_state=2)
-    kw = dict(n_components=40, tol=1e-3, max_rounds=5000, client=client, random_state=0)
+    kw = dict(n_components=40, tol=1e-3, max_rounds=5000, client=client, random_state=0, solver=solver)
     plain = DaskApproxSVC(**kw).fit(X, y)
     balanced = DaskApproxSVC(class_weight="balanced", **kw).fit(X, y)
     assert plain.coef_.shape == (3, plain.nystroem_.normalization_.shape[1])
@@ -246,7 +261,8 @@ def test_bad_input(client, data) -> None:
 
 def test_a_worker_killed_mid_fit(doomed_client, data) -> None:
     """A worker SIGKILL-ed before round 3: the lost shard is created again (α = 0), w is
-    recomputed from the shards, the round reruns; the fit reaches the same certified optimum."""
+    recomputed from the shards, the round reruns; the fit reaches the same certified optimum
+    (Newton's rounds: ``test_dask_approx_rounds.py``)."""
     client = doomed_client
     X, y = data
     C = 1.0

@@ -1,6 +1,6 @@
 """The approximate path beyond one machine (:class:`DaskApproxSVC`, exported by
-:mod:`fwsvm.dask`): coreset Nyström features and a linear hinge SVM trained by CoCoA+ on Dask,
-certified by the primal–dual gap.
+:mod:`fwsvm.dask`): coreset Nyström features and a linear hinge SVM trained by CoCoA+ or by
+Newton rounds on Dask, certified by the primal–dual gap.
 
 The fit, on a dask array (dense or scipy-sparse chunks), a dask DataFrame or in-memory rows:
 
@@ -32,6 +32,17 @@ The fit, on a dask array (dense or scipy-sparse chunks), a dask DataFrame or in-
    additive aggregation (σ′ = K, γ = 1). The default ``"auto"`` takes ``"add"`` for one or two
    shards and the line search for more (measured: fewer rounds from 4 shards on, more at 2). The local solver is Rust
    (``src/solver/linear/cocoa.rs``, which gives the formulas).
+
+5. **Newton rounds** (``solver="newton"``; ``src/solver/linear/newton.rs`` gives the formulas):
+   the driver minimises the smoothed hinge (Huber, width μ shrinking from 2 to 0.05) by
+   Newton steps. Per round it sends w and the last direction p; each shard returns, from one
+   pass over its rows, the surrogate's losses along p on a grid of steps, and at w + p the
+   hinge loss, Σα_i and Σ α_i y_i z_i for α_i = C_i clip((1 − y_i⟨w + p, z_i⟩)/μ, 0, 1) —
+   a feasible dual point, so the certificate is exact every round — and the Hessian of the
+   rows in the band 0 < 1 − y⟨w, z⟩ < μ from a sample of about 30 (m + 1) of them. The driver
+   solves the (m + 1)-dimensional Newton system. The shards only sum, so the rounds are the
+   same for any number of shards; they hold no weights, so a lost shard is made again and the
+   round rerun.
 
 The problem is LIBLINEAR's C-form with the bias a regularised constant feature (z_i = [z(x_i); 1]):
 P(w) = ½‖w‖² + Σ_i C_i max(0, 1 − y_i⟨w, z_i⟩), dual D(α) = Σα_i − ½‖Σα_i y_i z_i‖² with
@@ -186,6 +197,13 @@ class LinearShard:
         return {"delta_w": delta, "delta_alpha_sum": grow, "pieces": pieces, "steps": steps,
                 "seconds": time.perf_counter() - t0}
 
+    def newton(self, requests: list[Any], salt: int) -> dict[str, Any]:
+        """Every problem's Newton pieces (``_core.newton_pieces``; a None request: none)."""
+        t0 = time.perf_counter()
+        out = [None if r is None else _core.newton_pieces(list(zip(self.blocks, yc)), dict(
+            _aligned(r), seed=r["seed"] + 7919 * salt)) for r, yc in zip(requests, self.yc)]
+        return {"pieces": out, "seconds": time.perf_counter() - t0}
+
     def weights(self) -> np.ndarray:
         """Drop any uncommitted update; Σ α_i y_i [z_i; 1] over the shard, per problem."""
         self._commit(None)
@@ -251,6 +269,13 @@ class DaskApproxSVC(ClassifierMixin, BaseEstimator):
         σ′ = K and the updates added; ``"auto"``: ``"add"`` for at most two shards, the line
         search beyond (on 10⁶ mapped rows, BENCHMARKS.md: 17 rounds against 29 at 4 shards,
         39 against 102 at 16, but 42 against 18 at 2).
+    solver : {"auto", "cocoa", "newton"}, default="auto"
+        ``"cocoa"``: the CoCoA rounds above (``aggregation``, ``local_passes``); ``"newton"``:
+        Newton rounds on the smoothed hinge (step 5 of :mod:`fwsvm.dask_approx`), whose count
+        does not grow with the shards (10⁶ checkerboard rows, 200 features: 13–15 rounds at 1
+        and 16 shards against CoCoA's 11 and 40–45) but whose Hessian sample costs about
+        15 (m + 1)³ products a round for m mapped features; ``"auto"``: Newton when that is at
+        most one pass over the rows (15 (m + 1)² ≤ n), CoCoA otherwise.
     n_shards : int or None, default=None
         Shards K; None: one per worker.
     client : distributed.Client or None
@@ -274,11 +299,14 @@ class DaskApproxSVC(ClassifierMixin, BaseEstimator):
         ``exit_reason``, ``primal``, ``dual``, ``gap``, ``relative_gap`` (per problem arrays),
         ``n_rounds``, ``retries``, ``steps``, and the seconds of the passes:
         ``check_seconds``, ``coreset_seconds``, ``map_seconds``, ``rounds_seconds``.
+    solver_ : str
+        The solver the fit ran (``"cocoa"`` or ``"newton"``).
     rounds_ : dict of ndarray
         Per round: ``wall`` (driver seconds), ``local`` (the slowest shard's seconds),
         ``relative_gap`` (the largest over the problems), ``dual`` (per problem; it rises
         every round but one that follows a lost shard); ``step``, of shape
-        (n_rounds, n_problems): the γ each update was scaled by (1 when added).
+        (n_rounds, n_problems): the γ each update was scaled by (1 when added; Newton: the
+        line search's step, and ``dual`` the best dual bound so far).
     """
 
     #: Called with the round number before each round is sent (tests: lose a worker mid-fit).
@@ -403,8 +431,12 @@ class DaskApproxSVC(ClassifierMixin, BaseEstimator):
             return client.submit(LinearShard, z_blocks[g[0]:g[1]], y_blocks[g[0]:g[1]], classes, positive,
                                  penalties, actor=True, pure=False)
 
+        # Newton's rounds do not grow with the shards; its Hessian sample (30 (m + 1) rows, 15 (m + 1)³
+        # products) is worth it where it costs at most a pass over the rows (n (m + 1) products).
+        newton = self.solver == "newton" or (self.solver == "auto" and 15 * (m + 1) ** 2 <= n)
         try:
-            W, info = self._rounds(client, groups, make_shard, len(positive), m + 1, rng)
+            W, info = (self._newton_rounds(client, groups, make_shard, len(positive), m + 1, n, rng) if newton
+                       else self._rounds(client, groups, make_shard, len(positive), m + 1, rng))
         finally:
             client.cancel(z_blocks + y_blocks)
         t4 = time.perf_counter()
@@ -415,6 +447,7 @@ class DaskApproxSVC(ClassifierMixin, BaseEstimator):
         self.intercept_ = W[:, -1].copy()
         self.n_features_in_ = d
         self.gamma_ = gamma
+        self.solver_ = "newton" if newton else "cocoa"
         self.convergence_ = dict(info, check_seconds=t1 - t0, coreset_seconds=t2 - t1, map_seconds=t3 - t2,
                                  rounds_seconds=t4 - t3, n_shards=len(groups))
         if info["exit_reason"] != "converged":
@@ -481,6 +514,57 @@ class DaskApproxSVC(ClassifierMixin, BaseEstimator):
         nystroem.components_ = V[keep]
         return nystroem
 
+    def _retry(self, exc: Exception, attempt: int, *state: Any) -> tuple[Any, ...]:
+        """(attempt + 1, futures, shards, w) after one more recovery, or LostShardError."""
+        from fwsvm.dask import LostShardError
+
+        if attempt >= int(self.retries):
+            raise LostShardError(f"{exc} — after {attempt} recoveries (retries={self.retries}); "
+                                 "no model was fitted") from exc
+        state[0].wait_for_workers(1, timeout=60)
+        return (attempt + 1, *self._recover(*state))
+
+    def _newton_rounds(self, client: Any, groups: list[tuple[int, int]], make_shard: Any, n_problems: int,
+                       width: int, rows: int, rng: np.random.RandomState) -> tuple[np.ndarray, dict[str, Any]]:
+        """The Newton rounds (``solver="newton"``, ``src/solver/linear/newton.rs``): the shards hold
+        no weights, so a lost shard is only made again."""
+        from fwsvm.dask import LostShardError, _call
+
+        futures = [make_shard(g) for g in groups]
+        shards = self._resolve(futures)
+        params = dict(tol=float(self.tol), max_rounds=int(self.max_rounds), seed=int(rng.randint(2**31 - 1)))
+        drivers = [_core.NewtonDriver(width, rows, params) for _ in range(n_problems)]
+        status: list[Any] = [None] * n_problems
+        log: dict[str, list[Any]] = {"wall": [], "local": [], "relative_gap": [], "dual": [], "step": []}
+        attempt = r = 0
+        while r < int(self.max_rounds) and not all(s is not None and s["converged"] for s in status):
+            if self._on_round is not None:
+                self._on_round(r)
+            t = time.perf_counter()
+            requests = [None if s is not None and s["converged"] else d.request() for d, s in zip(drivers, status)]
+            try:
+                answers = _call(shards, futures, [(requests, k) for k in range(len(shards))], "newton")
+            except LostShardError as exc:
+                attempt, futures, shards, _ = self._retry(exc, attempt, client, groups, futures, shards, make_shard)
+                continue
+            status = [s if q is None else d.advance([_aligned(a["pieces"][j]) for a in answers])
+                      for j, (d, q, s) in enumerate(zip(drivers, requests, status))]
+            for key, v in zip(log, (time.perf_counter() - t, max(a["seconds"] for a in answers),
+                                    max(s["relative_gap"] for s in status), [s["dual"] for s in status],
+                                    [s["step"] for s in status])):
+                log[key].append(v)
+            if self.verbose:
+                print(f"DaskApproxSVC round {r}: primal {sum(s['primal'] for s in status):.6g} relative gap "
+                      f"{log['relative_gap'][-1]:.3g} ({log['wall'][-1]:.2f} s)", file=sys.stderr, flush=True)
+            r += 1
+        client.cancel(futures)
+        self.rounds_ = {key: np.array(v) for key, v in log.items()}
+        primal, dual = (np.array([s[key] for s in status]) for key in ("primal", "dual"))
+        return np.array([d.best()[0] for d in drivers]), dict(
+            primal=primal, dual=dual, gap=primal - dual, relative_gap=np.array([s["relative_gap"] for s in status]),
+            exit_reason="converged" if all(s["converged"] for s in status) else "max_iterations", n_rounds=r,
+            retries=attempt, steps=0)
+
     def _rounds(self, client: Any, groups: list[tuple[int, int]], make_shard: Any, n_problems: int, width: int,
                 rng: np.random.RandomState) -> tuple[np.ndarray, dict[str, Any]]:
         from fwsvm.dask import LostShardError, _call
@@ -507,12 +591,7 @@ class DaskApproxSVC(ClassifierMixin, BaseEstimator):
             try:
                 answers = _call(shards, futures, [(W, sigma, int(self.local_passes), seed0 + r, steps)] * K)
             except LostShardError as exc:
-                if attempt >= int(self.retries):
-                    raise LostShardError(f"{exc} — after {attempt} recoveries (retries={self.retries}); "
-                                         "no model was fitted") from exc
-                attempt += 1
-                client.wait_for_workers(1, timeout=60)
-                futures, shards, W = self._recover(client, groups, futures, shards, make_shard)
+                attempt, futures, shards, W = self._retry(exc, attempt, client, groups, futures, shards, make_shard)
                 steps = None
                 continue
             pieces = sum(a["pieces"] for a in answers)
@@ -645,6 +724,11 @@ class DaskApproxSVC(ClassifierMixin, BaseEstimator):
             sw = np.asarray(sample_weight, dtype=np.float64)
             return float((hits.compute() * sw).sum() / sw.sum())
         return float(np.average(pred == np.asarray(y), weights=sample_weight))
+
+
+def _aligned(message: dict[str, Any]) -> dict[str, Any]:
+    """A message's arrays aligned and contiguous (those that crossed the network may not be)."""
+    return {k: np.require(v, requirements=["C", "A"]) if isinstance(v, np.ndarray) else v for k, v in message.items()}
 
 
 def _storage(dtype: Any) -> Any:

@@ -16,6 +16,7 @@ use crate::Samples;
 use crate::data::{DenseF16View, DenseF32View, LinearRows};
 use crate::error::{FwsvmError, Result};
 use crate::solver::cocoa::{self, Aggregation, LocalParams};
+use crate::solver::newton;
 
 /// How a shard solves its subproblem (`σ′`, sweeps, seed and, optionally, the `reach` its
 /// last round returned as `next_reach` — absent: every row is visited — and the round's
@@ -34,7 +35,8 @@ pub(crate) struct LocalArgs<'py> {
 
 /// The in-process solve's settings: `tol`, `max_rounds`, `seed`, and optionally `shards`
 /// (default 1), `aggregation` (`"add"` or `"line_search"`; by default `"add"` up to two
-/// shards, the line search beyond, as `DaskApproxSVC`'s `"auto"`) and `passes` (default 1).
+/// shards, the line search beyond, as `DaskApproxSVC`'s `"auto"`), `passes` (default 1) and `solver`
+/// (`"cocoa"`, the default, or `"newton"`).
 #[derive(FromPyObject)]
 #[pyo3(from_item_all)]
 pub(crate) struct SolveArgs {
@@ -47,6 +49,8 @@ pub(crate) struct SolveArgs {
     aggregation: Option<String>,
     #[pyo3(default)]
     passes: Option<usize>,
+    #[pyo3(default)]
+    solver: Option<String>,
 }
 
 impl SolveArgs {
@@ -227,7 +231,9 @@ pub(crate) fn cocoa_shard_weights<'py>(
 
 /// The in-process solve on `samples` `(x, yc)`, yc_i = y_i·C_i (one shard: the hinge-loss dual
 /// coordinate descent; more: the distributed rounds simulated): `alpha`, `w`, `primal`,
-/// `dual`, `gap`, `relative_gap`, `rounds` and `steps` (γ per round).
+/// `dual`, `gap`, `relative_gap`, `rounds` and `steps` (γ per round). With
+/// `solver="newton"` the Newton rounds of [`newton`] instead (no `alpha` or `steps`; the
+/// best bounds seen).
 #[pyfunction]
 pub(crate) fn fit_linear_hinge<'py>(
     samples: SamplesArg<'py>,
@@ -237,8 +243,31 @@ pub(crate) fn fit_linear_hinge<'py>(
     let Samples { x, y: yc, .. } = samples.view()?;
     let (y, c) = split(yc)?;
     let (shards, aggregation, local) = params.local()?;
+    let (tol, max_rounds) = (params.tol, params.max_rounds);
+    match params.solver.as_deref() {
+        None | Some("cocoa") => {}
+        Some("newton") => {
+            let newton = newton::NewtonParams::new(tol, max_rounds, params.seed);
+            let (w, s, rounds) =
+                py.detach(|| newton::solve_in_process(&x, &y, &c, shards, newton))?;
+            return py_dict!(py,
+                "primal" => s.primal,
+                "dual" => s.dual,
+                "gap" => s.primal - s.dual,
+                "relative_gap" => s.relative_gap,
+                "rounds" => rounds,
+                "w" => w.into_pyarray(py),
+            );
+        }
+        Some(other) => {
+            return Err(FwsvmError::param(
+                "solver",
+                format!("must be 'cocoa' or 'newton', got {other:?}"),
+            )
+            .into());
+        }
+    }
     let (alpha, w, cert, steps) = py.detach(|| {
-        let (tol, max_rounds) = (params.tol, params.max_rounds);
         cocoa::solve_in_process(&x, &y, &c, shards, aggregation, &local, tol, max_rounds)
     })?;
     py_dict!(py,
@@ -251,4 +280,190 @@ pub(crate) fn fit_linear_hinge<'py>(
         "w" => w.into_pyarray(py),
         "steps" => steps.into_pyarray(py),
     )
+}
+
+/// A Newton round's request, the dict `NewtonDriver.request()` returns: `w`, `p`, `mu_line`,
+/// `mu`, `rate`, `seed` (see [`newton::Request`]).
+#[derive(FromPyObject)]
+#[pyo3(from_item_all)]
+pub(crate) struct RequestArgs<'py> {
+    w: PyReadonlyArray1<'py, f64>,
+    p: PyReadonlyArray1<'py, f64>,
+    mu_line: f64,
+    mu: f64,
+    rate: f64,
+    seed: u64,
+}
+
+impl RequestArgs<'_> {
+    fn request(&self) -> PyResult<newton::Request> {
+        Ok(newton::Request {
+            w: self.w.as_slice()?.to_vec(),
+            p: self.p.as_slice()?.to_vec(),
+            mu_line: self.mu_line,
+            mu: self.mu,
+            rate: self.rate,
+            seed: self.seed,
+        })
+    }
+}
+
+/// One shard's Newton pieces for `request` over its `blocks`, a list of `(x, yc)` (rows as
+/// [`ShardRows`], y_i·C_i), summed: a dict of `line`, `loss`, `alpha_sum`, `violations`,
+/// `w_alpha`, `hessian` (packed upper triangle), `band` and `sampled` (see
+/// [`newton::shard_pieces`]; block b's sampling is seeded `seed + b`).
+#[pyfunction]
+pub(crate) fn newton_pieces<'py>(
+    py: Python<'py>,
+    blocks: Vec<(ShardRows<'py>, PyReadonlyArray1<'py, f64>)>,
+    request: RequestArgs<'py>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let mut request = request.request()?;
+    let mut total = newton::Pieces::zero(request.w.len());
+    let seed = request.seed;
+    for (b, (x, yc)) in blocks.iter().enumerate() {
+        let (y, c) = split(yc.as_slice()?)?;
+        request.seed = seed.wrapping_add(b as u64);
+        let part = x.run(py, |x| newton::shard_pieces(x, &y, &c, &request))?;
+        total.add(&part)?;
+    }
+    pieces_dict(py, total)
+}
+
+fn pieces_dict(py: Python<'_>, p: newton::Pieces) -> PyResult<Bound<'_, PyDict>> {
+    py_dict!(py,
+        "line" => p.line.into_pyarray(py),
+        "loss" => p.loss,
+        "alpha_sum" => p.alpha_sum,
+        "violations" => p.violations,
+        "w_alpha" => p.w_alpha.into_pyarray(py),
+        "hessian" => p.hessian.into_pyarray(py),
+        "band" => p.band,
+        "sampled" => p.sampled,
+    )
+}
+
+/// A shard's answer as Python sends it back (the dict of [`newton_pieces`]).
+#[derive(FromPyObject)]
+#[pyo3(from_item_all)]
+pub(crate) struct PiecesArgs<'py> {
+    line: PyReadonlyArray1<'py, f64>,
+    loss: f64,
+    alpha_sum: f64,
+    violations: usize,
+    w_alpha: PyReadonlyArray1<'py, f64>,
+    hessian: PyReadonlyArray1<'py, f64>,
+    band: usize,
+    sampled: usize,
+}
+
+impl PiecesArgs<'_> {
+    fn pieces(&self) -> PyResult<newton::Pieces> {
+        Ok(newton::Pieces {
+            line: self.line.as_slice()?.to_vec(),
+            loss: self.loss,
+            alpha_sum: self.alpha_sum,
+            violations: self.violations,
+            w_alpha: self.w_alpha.as_slice()?.to_vec(),
+            hessian: self.hessian.as_slice()?.to_vec(),
+            band: self.band,
+            sampled: self.sampled,
+        })
+    }
+}
+
+/// The Newton rounds' settings: `tol`, `max_rounds`, `seed`, and optionally `mu0`, `shrink`,
+/// `mu_min`, `sample` ([`newton::NewtonParams`]' defaults otherwise).
+#[derive(FromPyObject)]
+#[pyo3(from_item_all)]
+pub(crate) struct NewtonArgs {
+    tol: f64,
+    max_rounds: usize,
+    seed: u64,
+    #[pyo3(default)]
+    mu0: Option<f64>,
+    #[pyo3(default)]
+    shrink: Option<f64>,
+    #[pyo3(default)]
+    mu_min: Option<f64>,
+    #[pyo3(default)]
+    sample: Option<f64>,
+}
+
+impl NewtonArgs {
+    fn params(&self) -> newton::NewtonParams {
+        let d = newton::NewtonParams::new(self.tol, self.max_rounds, self.seed);
+        newton::NewtonParams {
+            mu0: self.mu0.unwrap_or(d.mu0),
+            shrink: self.shrink.unwrap_or(d.shrink),
+            mu_min: self.mu_min.unwrap_or(d.mu_min),
+            sample: self.sample.unwrap_or(d.sample),
+            ..d
+        }
+    }
+}
+
+/// The driver of one binary problem's Newton rounds (see [`newton::Driver`]): `request()`
+/// gives the dict every shard's `newton_pieces` takes; `advance(answers)` sums the shards'
+/// answers and returns the round's status (`primal`, `dual`, `relative_gap` — the best
+/// bounds so far —, `step`, `mu`, `band`, `converged`); `best()` is (w, primal).
+#[pyclass(module = "fwsvm._core", name = "NewtonDriver")]
+pub(crate) struct NewtonDriver(newton::Driver);
+
+#[pymethods]
+impl NewtonDriver {
+    #[new]
+    fn new(width: usize, rows: usize, params: NewtonArgs) -> PyResult<Self> {
+        Ok(NewtonDriver(newton::Driver::new(
+            width,
+            rows,
+            params.params(),
+        )?))
+    }
+
+    fn request<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let r = self.0.request();
+        py_dict!(py,
+            "w" => r.w.into_pyarray(py),
+            "p" => r.p.into_pyarray(py),
+            "mu_line" => r.mu_line,
+            "mu" => r.mu,
+            "rate" => r.rate,
+            "seed" => r.seed,
+        )
+    }
+
+    fn advance<'py>(
+        &mut self,
+        py: Python<'py>,
+        answers: Vec<PiecesArgs<'py>>,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let first = answers.first().ok_or_else(|| {
+            FwsvmError::InvalidInput("advance needs at least one shard's answer".into())
+        })?;
+        let mut total = first.pieces()?;
+        for a in &answers[1..] {
+            total.add(&a.pieces()?)?;
+        }
+        let s = self.0.advance(&total)?;
+        py_dict!(py,
+            "primal" => s.primal,
+            "dual" => s.dual,
+            "relative_gap" => s.relative_gap,
+            "step" => s.step,
+            "mu" => s.mu,
+            "band" => s.band,
+            "converged" => s.converged,
+        )
+    }
+
+    fn best<'py>(&self, py: Python<'py>) -> (Bound<'py, numpy::PyArray1<f64>>, f64) {
+        let (w, primal) = self.0.best();
+        (w.to_vec().into_pyarray(py), primal)
+    }
+
+    #[getter]
+    fn rounds(&self) -> usize {
+        self.0.rounds()
+    }
 }

@@ -65,6 +65,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<svc_model::SvcHandle>()?;
     m.add_class::<expansion_model::ExpansionHandle>()?;
     m.add_class::<io::SvmlightReader>()?;
+    m.add_class::<distributed_linear::NewtonDriver>()?;
     m.add(
         "MODEL_MAGIC",
         pyo3::types::PyBytes::new(m.py(), crate::model_file::MAGIC),
@@ -100,6 +101,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
         distributed_linear::cocoa_gap_pieces,
         distributed_linear::cocoa_shard_weights,
         distributed_linear::fit_linear_hinge,
+        distributed_linear::newton_pieces,
         io::dump_svmlight,
         instruction_set,
         cli::cli_main,

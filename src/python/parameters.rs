@@ -264,6 +264,7 @@ const ESTIMATORS: &[(&str, &[&[Param]])] = &[
         &[p("max_rounds", Value::Int(500), &[AT_LEAST_ONE])],
         &[p("local_passes", Value::Int(1), &[AT_LEAST_ONE])],
         &[p("aggregation", Str("auto"), &[Options(&["auto", "line_search", "add"])])],
+        &[p("solver", Str("auto"), &[Options(&["auto", "cocoa", "newton"])])],
         &[p("n_shards", Value::None, &[AT_LEAST_ONE, NONE]), CLIENT, RANDOM_STATE],
         &[p("verbose", Value::Int(0), &[Type("int")])],
         &[p("retries", Value::Int(2), &[Int(Some(0), None, "left")])],

@@ -20,7 +20,7 @@ mod tracker;
 // every family.
 use box_smo::smo;
 #[cfg(feature = "python")]
-pub(crate) use linear::cocoa;
+pub(crate) use linear::{cocoa, newton};
 use linear::{dcd, sgd};
 #[allow(unused_imports)]
 use simplex::{

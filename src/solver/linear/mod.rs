@@ -10,4 +10,6 @@ use super::*;
 #[cfg_attr(not(feature = "python"), allow(dead_code))]
 pub(crate) mod cocoa;
 pub(crate) mod dcd;
+#[cfg_attr(not(feature = "python"), allow(dead_code))]
+pub(crate) mod newton;
 pub(crate) mod sgd;
