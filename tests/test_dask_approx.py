@@ -78,10 +78,10 @@ def test_same_optimum_as_the_in_process_dcd_and_the_certificate_from_the_model(c
 
 
 def test_auto_takes_newton_where_its_hessian_costs_at_most_a_pass(client, data) -> None:
-    X, y = data  # 600 rows: Newton up to 15 (m + 1)² ≤ 600, m ≤ 5 features
+    X, y = data  # 600 rows: Newton up to 17 (m + 1)² ≤ 600, m ≤ 4 features
     kw = dict(tol=1e-3, client=client, random_state=0)
-    assert DaskApproxSVC(n_components=5, **kw).fit(X, y).solver_ == "newton"
-    assert DaskApproxSVC(n_components=6, **kw).fit(X, y).solver_ == "cocoa"
+    assert DaskApproxSVC(n_components=4, **kw).fit(X, y).solver_ == "newton"
+    assert DaskApproxSVC(n_components=5, **kw).fit(X, y).solver_ == "cocoa"
     with pytest.raises(ValueError, match="solver"):
         DaskApproxSVC(solver="lbfgs", **kw).fit(X, y)
 

@@ -39,7 +39,7 @@ The fit, on a dask array (dense or scipy-sparse chunks), a dask DataFrame or in-
    pass over its rows, the surrogate's losses along p on a grid of steps, and at w + p the
    hinge loss, Σα_i and Σ α_i y_i z_i for α_i = C_i clip((1 − y_i⟨w + p, z_i⟩)/μ, 0, 1) —
    a feasible dual point, so the certificate is exact every round — and the Hessian of the
-   rows in the band 0 < 1 − y⟨w, z⟩ < μ from a sample of about 30 (m + 1) of them. The driver
+   rows in the band 0 < 1 − y⟨w, z⟩ < μ from a sample of about 100 (m + 1) of them. The driver
    solves the (m + 1)-dimensional Newton system. The shards only sum, so the rounds are the
    same for any number of shards; they hold no weights, so a lost shard is made again and the
    round rerun.
@@ -272,10 +272,10 @@ class DaskApproxSVC(ClassifierMixin, BaseEstimator):
     solver : {"auto", "cocoa", "newton"}, default="auto"
         ``"cocoa"``: the CoCoA rounds above (``aggregation``, ``local_passes``); ``"newton"``:
         Newton rounds on the smoothed hinge (step 5 of :mod:`fwsvm.dask_approx`), whose count
-        does not grow with the shards (10⁶ checkerboard rows, 200 features: 13–15 rounds at 1
-        and 16 shards against CoCoA's 11 and 40–45) but whose Hessian sample costs about
-        15 (m + 1)³ products a round for m mapped features; ``"auto"``: Newton when that is at
-        most one pass over the rows (15 (m + 1)² ≤ n), CoCoA otherwise.
+        does not grow with the shards (10⁶ checkerboard rows, 200 features: 13–14 rounds on 1
+        to 16 shards against CoCoA's 11 and 40–45) but whose Hessian sample costs about
+        50 (m + 1)³ products a round for m mapped features; ``"auto"``: Newton when that is at
+        most about one pass over the rows (17 (m + 1)² ≤ n), CoCoA otherwise.
     n_shards : int or None, default=None
         Shards K; None: one per worker.
     client : distributed.Client or None
@@ -431,9 +431,9 @@ class DaskApproxSVC(ClassifierMixin, BaseEstimator):
             return client.submit(LinearShard, z_blocks[g[0]:g[1]], y_blocks[g[0]:g[1]], classes, positive,
                                  penalties, actor=True, pure=False)
 
-        # Newton's rounds do not grow with the shards; its Hessian sample (30 (m + 1) rows, 15 (m + 1)³
-        # products) is worth it where it costs at most a pass over the rows (n (m + 1) products).
-        newton = self.solver == "newton" or (self.solver == "auto" and 15 * (m + 1) ** 2 <= n)
+        # Newton's rounds do not grow with the shards; its Hessian sample (100 (m + 1) rows, 50 (m + 1)³
+        # products) is worth it where it costs at most a pass over the rows (about 3 n (m + 1)).
+        newton = self.solver == "newton" or (self.solver == "auto" and 17 * (m + 1) ** 2 <= n)
         try:
             W, info = (self._newton_rounds(client, groups, make_shard, len(positive), m + 1, n, rng) if newton
                        else self._rounds(client, groups, make_shard, len(positive), m + 1, rng))
