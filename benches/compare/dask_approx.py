@@ -174,7 +174,6 @@ def shards(args) -> None:
                         for i in range(0, len(X), 100_000)])
     print(f"# {args.rows} rows, {Z.shape[1]} features, C {args.C}, tol {args.tol}, {args.passes} sweep(s) a round; "
           f"{load()}")
-    print("| shards K | CoCoA+ (σ′ = K, added) | σ′ = 1, line search | mean γ |\n|---|---|---|---|", flush=True)
     if args.solver == "newton":  # Newton's rounds, simulated the same way (no aggregation)
         for K in args.shards:
             t0 = time.perf_counter()
@@ -185,6 +184,7 @@ def shards(args) -> None:
                                    load=os.getloadavg()[0]))
             print(f"| {K} | Newton: {out['rounds']} rounds, relative gap {out['relative_gap']:.2g} |", flush=True)
         return
+    print("| shards K | CoCoA+ (σ′ = K, added) | σ′ = 1, line search | mean γ |\n|---|---|---|---|", flush=True)
     for K in args.shards:
         rounds = {"add": {"rounds": "–"}, "line_search": {"rounds": "–", "steps": [1.0]}}
         for agg in args.compare:

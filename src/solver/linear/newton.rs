@@ -576,7 +576,8 @@ impl Driver {
 }
 
 /// The rounds run in one process on `shards` contiguous parts of the rows (no copies; the
-/// shards' pieces summed as the driver sums them): (w, the last status, rounds).
+/// shards' pieces summed as the driver sums them, shard s's sample seeded `seed + 7919 s` as
+/// on Dask): (w, the last status, rounds).
 ///
 /// # Errors
 /// As [`shard_pieces`] and [`Driver::new`], and for zero shards or more shards than rows.
@@ -607,7 +608,12 @@ pub fn solve_in_process(
                 hi: bounds[s + 1],
             };
             let r = bounds[s]..bounds[s + 1];
-            total.add(&shard_pieces(&part, &y[r.clone()], &c[r], &request)?)?;
+            // Each shard's sample seeded apart, as `DaskApproxSVC`'s shards are.
+            let own = Request {
+                seed: request.seed.wrapping_add(7919 * s as u64),
+                ..request.clone()
+            };
+            total.add(&shard_pieces(&part, &y[r.clone()], &c[r], &own)?)?;
         }
         let status = driver.advance(&total)?;
         if status.converged || driver.rounds() >= params.max_rounds {
