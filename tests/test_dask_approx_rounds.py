@@ -42,6 +42,28 @@ def assert_certified(model, X, y, C):
     assert c["dual"][0] - 1e-9 * ref["primal"] <= ref["primal"] <= primal + 1e-9 * ref["primal"]
 
 
+def fit_with_a_worker_killed_before_round_2(X, y, **kw):
+    """A fit on a 3-worker cluster whose second worker is SIGKILL-ed before round 2: it
+    recovers once and converges."""
+    with dask_client(3) as client:
+        worker = sorted(client.scheduler_info()["workers"])[1]
+        pid = client.run(os.getpid, workers=[worker])[worker]
+        model = DaskApproxSVC(C=1.0, n_components=30, tol=1e-4, max_rounds=20_000, n_shards=3, client=client,
+                              random_state=0, **kw)
+        killed: list[int] = []
+
+        def on_round(n: int) -> None:
+            if n == 2 and not killed:
+                os.kill(pid, signal.SIGKILL)
+                killed.append(n)
+
+        model._on_round = on_round
+        model.fit(da.from_array(X, chunks=(100, 5)), y)
+    c = model.convergence_
+    assert killed and c["retries"] == 1 and c["exit_reason"] == "converged"
+    return model
+
+
 def test_in_process_shards_reach_the_dcd_optimum_with_fewer_rounds(data) -> None:
     """The Rust rounds simulated on K shards: both aggregations certify the one-shard optimum,
     the line search in fewer rounds at 8 shards, with every γ in [0, 1]."""
@@ -84,22 +106,7 @@ def test_a_worker_killed_between_line_searched_rounds(data) -> None:
     """SIGKILL before round 2, while the survivors hold an update to commit scaled by γ < 1:
     they drop it, the lost shard restarts at α = 0, w is recomputed, the certificate holds."""
     X, y = data
-    with dask_client(3) as client:
-        worker = sorted(client.scheduler_info()["workers"])[1]
-        pid = client.run(os.getpid, workers=[worker])[worker]
-        model = DaskApproxSVC(C=1.0, n_components=30, tol=1e-4, max_rounds=20_000, n_shards=3, client=client,
-                              random_state=0)
-        killed: list[int] = []
-
-        def on_round(n: int) -> None:
-            if n == 2 and not killed:
-                os.kill(pid, signal.SIGKILL)
-                killed.append(n)
-
-        model._on_round = on_round
-        model.fit(da.from_array(X, chunks=(100, 5)), y)
-    c = model.convergence_
-    assert killed and c["retries"] == 1 and c["exit_reason"] == "converged"
+    model = fit_with_a_worker_killed_before_round_2(X, y)
     assert np.any(model.rounds_["step"][:2] < 1)
     assert_certified(model, X, y, 1.0)
 
@@ -126,20 +133,6 @@ def test_a_worker_killed_between_newton_rounds(data) -> None:
     """SIGKILL before Newton round 2: the shards hold no weights, so the lost one is made again
     and the round reruns from the driver's w and direction; the certificate holds."""
     X, y = data
-    with dask_client(3) as client:
-        worker = sorted(client.scheduler_info()["workers"])[1]
-        pid = client.run(os.getpid, workers=[worker])[worker]
-        model = DaskApproxSVC(C=1.0, n_components=30, tol=1e-4, max_rounds=500, n_shards=3, client=client,
-                              random_state=0, solver="newton")
-        killed: list[int] = []
-
-        def on_round(n: int) -> None:
-            if n == 2 and not killed:
-                os.kill(pid, signal.SIGKILL)
-                killed.append(n)
-
-        model._on_round = on_round
-        model.fit(da.from_array(X, chunks=(100, 5)), y)
-    c = model.convergence_
-    assert killed and c["retries"] == 1 and c["exit_reason"] == "converged"
+    model = fit_with_a_worker_killed_before_round_2(X, y, solver="newton")
+    assert model.solver_ == "newton"
     assert_certified(model, X, y, 1.0)
