@@ -219,7 +219,8 @@ class LinearShard:
 @parameters()
 class DaskApproxSVC(ClassifierMixin, BaseEstimator):
     """Kernel SVM approximated for data beyond one machine: coreset Nyström features and a
-    linear hinge SVM fitted by CoCoA+ on a Dask cluster, stopped on a certified duality gap.
+    linear hinge SVM fitted by Newton or CoCoA+ rounds on a Dask cluster, stopped on a
+    certified duality gap.
 
     See :mod:`fwsvm.dask_approx` for the passes, the problem (LIBLINEAR's C-form, bias a
     regularised constant feature) and the certificate; ``docs/guide/scaling.rst`` for when to
@@ -262,9 +263,10 @@ class DaskApproxSVC(ClassifierMixin, BaseEstimator):
         Stop when (P − D) / P ≤ tol for every one-vs-rest problem (P at the best w seen).
     max_rounds : int, default=500
     local_passes : int, default=1
-        Sweeps of each shard over its rows per round (CoCoA's local work H, in epochs).
+        Sweeps of each shard over its rows per round (CoCoA's local work H, in epochs; CoCoA
+        only).
     aggregation : {"auto", "line_search", "add"}, default="auto"
-        How the driver combines the shards' updates: ``"line_search"``, σ′ = 1 subproblems and
+        How the driver combines the shards' updates (CoCoA only): ``"line_search"``, σ′ = 1 subproblems and
         the summed update scaled by the exact line search of the dual; ``"add"``, CoCoA+'s
         σ′ = K and the updates added; ``"auto"``: ``"add"`` for at most two shards, the line
         search beyond (on 10⁶ mapped rows, BENCHMARKS.md: 17 rounds against 29 at 4 shards,
