@@ -39,7 +39,8 @@ The fit, on a dask array (dense or scipy-sparse chunks), a dask DataFrame or in-
    pass over its rows, the surrogate's losses along p on a grid of steps, and at w + p the
    hinge loss, Σα_i and Σ α_i y_i z_i for α_i = C_i clip((1 − y_i⟨w + p, z_i⟩)/μ, 0, 1) —
    a feasible dual point, so the certificate is exact every round — and the Hessian of the
-   rows in the band 0 < 1 − y⟨w, z⟩ < μ from a sample of about 100 (m + 1) of them. The driver
+   rows in the band 0 < 1 − y⟨w + p, z⟩ < μ from a sample of about 100 (m + 1) of them
+   (a packed triangle of (m + 1)(m + 2)/2 numbers per class and shard: 80 MB at m = 4,500). The driver
    solves the (m + 1)-dimensional Newton system. The shards only sum, so the rounds are the
    same for any number of shards; they hold no weights, so a lost shard is made again and the
    round rerun.

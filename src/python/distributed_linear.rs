@@ -311,7 +311,8 @@ impl RequestArgs<'_> {
 /// One shard's Newton pieces for `request` over its `blocks`, a list of `(x, yc)` (rows as
 /// [`ShardRows`], y_i·C_i), summed: a dict of `line`, `loss`, `alpha_sum`, `violations`,
 /// `w_alpha`, `hessian` (packed upper triangle), `band` and `sampled` (see
-/// [`newton::shard_pieces`]; block b's sampling is seeded `seed + b`).
+/// [`newton::shard_pieces`]; block b's sampling is seeded `seed · φ + b`, φ a large odd
+/// constant, so that no two (round, block) pairs share a sample).
 #[pyfunction]
 pub(crate) fn newton_pieces<'py>(
     py: Python<'py>,
@@ -323,7 +324,9 @@ pub(crate) fn newton_pieces<'py>(
     let seed = request.seed;
     for (b, (x, yc)) in blocks.iter().enumerate() {
         let (y, c) = split(yc.as_slice()?)?;
-        request.seed = seed.wrapping_add(b as u64);
+        request.seed = seed
+            .wrapping_mul(0x9E37_79B9_7F4A_7C15)
+            .wrapping_add(b as u64);
         let part = x.run(py, |x| newton::shard_pieces(x, &y, &c, &request))?;
         total.add(&part)?;
     }

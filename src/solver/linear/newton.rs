@@ -401,7 +401,7 @@ pub struct Status {
     pub step: f64,
     /// μ of the round's pieces.
     pub mu: f64,
-    /// Band rows at the trial point, and those sampled into the Hessian.
+    /// Band rows at the trial point.
     pub band: usize,
     /// Whether the relative gap is at most `tol`.
     pub converged: bool,
@@ -492,10 +492,15 @@ impl Driver {
     /// [`FwsvmError::InvalidInput`] for pieces of another width.
     pub fn advance(&mut self, pieces: &Pieces) -> Result<Status> {
         let width = self.w.len();
-        if pieces.w_alpha.len() != width || pieces.hessian.len() != packed_len(width) {
+        if pieces.w_alpha.len() != width
+            || pieces.hessian.len() != packed_len(width)
+            || pieces.line.len() != GRID.len()
+        {
             return Err(FwsvmError::InvalidInput(format!(
-                "the pieces are for {} weights, the driver has {width}",
-                pieces.w_alpha.len()
+                "the pieces are for {} weights and {} steps, the driver has {width} and {}",
+                pieces.w_alpha.len(),
+                pieces.line.len(),
+                GRID.len()
             )));
         }
         self.rounds += 1;
@@ -824,6 +829,11 @@ mod tests {
         assert!(Driver::new(4, 20, bad).is_err());
         let mut driver = Driver::new(4, 20, NewtonParams::new(1e-3, 10, 0)).unwrap();
         assert!(driver.advance(&Pieces::zero(5)).is_err());
+        let short = Pieces {
+            line: vec![0.0; 3],
+            ..Pieces::zero(4)
+        };
+        assert!(driver.advance(&short).is_err());
         assert!(solve_in_process(&xv, &y, &c, 0, NewtonParams::new(1e-3, 10, 0)).is_err());
     }
 }
