@@ -38,6 +38,7 @@
 use super::dcd::{add_row, margin};
 use crate::data::LinearRows;
 use crate::error::{FwsvmError, Result};
+use crate::kernel::dot::dense_dot as dot;
 use crate::parallel::map_ranges;
 use crate::random::SplitMix64;
 
@@ -128,10 +129,9 @@ impl Pieces {
                 self.w_alpha.len()
             )));
         }
-        let sum = |a: &mut [f64], b: &[f64]| a.iter_mut().zip(b).for_each(|(x, y)| *x += y);
-        sum(&mut self.line, &other.line);
-        sum(&mut self.w_alpha, &other.w_alpha);
-        sum(&mut self.hessian, &other.hessian);
+        add_into(&mut self.line, &other.line);
+        add_into(&mut self.w_alpha, &other.w_alpha);
+        add_into(&mut self.hessian, &other.hessian);
         self.loss += other.loss;
         self.alpha_sum += other.alpha_sum;
         self.violations += other.violations;
@@ -139,6 +139,11 @@ impl Pieces {
         self.sampled += other.sampled;
         Ok(())
     }
+}
+
+/// a ← a + b, entry by entry.
+fn add_into(a: &mut [f64], b: &[f64]) {
+    a.iter_mut().zip(b).for_each(|(x, y)| *x += y);
 }
 
 /// Entries of a packed upper triangle of an n × n matrix.
@@ -232,16 +237,13 @@ pub fn shard_pieces(x: &dyn LinearRows, y: &[f64], c: &[f64], request: &Request)
         }
         (part, rows)
     });
-    let mut pieces = Pieces::zero(width);
+    let mut pieces = Pieces {
+        hessian: Vec::new(),
+        ..Pieces::zero(width)
+    };
     let mut rows = Vec::new();
     for (part, r) in parts {
-        let sum = |a: &mut [f64], b: &[f64]| a.iter_mut().zip(b).for_each(|(x, y)| *x += y);
-        sum(&mut pieces.line, &part.line);
-        sum(&mut pieces.w_alpha, &part.w_alpha);
-        pieces.loss += part.loss;
-        pieces.alpha_sum += part.alpha_sum;
-        pieces.violations += part.violations;
-        pieces.band += part.band;
+        pieces.add(&part)?;
         rows.extend(r);
     }
     // (No direction: the line stays zero, and the driver takes the trial point, w itself.)
@@ -281,15 +283,9 @@ fn band_hessian(x: &dyn LinearRows, rows: &[(usize, f64)], width: usize) -> Vec<
     );
     let mut h = vec![0.0; packed_len(width)];
     for part in parts {
-        h.iter_mut().zip(&part).for_each(|(a, b)| *a += b);
+        add_into(&mut h, &part);
     }
     h
-}
-
-/// ⟨a, b⟩ over the shorter length.
-#[inline]
-fn dot(a: &[f64], b: &[f64]) -> f64 {
-    a.iter().zip(b).map(|(x, y)| x * y).sum()
 }
 
 /// Solves (I + H) p = −g for H given as a packed upper triangle (positive semi-definite, so
